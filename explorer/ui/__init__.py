@@ -1,0 +1,1 @@
+"""The Qt desktop application: panels draw what ``explorer.core`` computes."""

@@ -1,0 +1,1 @@
+"""One panel per section of the attention chapter."""

@@ -1,0 +1,1 @@
+"""Bundled data files (corpus, icons, stylesheets); located through ``explorer.paths``."""
