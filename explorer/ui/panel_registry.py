@@ -1,0 +1,60 @@
+"""The panels of the app in the book's order (§11.2 → §11.7), imported lazily when first shown."""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from explorer.ui.panels.base_panel import BasePanel
+
+
+class PanelSpec(NamedTuple):
+    """One navigation entry: ``(key, title, "module:Class")``."""
+
+    key: str
+    title: str
+    target: str
+
+
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("kernel_regression", "Kernel regression",
+              "explorer.ui.panels.kernel_regression_panel:KernelRegressionPanel"),
+    PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring_panel:ScoringPanel"),
+    PanelSpec("multihead", "Multi-head attention", "explorer.ui.panels.multihead_panel:MultiHeadPanel"),
+    PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional_panel:PositionalPanel"),
+    PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio_panel:StudioPanel"),
+)
+
+
+class PanelLoadError(RuntimeError):
+    """A panel's module or class could not be loaded; the message is fit for the error page."""
+
+
+def panel_spec(key: str, panels: tuple[PanelSpec, ...] = PANELS) -> PanelSpec:
+    """Return the entry of ``panels`` whose key is ``key`` (``KeyError`` if none)."""
+    for spec in panels:
+        if spec.key == key:
+            return spec
+    raise KeyError(key)
+
+
+def load_panel_class(target: str) -> type[BasePanel]:
+    """Import ``"package.module:Class"`` and return the class.
+
+    Raises
+    ------
+    PanelLoadError
+        If the module cannot be imported (including errors raised while importing it) or has no
+        such class. The original exception is chained.
+    """
+    module_name, _, class_name = target.partition(":")
+    if not module_name or not class_name:
+        raise PanelLoadError(f"Malformed panel target {target!r} (expected 'module:Class').")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any import-time failure becomes a readable error page
+        raise PanelLoadError(f"Could not import {module_name}: {type(exc).__name__}: {exc}") from exc
+    try:
+        return getattr(module, class_name)
+    except AttributeError as exc:
+        raise PanelLoadError(f"Module {module_name} has no class {class_name}.") from exc

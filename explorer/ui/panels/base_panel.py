@@ -1,0 +1,155 @@
+"""The base class every panel builds on: formula + explanation box, inline messages, shell hooks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
+
+from explorer.ui.widgets.collapsible_box import CollapsibleBox
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass
+class ExportTarget:
+    """One exportable plot of a panel.
+
+    Attributes
+    ----------
+    name : str
+        Shown in the export dialog and used in the default file name.
+    graphics : Any
+        A pyqtgraph ``GraphicsLayoutWidget``, ``PlotWidget``, ``PlotItem`` (or any graphics item
+        ``pyqtgraph.exporters`` accepts); PNG and SVG are rendered from it.
+    csv : Callable[[], tuple[list[str], np.ndarray]] | None
+        Returns ``(header, data)``, ``data`` shaped ``(rows, len(header))``: the numbers behind the
+        picture. ``None`` if the plot has no table.
+    """
+
+    name: str
+    graphics: Any
+    csv: Callable[[], tuple[list[str], np.ndarray]] | None = None
+
+
+class BasePanel(QWidget):
+    """A page of the main window, built as ``Panel(parent=None)``.
+
+    Subclasses set the class attributes, call ``super().__init__(parent)`` and then add their
+    widgets to ``self.body_layout`` (below the collapsible formula box). Every hook has a harmless
+    default, so a panel overrides only what it needs.
+    """
+
+    key: str = "base"
+    title: str = "Panel"
+    formula_html: str = ""
+    explanation_html: str = ""
+
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._dark = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(6)
+
+        self.explanation_box = CollapsibleBox("Formula and explanation", self)
+        self.formula_label = QLabel(self.formula_html, self.explanation_box.content)
+        self.formula_label.setTextFormat(Qt.TextFormat.RichText)
+        self.formula_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.formula_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        font = self.formula_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        self.formula_label.setFont(font)
+        self.formula_label.setVisible(bool(self.formula_html))
+        self.explanation_label = QLabel(self.explanation_html, self.explanation_box.content)
+        self.explanation_label.setTextFormat(Qt.TextFormat.RichText)
+        self.explanation_label.setWordWrap(True)
+        self.explanation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.explanation_label.setOpenExternalLinks(True)
+        self.explanation_label.setVisible(bool(self.explanation_html))
+        self.explanation_box.content_layout.addWidget(self.formula_label)
+        self.explanation_box.content_layout.addWidget(self.explanation_label)
+        self.explanation_box.setVisible(bool(self.formula_html or self.explanation_html))
+        layout.addWidget(self.explanation_box)
+
+        self.message_label = QLabel(self)
+        self.message_label.setWordWrap(True)
+        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message_label.setVisible(False)
+        layout.addWidget(self.message_label)
+
+        self.body = QWidget(self)
+        self.body_layout = QVBoxLayout(self.body)
+        self.body_layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.body, 1)
+
+    # ------------------------------------------------------------------ helpers for subclasses
+    def settings_key(self, name: str) -> str:
+        """The QSettings key for one of this panel's values: ``panels/<key>/<name>``."""
+        return f"panels/{self.key}/{name}"
+
+    def show_inline_message(self, text: str, error: bool = True) -> None:
+        """Show a message above the panel body (e.g. why a setting is impossible)."""
+        colour = "#c0392b" if error else "#2e7d32"
+        self.message_label.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.message_label.setText(text)
+        self.message_label.setVisible(True)
+
+    def clear_inline_message(self) -> None:
+        """Hide the inline message."""
+        self.message_label.clear()
+        self.message_label.setVisible(False)
+
+    def inline_message(self) -> str:
+        """The inline message shown now ('' if none)."""
+        return self.message_label.text() if self.message_label.isVisibleTo(self) else ""
+
+    def set_explanation_visible(self, visible: bool) -> None:
+        """Expand or collapse the formula and explanation box."""
+        self.explanation_box.set_expanded(visible)
+
+    def explanation_visible(self) -> bool:
+        """Whether the formula and explanation box is expanded."""
+        return self.explanation_box.is_expanded()
+
+    @property
+    def dark(self) -> bool:
+        """The theme last given to ``apply_theme``."""
+        return self._dark
+
+    # ------------------------------------------------------------------ hooks the shell calls
+    def save_settings(self, settings: QSettings) -> None:
+        """Store this panel's controls under ``panels/<key>/`` (default: nothing)."""
+
+    def restore_settings(self, settings: QSettings) -> None:
+        """Restore what ``save_settings`` stored; missing or bad values keep defaults."""
+
+    def export_targets(self) -> list[ExportTarget]:
+        """The plots File → Export can write (default: none)."""
+        return []
+
+    def panel_menu(self) -> QMenu | None:
+        """A menu shown in the menu bar while this panel is current (default: none)."""
+        return None
+
+    def handle_drop(self, paths: list[str]) -> bool:
+        """Files dropped on the window; return True if used (default: not handled)."""
+        return False
+
+    def busy_reason(self) -> str | None:
+        """A sentence saying what would be lost by closing now, or None if idle."""
+        return None
+
+    def shutdown(self, timeout_ms: int) -> None:
+        """Stop threads and timers; called once when the window closes."""
+
+    def apply_theme(self, dark: bool) -> None:
+        """Restyle anything the shell's palette and pyqtgraph restyling don't reach.
+
+        Overrides should call ``super().apply_theme(dark)``.
+        """
+        self._dark = dark
