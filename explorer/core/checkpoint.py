@@ -1,0 +1,327 @@
+"""Safe model checkpoints (book §11.7 models): one ``.safetensors`` file with weights + JSON metadata.
+
+Loading never unpickles: only the safetensors header (JSON) and raw tensor bytes are read. Writes are atomic.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import struct
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+import torch
+
+if TYPE_CHECKING:
+    from explorer.core.text import Vocab
+    from explorer.core.training import TrainingConfig
+    from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+
+FORMAT_NAME = "attention-explorer-model"
+FORMAT_VERSION = 1
+META_KEY = "attention_explorer"  # the safetensors metadata entry (str -> str) holding our JSON
+SUFFIX = ".safetensors"
+_MAX_HEADER = 100 * 1024 * 1024  # safetensors' own limit on the JSON header
+
+
+class CheckpointError(ValueError):
+    """A checkpoint could not be saved or loaded; the message is fit to show to a user."""
+
+
+@dataclass
+class LoadedModel:
+    """Everything a checkpoint holds, rebuilt: the model is on the requested device, in eval mode."""
+
+    model: Seq2SeqTransformer
+    model_config: TransformerConfig
+    train_config: TrainingConfig | None
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    history: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------- writing
+def _jsonable(value: Any) -> Any:
+    """Turn numpy / torch / dataclass values into plain JSON types (floats stay floats, NaN allowed)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        to_dict = getattr(value, "to_dict", None)
+        return _jsonable(to_dict() if callable(to_dict) else dataclasses.asdict(value))
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, torch.Tensor):
+        return _jsonable(value.detach().cpu().numpy())
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, torch.device):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise CheckpointError(f"cannot store a value of type {type(value).__name__} in a checkpoint")
+
+
+def _write_all(handle: Any, data: bytes) -> None:
+    """Write every byte (a separate function so tests can make the write fail)."""
+    handle.write(data)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``."""
+    folder = path.parent
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise CheckpointError(f"cannot write to folder {folder}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            _write_all(handle, data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
+        raise
+    try:  # make the rename itself durable; not possible on every platform
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def save_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor],
+                    meta: Mapping[str, Any]) -> Path:
+    """Atomically write ``tensors`` and ``meta`` (JSON-able) as one safetensors file.
+
+    ``format`` and ``format_version`` are added to ``meta``. Returns the path written.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder; choose a file name to save to")
+    full_meta = {**_jsonable(dict(meta)), "format": FORMAT_NAME, "format_version": FORMAT_VERSION}
+    # clone: drops shared storage (safetensors refuses aliased tensors) and moves everything to the CPU
+    plain = {name: t.detach().to("cpu").contiguous().clone() for name, t in tensors.items()}
+    try:
+        data = _st_save(plain, {"format": "pt", META_KEY: json.dumps(full_meta)})
+    except (ValueError, TypeError, RuntimeError) as exc:
+        raise CheckpointError(f"could not encode the model: {exc}") from exc
+    _atomic_write(path, data)
+    return path
+
+
+def _st_save(tensors: dict[str, torch.Tensor], metadata: dict[str, str]) -> bytes:
+    from safetensors.torch import save
+
+    return save(tensors, metadata=metadata)
+
+
+# ----------------------------------------------------------------------------------------- reading
+def _refuse_foreign_bytes(name: str, head: bytes) -> None:
+    """Name the common unsafe formats (torch zip, raw pickle) without ever unpickling them."""
+    if head.startswith(b"PK\x03\x04"):
+        raise CheckpointError(f"{name} is a PyTorch/zip file (.pt), not an Attention Explorer model; "
+                              "it is refused because loading it could run code")
+    if len(head) >= 2 and head[0] == 0x80 and 1 <= head[1] <= 5:
+        raise CheckpointError(f"{name} is a Python pickle, not an Attention Explorer model; "
+                              "it is refused because loading it could run code")
+
+
+def _read_header(name: str, data: bytes) -> dict[str, Any]:
+    """Parse and sanity-check the safetensors header of ``data``; raise CheckpointError otherwise."""
+    if len(data) == 0:
+        raise CheckpointError(f"{name} is empty (0 bytes)")
+    _refuse_foreign_bytes(name, data[:8])
+    if len(data) < 8:
+        raise CheckpointError(f"{name} is too short to be a model file (truncated?)")
+    (header_len,) = struct.unpack("<Q", data[:8])
+    if header_len > _MAX_HEADER or header_len < 2:
+        raise CheckpointError(f"{name} is not a safetensors file")
+    if 8 + header_len > len(data):
+        raise CheckpointError(f"{name} is truncated (its header runs past the end of the file)")
+    try:
+        header = json.loads(data[8:8 + header_len].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(f"{name} is not a safetensors file") from exc
+    if not isinstance(header, dict):
+        raise CheckpointError(f"{name} is not a safetensors file")
+    body = len(data) - 8 - header_len
+    for key, entry in header.items():
+        if key == "__metadata__":
+            continue
+        offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)):
+            raise CheckpointError(f"{name} has a damaged header (tensor {key!r})")
+        if offsets[1] > body:
+            raise CheckpointError(f"{name} is truncated: tensor {key!r} runs past the end of the file")
+    return header
+
+
+def _parse_meta(name: str, header: Mapping[str, Any]) -> dict[str, Any]:
+    raw = header.get("__metadata__") or {}
+    text = raw.get(META_KEY) if isinstance(raw, dict) else None
+    if not isinstance(text, str):
+        raise CheckpointError(f"{name} is a safetensors file but not an Attention Explorer model")
+    try:
+        meta = json.loads(text)
+    except ValueError as exc:
+        raise CheckpointError(f"{name} has damaged metadata: {exc}") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise CheckpointError(f"{name} is a safetensors file but not an Attention Explorer model")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise CheckpointError(f"{name} has an invalid format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise CheckpointError(f"{name} was made by a newer version of Attention Explorer (format "
+                              f"{version}; this version reads up to {FORMAT_VERSION}); please update")
+    return meta
+
+
+def _read_file(path: str | os.PathLike[str]) -> tuple[str, bytes]:
+    p = Path(path)
+    name = p.name or str(p)
+    if p.is_dir():
+        raise CheckpointError(f"{p} is a folder, not a model file")
+    try:
+        return name, p.read_bytes()
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"no such file: {p}") from exc
+    except OSError as exc:
+        raise CheckpointError(f"cannot read {p}: {exc.strerror or exc}") from exc
+
+
+def read_meta(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, list[int]]]:
+    """Metadata and tensor shapes of a checkpoint, without building tensors.
+
+    Returns ``(meta, shapes)`` with ``shapes[name] = [d0, d1, ...]``.
+    """
+    name, data = _read_file(path)
+    header = _read_header(name, data)
+    meta = _parse_meta(name, header)
+    shapes = {k: list(v.get("shape", [])) for k, v in header.items() if k != "__metadata__"}
+    return meta, shapes
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Read ``(tensors on CPU, meta)`` from a file written by :func:`save_checkpoint`."""
+    name, data = _read_file(path)
+    header = _read_header(name, data)
+    meta = _parse_meta(name, header)
+    from safetensors.torch import load
+
+    try:
+        tensors = load(data)
+    except Exception as exc:  # safetensors raises its own SafetensorsError for any malformed byte layout
+        raise CheckpointError(f"{name} is damaged: {exc}") from exc
+    return tensors, meta
+
+
+# ----------------------------------------------------------------------------------------- models
+def save_model(path: str | os.PathLike[str], model: torch.nn.Module, train_config: TrainingConfig | None,
+               src_vocab: Vocab, tgt_vocab: Vocab, history: Any = None, source_name: str = "") -> Path:
+    """Save a trained Seq2SeqTransformer with everything needed to rebuild and use it."""
+    from explorer import __version__
+
+    model_config = getattr(model, "config", None) or getattr(train_config, "model", None)
+    if model_config is None:
+        raise CheckpointError("the model has no configuration to save")
+    meta = {
+        "model_config": _jsonable(model_config),
+        "train_config": _jsonable(train_config) if train_config is not None else None,
+        "src_vocab": _jsonable(src_vocab.to_dict()),
+        "tgt_vocab": _jsonable(tgt_vocab.to_dict()),
+        "history": _jsonable(history),
+        "source_name": str(source_name),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "app_version": __version__,
+    }
+    return save_checkpoint(path, model.state_dict(), meta)
+
+
+def _build_train_config(data: Any, model_config: TransformerConfig) -> TrainingConfig | None:
+    from explorer.core.training import TrainingConfig
+
+    if not isinstance(data, dict):
+        return None
+    from_dict = getattr(TrainingConfig, "from_dict", None)
+    if callable(from_dict):
+        return from_dict(data)
+    known = {f.name for f in dataclasses.fields(TrainingConfig)}
+    kwargs = {k: v for k, v in data.items() if k in known and k != "model"}
+    return TrainingConfig(model=model_config, **kwargs)
+
+
+def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> LoadedModel:
+    """Rebuild the model, configs and vocabularies saved by :func:`save_model` (eval mode, on ``device``)."""
+    from explorer.core.text import Vocab
+    from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+
+    tensors, meta = load_checkpoint(path)
+    name = Path(path).name
+    try:
+        model_config = TransformerConfig.from_dict(meta["model_config"])
+        model_config.validate()
+        src_vocab = Vocab.from_dict(meta["src_vocab"])
+        tgt_vocab = Vocab.from_dict(meta["tgt_vocab"])
+        train_config = _build_train_config(meta.get("train_config"), model_config)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"{name} has damaged or incompatible metadata: {exc}") from exc
+    model = Seq2SeqTransformer(model_config, len(src_vocab), len(tgt_vocab))
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(tensors))
+    extra = sorted(set(tensors) - set(expected))
+    wrong = [k for k in expected if k in tensors and tuple(tensors[k].shape) != tuple(expected[k].shape)]
+    if missing or extra or wrong:
+        parts = []
+        if wrong:
+            k = wrong[0]
+            parts.append(f"tensor {k!r} has shape {tuple(tensors[k].shape)}, "
+                         f"the configuration needs {tuple(expected[k].shape)}")
+        if missing:
+            parts.append(f"missing {len(missing)} tensor(s), e.g. {missing[0]!r}")
+        if extra:
+            parts.append(f"{len(extra)} unexpected tensor(s), e.g. {extra[0]!r}")
+        raise CheckpointError(f"{name} does not match its own configuration: " + "; ".join(parts))
+    bad = [k for k, t in tensors.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+    if bad:
+        raise CheckpointError(f"{name} holds non-finite weights (e.g. {bad[0]!r})")
+    model.load_state_dict(tensors, strict=True)
+    target = device if isinstance(device, torch.device) else _device(device)
+    model.to(target).eval()
+    return LoadedModel(model, model_config, train_config, src_vocab, tgt_vocab, meta.get("history"), meta)
+
+
+def _device(name: str) -> torch.device:
+    if name == "auto":
+        from explorer.core.training import resolve_device
+
+        return resolve_device(name)
+    try:
+        return torch.device(name)
+    except RuntimeError as exc:
+        raise CheckpointError(f"unknown device {name!r}") from exc
+
+
+def count_parameters(shapes: Mapping[str, list[int]]) -> int:
+    """Total number of elements over a ``read_meta`` shape table."""
+    return int(sum(math.prod(s) for s in shapes.values()))
