@@ -1,0 +1,95 @@
+"""The plain events a training run yields (book §11.7 training loop): numbers and numpy copies only.
+
+Each event has a ``kind`` string (``step``, ``epoch``, ``snapshot``, ``finished``, ``error``) so a consumer
+(the CLI, the GUI worker) can dispatch without importing these classes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """One optimiser step (one batch) has been taken.
+
+    ``loss`` is the true per-token cross-entropy of the batch; ``book_loss`` is the number the book
+    prints (per-token loss divided by ``num_steps``). ``epoch_fraction`` counts epochs done, with the
+    current one as a fraction (e.g. 3.5); ``progress`` is the share of the whole run done, in [0, 1].
+    """
+
+    step: int
+    epoch: int
+    loss: float
+    book_loss: float
+    tokens: int
+    tokens_per_s: float
+    elapsed_s: float
+    epoch_fraction: float
+    progress: float
+    grad_norm: float = float("nan")
+    kind: str = field(default="step", init=False)
+
+
+@dataclass(frozen=True)
+class EpochEvent:
+    """An epoch has ended; losses are over all its tokens (per-token and the book's printed value)."""
+
+    epoch: int
+    step: int
+    loss: float
+    book_loss: float
+    tokens: int
+    tokens_per_s: float
+    elapsed_s: float
+    progress: float
+    kind: str = field(default="epoch", init=False)
+
+
+@dataclass(frozen=True)
+class SnapshotEvent:
+    """Attention maps of the probe pair, from one eval-mode forward pass, cropped to its valid tokens.
+
+    ``maps`` holds ``encoder_self`` (L, h, Ts, Ts), ``decoder_self`` (L, h, Tt, Tt) and ``cross``
+    (L, h, Tt, Ts) float32 arrays. Ts counts the source tokens plus ``<eos>``; Tt the target tokens plus
+    ``<eos>``. ``src_tokens`` label the keys of encoder/cross maps; ``tgt_input_tokens`` (``<bos>``, y1, …)
+    label the decoder queries, and ``tgt_tokens`` (y1, …, ``<eos>``) are what each query is trained to
+    predict.
+    """
+
+    step: int
+    epoch: int
+    maps: dict[str, np.ndarray]
+    src_tokens: list[str]
+    tgt_tokens: list[str]
+    tgt_input_tokens: list[str]
+    kind: str = field(default="snapshot", init=False)
+
+
+@dataclass(frozen=True)
+class FinishedEvent:
+    """The run is over: all epochs done, or ``stopped`` early on request. Always the last event."""
+
+    step: int
+    epoch: int
+    loss: float
+    book_loss: float
+    tokens_per_s: float
+    elapsed_s: float
+    stopped: bool
+    device: str
+    kind: str = field(default="finished", init=False)
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """The run failed and has ended; ``message`` is fit for users. The model keeps its last good weights."""
+
+    step: int
+    message: str
+    reason: str = "error"  # "nonfinite", "out_of_memory" or "error"
+    kind: str = field(default="error", init=False)
+
+
+TrainingEvent = StepEvent | EpochEvent | SnapshotEvent | FinishedEvent | ErrorEvent
