@@ -1,0 +1,141 @@
+"""HeatmapWidget: data held by the image item, masked cells, row highlight, hover/click signals."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget, hatch_overlay
+
+
+@pytest.fixture
+def heatmap(qtbot):
+    w = HeatmapWidget(title="weights")
+    qtbot.addWidget(w)
+    w.resize(500, 400)
+    return w
+
+
+def _weights(q: int = 4, k: int = 6, seed: int = 0) -> np.ndarray:
+    m = np.random.default_rng(seed).random((q, k))
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def test_set_matrix_holds_float32_copy_with_default_levels(heatmap):
+    m = _weights().astype(np.float64)
+    heatmap.set_matrix(m)
+    img = heatmap.image_item.image
+    assert img.dtype == np.float32 and img.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(img, m, rtol=1e-6)
+    m[0, 0] = 99.0  # the widget must not hold a view of the caller's array
+    assert heatmap.image_item.image[0, 0] != 99.0
+    np.testing.assert_allclose(heatmap.image_item.getLevels(), [0.0, 1.0])
+    assert heatmap.color_bar.levels() == (0.0, 1.0)
+
+
+def test_new_matrix_replaces_image_and_labels(heatmap):
+    heatmap.set_matrix(_weights(seed=0), row_labels=list("abcd"), col_labels=list("uvwxyz"))
+    first = heatmap.image_item.image.copy()
+    heatmap.set_matrix(_weights(3, 5, seed=1), levels=(0.0, 0.5))
+    assert heatmap.image_item.image.shape == (3, 5)
+    assert not np.array_equal(first[:3, :5], heatmap.image_item.image)
+    assert heatmap.row_labels == ["0", "1", "2"]
+    np.testing.assert_allclose(heatmap.image_item.getLevels(), [0.0, 0.5])
+    ticks = heatmap.plot.getAxis("bottom")._tickLevels[0]
+    assert [t[1] for t in ticks] == ["0", "1", "2", "3", "4"] and ticks[0][0] == 0.5
+
+
+def test_auto_levels_follow_data(heatmap):
+    heatmap.set_matrix(np.array([[-2.0, 0.0], [1.0, 3.0]]), levels=None)
+    np.testing.assert_allclose(heatmap.image_item.getLevels(), [-2.0, 3.0])
+
+
+def test_masked_cells_are_flagged_and_hatched(heatmap):
+    keep = np.arange(6)[None, :] < np.array([2, 6, 3, 1])[:, None]
+    heatmap.set_matrix(np.where(keep, _weights(), 0.0), mask=keep)
+    assert heatmap.mask_item.isVisible()
+    np.testing.assert_array_equal(heatmap.mask, keep)
+    overlay = heatmap.mask_item.image
+    s = overlay.shape[0] // 4
+    alpha = overlay[::s, ::s, 3]  # one pixel per cell
+    np.testing.assert_array_equal(alpha > 0, ~keep)
+    heatmap.set_matrix(_weights())
+    assert heatmap.mask is None and not heatmap.mask_item.isVisible()
+
+
+def test_hatch_overlay_draws_two_tones_only_on_masked():
+    masked = np.array([[True, False], [False, True]])
+    rgba = hatch_overlay(masked)
+    s = rgba.shape[0] // 2
+    cell = rgba[:s, :s]
+    assert (cell[..., 3] == 255).all() and len(np.unique(cell[..., 0])) == 2
+    assert (rgba[:s, s:, 3] == 0).all()
+
+
+def test_bad_labels_raise_clear_error(heatmap):
+    with pytest.raises(ValueError, match="labels"):
+        heatmap.set_matrix(_weights(), row_labels=["only one"])
+    with pytest.raises(ValueError, match="2-D"):
+        heatmap.set_matrix(np.zeros(5))
+
+
+def test_highlight_row(heatmap):
+    heatmap.set_matrix(_weights())
+    heatmap.highlight_row(2)
+    rect = heatmap.plot.highlight_item.rect()
+    assert heatmap.plot.highlight_item.isVisible() and (rect.top(), rect.height(), rect.width()) == (2, 1, 6)
+    heatmap.highlight_row(None)
+    assert not heatmap.plot.highlight_item.isVisible()
+
+
+def _view_pos(w: HeatmapWidget, row: int, col: int):
+    scene_pos = w.image_item.mapToScene(QPointF(col + 0.5, row + 0.5))
+    return w.mapFromScene(scene_pos)
+
+
+def _mouse(w: HeatmapWidget, kind: QEvent.Type, pos, button=Qt.MouseButton.NoButton) -> None:
+    """Send a mouse event straight to the viewport (QTest's helpers send no plain moves offscreen
+    and warn when pyqtgraph's scene leaves a press unaccepted)."""
+    local = QPointF(pos)
+    buttons = button if kind == QEvent.Type.MouseButtonPress else Qt.MouseButton.NoButton
+    ev = QMouseEvent(kind, local, w.viewport().mapToGlobal(local), button, buttons,
+                     Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(w.viewport(), ev)
+
+
+def test_click_and_hover_report_the_cell(heatmap, qtbot):
+    m = _weights()
+    heatmap.set_matrix(m, row_labels=list("abcd"), col_labels=list("uvwxyz"))
+    heatmap.show()
+    qtbot.waitExposed(heatmap)
+    # the view box lays itself out lazily: wait until cell (1, 4) maps inside the viewport
+    qtbot.waitUntil(lambda: heatmap.viewport().rect().contains(_view_pos(heatmap, 3, 5)), timeout=2000)
+    with qtbot.waitSignal(heatmap.cell_hovered, timeout=2000) as hovered:
+        _mouse(heatmap, QEvent.Type.MouseMove, _view_pos(heatmap, 1, 4))
+    row, col, value = hovered.args
+    assert (row, col) == (1, 4) and value == pytest.approx(m[1, 4], rel=1e-6)
+    assert heatmap.readout.text.startswith("b → y")
+    with qtbot.waitSignal(heatmap.cell_clicked, timeout=2000) as clicked:
+        pos = _view_pos(heatmap, 3, 0)
+        _mouse(heatmap, QEvent.Type.MouseMove, pos)
+        _mouse(heatmap, QEvent.Type.MouseButtonPress, pos, Qt.MouseButton.LeftButton)
+        _mouse(heatmap, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.LeftButton)
+    assert clicked.args == [3, 0]
+
+
+def test_compact_mode_has_no_axes_or_colour_bar(qtbot):
+    w = HeatmapWidget(compact=True)
+    qtbot.addWidget(w)
+    w.set_matrix(_weights())
+    assert w.color_bar is None and not w.plot.getAxis("left").isVisible()
+
+
+def test_csv_table_and_theme(heatmap):
+    heatmap.set_matrix(_weights(), col_labels=list("uvwxyz"))
+    header, data = heatmap.csv_table()
+    assert header == ["row", *"uvwxyz"] and data.shape == (4, 7)
+    np.testing.assert_allclose(data[:, 1:].sum(axis=1), 1.0, rtol=1e-6)
+    heatmap.apply_theme(True)
+    assert heatmap.backgroundBrush().color().lightness() < 50
