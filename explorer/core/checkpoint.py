@@ -261,12 +261,9 @@ def _build_train_config(data: Any, model_config: TransformerConfig) -> TrainingC
 
     if not isinstance(data, dict):
         return None
-    from_dict = getattr(TrainingConfig, "from_dict", None)
-    if callable(from_dict):
-        return from_dict(data)
-    known = {f.name for f in dataclasses.fields(TrainingConfig)}
-    kwargs = {k: v for k, v in data.items() if k in known and k != "model"}
-    return TrainingConfig(model=model_config, **kwargs)
+    config = TrainingConfig.from_dict(data)
+    config.model = model_config  # one config object shared by the model and its training settings
+    return config
 
 
 def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> LoadedModel:
@@ -285,7 +282,8 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, CheckpointError):
             raise
-        raise CheckpointError(f"{name} has damaged or incompatible metadata: {exc}") from exc
+        detail = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) else str(exc)
+        raise CheckpointError(f"{name} has damaged or incompatible metadata: {detail}") from exc
     model = Seq2SeqTransformer(model_config, len(src_vocab), len(tgt_vocab))
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
@@ -308,7 +306,20 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
     model.load_state_dict(tensors, strict=True)
     target = device if isinstance(device, torch.device) else _device(device)
     model.to(target).eval()
-    return LoadedModel(model, model_config, train_config, src_vocab, tgt_vocab, meta.get("history"), meta)
+    history = _history(meta.get("history"))
+    return LoadedModel(model, model_config, train_config, src_vocab, tgt_vocab, history, meta)
+
+
+def _history(data: Any) -> Any:
+    """A saved history as the trainer's ``TrainingHistory`` when it has that shape, else as stored."""
+    if not isinstance(data, dict):
+        return data
+    from explorer.core.training import TrainingHistory
+
+    try:
+        return TrainingHistory.from_dict(data)
+    except (TypeError, ValueError):
+        return data
 
 
 def _device(name: str) -> torch.device:

@@ -189,3 +189,93 @@ def test_unstorable_meta_is_a_checkpoint_error(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="cannot store"):
         save_checkpoint(tmp_path / "x.safetensors", _tensors(), {"bad": object()})
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------------------- whole models
+def _model_bits():  # type: ignore[no-untyped-def]
+    from explorer.core.text import Vocab
+    from explorer.core.training import TrainingConfig, TrainingHistory
+    from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+
+    src_vocab = Vocab("go . i lost . he's calm . i'm home .".split())
+    tgt_vocab = Vocab("va ! j'ai perdu . il est calme . je suis chez moi .".split())
+    mcfg = TransformerConfig(num_hiddens=16, num_layers=1, num_heads=2, ffn_num_hiddens=24, dropout=0.0)
+    tcfg = TrainingConfig(model=mcfg, batch_size=8, num_steps=6, lr=0.01, num_epochs=3, seed=5)
+    torch.manual_seed(0)
+    model = Seq2SeqTransformer(mcfg, len(src_vocab), len(tgt_vocab))
+    history = TrainingHistory(step_loss=[3.0, 2.5, 2.0], epoch_loss=[2.75, 2.0], epoch_tokens_per_s=[1e3, 2e3])
+    return model, tcfg, src_vocab, tgt_vocab, history
+
+
+def _logits(model: torch.nn.Module) -> torch.Tensor:
+    src = torch.tensor([[3, 4, 2, 0, 0, 0], [5, 6, 7, 2, 0, 0]])
+    dec = torch.tensor([[1, 3, 4, 0, 0, 0], [1, 5, 6, 7, 0, 0]])
+    with torch.no_grad():
+        logits, _ = model(src, torch.tensor([3, 4]), dec)
+    return logits
+
+
+def test_model_round_trip(tmp_path: Path) -> None:
+    from explorer.core.checkpoint import load_model, save_model
+
+    model, tcfg, sv, tv, hist = _model_bits()
+    model.eval()
+    path = save_model(tmp_path / "book.safetensors", model, tcfg, sv, tv, hist, "built-in English–French")
+    loaded = load_model(path)
+    assert not loaded.model.training
+    assert torch.equal(_logits(loaded.model), _logits(model))
+    assert loaded.model_config == model.config and loaded.train_config == tcfg
+    assert loaded.train_config is not None and loaded.train_config.model is loaded.model_config
+    assert loaded.src_vocab.idx_to_token == sv.idx_to_token and loaded.tgt_vocab.idx_to_token == tv.idx_to_token
+    assert loaded.history == hist
+    assert loaded.meta["source_name"] == "built-in English–French"
+    assert loaded.meta["app_version"] and loaded.meta["created"]
+    meta, shapes = ck.read_meta(path)
+    assert meta["model_config"]["num_hiddens"] == 16
+    assert ck.count_parameters(shapes) >= sum(p.numel() for p in model.parameters())
+
+
+def _tamper(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
+    from explorer.core.checkpoint import save_model
+
+    model, tcfg, sv, tv, hist = _model_bits()
+    src = save_model(tmp_path / "ok.safetensors", model, tcfg, sv, tv, hist, "x")
+    dst = tmp_path / "tampered.safetensors"
+    _rewrite_meta(src, dst, change)
+    return dst
+
+
+def _load_refused(path: Path, *words: str) -> None:
+    from explorer.core.checkpoint import load_model
+
+    with pytest.raises(CheckpointError) as info:
+        load_model(path)
+    for w in words:
+        assert w in str(info.value).lower(), str(info.value)
+
+
+def test_vocab_size_mismatch_is_refused(tmp_path: Path) -> None:
+    def drop_token(meta):  # type: ignore[no-untyped-def]
+        meta["tgt_vocab"]["idx_to_token"].pop()
+
+    _load_refused(_tamper(tmp_path, drop_token), "does not match", "shape")
+
+
+def test_config_shape_mismatch_is_refused(tmp_path: Path) -> None:
+    _load_refused(_tamper(tmp_path, lambda m: m["model_config"].update(num_hiddens=32, num_heads=4)),
+                  "does not match")
+    _load_refused(_tamper(tmp_path, lambda m: m["model_config"].update(num_layers=2)), "missing")
+
+
+def test_invalid_metadata_is_refused(tmp_path: Path) -> None:
+    _load_refused(_tamper(tmp_path, lambda m: m["model_config"].update(num_heads=3)), "num_heads")
+    _load_refused(_tamper(tmp_path, lambda m: m.pop("src_vocab")), "src_vocab")
+    _load_refused(_tamper(tmp_path, lambda m: m.update(tgt_vocab={"idx_to_token": "nope"})), "vocabulary")
+
+
+def test_model_without_train_config(tmp_path: Path) -> None:
+    from explorer.core.checkpoint import load_model, save_model
+
+    model, _, sv, tv, _ = _model_bits()
+    loaded = load_model(save_model(tmp_path / "m.safetensors", model, None, sv, tv))
+    assert loaded.train_config is None and loaded.history is None
