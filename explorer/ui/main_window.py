@@ -1,0 +1,458 @@
+"""The main window: navigation in the book's order, one lazily built panel at a time, menus, status bar.
+
+Panels are imported only when first shown, so the window paints before torch is loaded.
+"""
+from __future__ import annotations
+
+import html
+import logging
+import traceback
+from typing import TYPE_CHECKING, Callable
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (QLabel, QListWidget, QMainWindow, QMessageBox, QPlainTextEdit, QSplitter,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from explorer.ui import theme
+from explorer.ui.panels.base_panel import BasePanel
+from explorer.ui.panel_registry import PANELS, PanelLoadError, PanelSpec, load_panel_class
+from explorer.ui.settings import THEMES, AppSettings
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent
+
+log = logging.getLogger(__name__)
+SHUTDOWN_TIMEOUT_MS = 1000
+
+
+class ErrorPage(QWidget):
+    """Shown in place of a panel that could not be built."""
+
+    def __init__(self, title: str, message: str, details: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message = message
+        heading = QLabel(f"<h3>{html.escape(title)} could not be opened</h3><p>{html.escape(message)}</p>", self)
+        heading.setWordWrap(True)
+        heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text = QPlainTextEdit(details, self)
+        text.setReadOnly(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(text, 1)
+
+
+class MainWindow(QMainWindow):
+    """Navigation list + stacked panels; see ``show_panel``, ``build_all_panels`` and ``closeEvent``.
+
+    Parameters
+    ----------
+    settings : AppSettings
+    panels : tuple of PanelSpec
+        Defaults to the app's registry; tests pass fakes.
+    device_probe : callable returning str, optional
+        Names the compute device; run on a worker thread after the first panel is built.
+        ``None`` skips the probe.
+    """
+
+    first_painted = Signal()
+    panel_changed = Signal(str)
+    panel_built = Signal(str)
+    device_detected = Signal(str)
+
+    def __init__(self, settings: AppSettings, panels: tuple[PanelSpec, ...] = PANELS,
+                 device_probe: Callable[[], str] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.specs = tuple(panels)
+        self._device_probe = device_probe
+        self._device_runner = None
+        self.device_name = "detecting…" if device_probe else "unknown"
+        self._panels: dict[str, BasePanel] = {}
+        self._errors: dict[str, str] = {}
+        self._pages: dict[str, QWidget] = {}
+        self._panel_menus: dict[str, QAction] = {}
+        self._painted = False
+        self._shut_down = False
+        self.setWindowTitle("Attention Explorer")
+        self.setAcceptDrops(True)
+
+        self.nav = QListWidget(self)
+        self.nav.addItems([f"{i}. {spec.title}" for i, spec in enumerate(self.specs, 1)])
+        self.nav.setMinimumWidth(180)
+        self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
+        self.stack = QStackedWidget(self)
+        for spec in self.specs:
+            page = QLabel(f"Opening {spec.title}…", self.stack)
+            page.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._pages[spec.key] = page
+            self.stack.addWidget(page)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.nav)
+        self.splitter.addWidget(self.stack)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([200, 1000])
+        self.setCentralWidget(self.splitter)
+        self.device_label = QLabel(f"Device: {self.device_name}", self)
+        self.statusBar().addPermanentWidget(self.device_label)
+        self._build_menus()
+
+        self.dark = theme.resolve_dark(settings.theme)
+        self._restore_window_state()
+        start = settings.last_panel if settings.last_panel in self.keys() else self.specs[0].key
+        self._select(start)  # the page is built after the first paint (or by show_panel)
+        self.nav.currentRowChanged.connect(self._on_nav_current_row_changed)
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
+
+    # ------------------------------------------------------------------ panels
+    def keys(self) -> list[str]:
+        """Panel keys in navigation order."""
+        return [spec.key for spec in self.specs]
+
+    def current_key(self) -> str:
+        """Key of the panel shown now."""
+        return self.specs[max(self.nav.currentRow(), 0)].key
+
+    def panel(self, key: str) -> BasePanel | None:
+        """The built panel for ``key`` (None if not built yet or if it failed)."""
+        return self._panels.get(key)
+
+    def loaded_panels(self) -> list[BasePanel]:
+        """Panels built so far, in navigation order."""
+        return [self._panels[k] for k in self.keys() if k in self._panels]
+
+    def panel_error(self, key: str) -> str | None:
+        """Why ``key`` could not be built, or None."""
+        return self._errors.get(key)
+
+    def page(self, key: str) -> QWidget:
+        """The widget in the stack for ``key``: a placeholder, the panel, or an error page."""
+        return self._pages[key]
+
+    def show_panel(self, key: str) -> None:
+        """Make ``key`` the current panel, building it now if needed (``KeyError`` if unknown)."""
+        if key not in self._pages:
+            raise KeyError(key)
+        self._select(key)
+        self.ensure_built(key)
+
+    def build_current_panel(self) -> None:
+        """Build the panel selected now (used after the first paint)."""
+        self.ensure_built(self.current_key())
+
+    def build_all_panels(self) -> None:
+        """Build every panel (for screenshots and the start-up benchmark)."""
+        for key in self.keys():
+            self.ensure_built(key)
+
+    def ensure_built(self, key: str) -> None:
+        """Build ``key`` if it is still a placeholder; failures become an error page."""
+        if key in self._panels or key in self._errors:
+            return
+        spec = next(s for s in self.specs if s.key == key)
+        try:
+            theme.configure_pyqtgraph(self.dark)
+            panel = load_panel_class(spec.target)(parent=None)
+            if not isinstance(panel, BasePanel):
+                raise PanelLoadError(f"{spec.target} is not a BasePanel.")
+        except PanelLoadError as exc:
+            self._install_page(key, ErrorPage(spec.title, str(exc), traceback.format_exc()), error=str(exc))
+            return
+        except Exception as exc:  # a broken panel must not take the window down
+            message = f"{type(exc).__name__}: {exc}"
+            log.exception("building panel %s failed", key)
+            self._install_page(key, ErrorPage(spec.title, message, traceback.format_exc()), error=message)
+            return
+        self._panels[key] = panel
+        panel.status_message.connect(self._on_panel_status_message)
+        panel.explanation_box.toggled.connect(self._on_panel_explanation_toggled)
+        try:
+            panel.restore_settings(self.settings.qsettings)
+        except Exception:  # bad stored values: keep the panel's defaults
+            log.exception("restoring settings of %s failed", key)
+        panel.set_explanation_visible(self.settings.get("view/explanation_visible"))
+        self._apply_theme_to(panel)
+        self._install_page(key, panel)
+        self.panel_built.emit(key)
+
+    def _install_page(self, key: str, widget: QWidget, error: str | None = None) -> None:
+        old = self._pages[key]
+        index = self.stack.indexOf(old)
+        self.stack.insertWidget(index, widget)
+        self._pages[key] = widget
+        self.stack.removeWidget(old)
+        old.deleteLater()
+        if error is not None:
+            self._errors[key] = error
+        if key == self.current_key():
+            self.stack.setCurrentWidget(widget)
+            self._update_panel_menu()
+
+    def _select(self, key: str) -> None:
+        row = self.keys().index(key)
+        if self.nav.currentRow() != row:
+            self.nav.setCurrentRow(row)  # re-enters through _on_nav_current_row_changed once connected
+        self.stack.setCurrentWidget(self._pages[key])
+        self._panel_actions[row].setChecked(True)
+        self._update_panel_menu()
+
+    def select_panel(self, key: str) -> None:
+        """Make ``key`` current without building it before the window is visible."""
+        if key not in self._pages:
+            raise KeyError(key)
+        self._select(key)
+
+    @Slot(int)
+    def _on_nav_current_row_changed(self, row: int) -> None:
+        if 0 <= row < len(self.specs):
+            key = self.specs[row].key
+            self._select(key)
+            if self.isVisible():  # before the first paint, paintEvent schedules the build
+                self.ensure_built(key)
+            self.panel_changed.emit(key)
+
+    @Slot(str)
+    def _on_panel_status_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10_000)
+
+    # ------------------------------------------------------------------ menus
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.export_action = file_menu.addAction("&Export current plot…")
+        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self.export_action.triggered.connect(self._on_export_action_triggered)
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit")
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        quit_action.triggered.connect(self.close)
+
+        view_menu = bar.addMenu("&View")
+        group = QActionGroup(self)
+        self._panel_actions: list[QAction] = []
+        for i, spec in enumerate(self.specs, 1):
+            action = view_menu.addAction(spec.title)
+            action.setCheckable(True)
+            action.setData(spec.key)
+            if i <= 9:
+                action.setShortcut(QKeySequence(f"Ctrl+{i}"))
+            group.addAction(action)
+            self._panel_actions.append(action)
+        group.triggered.connect(self._on_panel_group_triggered)
+        view_menu.addSeparator()
+        theme_menu = view_menu.addMenu("&Theme")
+        self._theme_group = QActionGroup(self)
+        for mode in THEMES:
+            action = theme_menu.addAction(mode.capitalize() if mode != "system" else "Follow system")
+            action.setCheckable(True)
+            action.setData(mode)
+            action.setChecked(mode == self.settings.theme)
+            self._theme_group.addAction(action)
+        self._theme_group.triggered.connect(self._on_theme_group_triggered)
+        self.explanation_action = view_menu.addAction("Show formula and &explanation")
+        self.explanation_action.setCheckable(True)
+        self.explanation_action.setShortcut(QKeySequence("Ctrl+I"))
+        self.explanation_action.setChecked(self.settings.get("view/explanation_visible"))
+        self.explanation_action.toggled.connect(self._on_explanation_action_toggled)
+
+        self.help_menu = bar.addMenu("&Help")
+        about = self.help_menu.addAction("&About Attention Explorer")
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        about.triggered.connect(self.show_about)
+
+    def _update_panel_menu(self) -> None:
+        current = self.current_key()
+        panel = self._panels.get(current)
+        if panel is not None and current not in self._panel_menus:
+            menu = panel.panel_menu()
+            if menu is not None:
+                action = self.menuBar().insertMenu(self.help_menu.menuAction(), menu)
+                self._panel_menus[current] = action
+        for key, action in self._panel_menus.items():
+            action.setVisible(key == current)
+
+    def panel_menu_titles(self) -> list[str]:
+        """Titles of the menu-bar menus visible now (for tests)."""
+        return [a.text() for a in self.menuBar().actions() if a.isVisible()]
+
+    @Slot(QAction)
+    def _on_panel_group_triggered(self, action: QAction) -> None:
+        self.show_panel(action.data())
+
+    @Slot()
+    def _on_export_action_triggered(self) -> None:
+        from explorer.ui.widgets.export import ExportDialog
+
+        panel = self._panels.get(self.current_key())
+        targets = panel.export_targets() if panel is not None else []
+        if not targets:
+            self.statusBar().showMessage("This panel has no plot to export.", 5000)
+            return
+        dialog = ExportDialog(targets, self.current_key(), self.settings.get("export/last_dir"),
+                              self.settings.get("export/last_format"), self.settings.get("export/png_width"), self)
+        if dialog.exec() and dialog.written is not None:
+            self.settings.set("export/last_dir", str(dialog.written.parent))
+            self.settings.set("export/last_format", dialog.fmt())
+            self.settings.set("export/png_width", dialog.width_spin.value())
+            self.statusBar().showMessage(f"Exported {dialog.written}", 10_000)
+
+    @Slot()
+    def show_about(self) -> None:
+        """Help → About."""
+        from explorer.ui.about_dialog import AboutDialog
+
+        AboutDialog(self.device_name, self).exec()
+
+    # ------------------------------------------------------------------ theme and explanation
+    def set_theme_mode(self, mode: str) -> None:
+        """Switch to ``system``/``light``/``dark``, restyling every built panel."""
+        self.settings.theme = mode
+        for action in self._theme_group.actions():
+            action.setChecked(action.data() == mode)
+        self._apply_dark(theme.resolve_dark(mode))
+
+    def _apply_dark(self, dark: bool) -> None:
+        self.dark = dark
+        theme.apply_app_theme(dark)
+        for panel in self.loaded_panels():
+            self._apply_theme_to(panel)
+
+    def _apply_theme_to(self, panel: BasePanel) -> None:
+        try:
+            theme.restyle_plots(panel, self.dark)
+            panel.apply_theme(self.dark)
+        except Exception:  # a panel's theme hook failing is cosmetic
+            log.exception("applying the theme to %s failed", panel.key)
+
+    @Slot(QAction)
+    def _on_theme_group_triggered(self, action: QAction) -> None:
+        self.set_theme_mode(action.data())
+
+    @Slot(Qt.ColorScheme)
+    def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self.settings.theme == "system":
+            self._apply_dark(scheme == Qt.ColorScheme.Dark)
+
+    @Slot(bool)
+    def _on_explanation_action_toggled(self, visible: bool) -> None:
+        self.settings.set("view/explanation_visible", visible)
+        for panel in self.loaded_panels():
+            panel.set_explanation_visible(visible)
+
+    @Slot(bool)
+    def _on_panel_explanation_toggled(self, visible: bool) -> None:
+        self.explanation_action.setChecked(visible)  # all panels follow the one the user folded
+
+    # ------------------------------------------------------------------ device
+    def _start_device_probe(self) -> None:
+        from explorer.ui.compute_runner import LatestOnlyRunner
+
+        self._device_runner = LatestOnlyRunner(self)
+        self._device_runner.result_ready.connect(self._on_device_runner_result_ready)
+        self._device_runner.failed.connect(self._on_device_runner_failed)
+        self._device_runner.submit(self._device_probe)
+
+    @Slot(object)
+    def _on_device_runner_result_ready(self, name: object) -> None:
+        self.device_name = str(name)
+        self.device_label.setText(f"Device: {self.device_name}")
+        self.device_detected.emit(self.device_name)
+
+    @Slot(str)
+    def _on_device_runner_failed(self, message: str) -> None:
+        self._on_device_runner_result_ready(f"unknown ({message})")
+
+    # ------------------------------------------------------------------ window events
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.first_painted.emit()
+            QTimer.singleShot(0, self._on_first_paint_done)
+
+    @Slot()
+    def _on_first_paint_done(self) -> None:
+        self.build_current_panel()
+        if self._device_probe is not None and self._device_runner is None:
+            QTimer.singleShot(0, self._start_device_probe)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if self.drop_paths(paths):
+            event.acceptProposedAction()
+
+    def drop_paths(self, paths: list[str]) -> bool:
+        """Hand dropped files to the current panel; True if it used them."""
+        panel = self._panels.get(self.current_key())
+        handled = False
+        if panel is not None and paths:
+            try:
+                handled = bool(panel.handle_drop(paths))
+            except Exception as exc:  # a panel's failure to open a file is a message, not a crash
+                log.exception("handle_drop failed")
+                self.statusBar().showMessage(f"Could not open the dropped file: {exc}", 10_000)
+                return False
+        if not handled:
+            self.statusBar().showMessage("This panel does not open dropped files.", 5000)
+        return handled
+
+    def confirm_close(self, reasons: list[str]) -> bool:
+        """Ask whether to quit although panels are busy (tests replace this)."""
+        text = "\n".join(f"• {r}" for r in reasons)
+        answer = QMessageBox.question(self, "Quit Attention Explorer?", f"{text}\n\nQuit anyway?",
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self._shut_down:
+            reasons = [r for p in self.loaded_panels() if (r := self._ask(p.busy_reason))]
+            if reasons and not self.confirm_close(reasons):
+                event.ignore()
+                return
+            self.shutdown()
+        event.accept()
+
+    def shutdown(self, save: bool = True) -> None:
+        """Stop every panel's threads (once), then save settings unless ``save`` is False."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        for panel in self.loaded_panels():
+            self._ask(panel.shutdown, SHUTDOWN_TIMEOUT_MS)
+        if self._device_runner is not None:
+            self._device_runner.shutdown(SHUTDOWN_TIMEOUT_MS)
+        if save:
+            self.save_settings()
+
+    @staticmethod
+    def _ask(method: Callable, *args: object) -> object:
+        try:
+            return method(*args)
+        except Exception:  # closing must never fail because one panel did
+            log.exception("%s failed while closing", getattr(method, "__qualname__", method))
+            return None
+
+    # ------------------------------------------------------------------ settings
+    def save_settings(self) -> None:
+        """Store geometry, splitter, last panel and every built panel's settings, and sync."""
+        self.settings.set("window/geometry", bytes(self.saveGeometry().data()))
+        self.settings.set("window/splitter", bytes(self.splitter.saveState().data()))
+        self.settings.last_panel = self.current_key()
+        for panel in self.loaded_panels():
+            self._ask(panel.save_settings, self.settings.qsettings)
+        self.settings.sync()
+
+    def _restore_window_state(self) -> None:
+        geometry = self.settings.get("window/geometry")
+        if not geometry or not self.restoreGeometry(QByteArray(geometry)):
+            self.resize(1280, 820)
+        splitter = self.settings.get("window/splitter")
+        if splitter:
+            self.splitter.restoreState(QByteArray(splitter))

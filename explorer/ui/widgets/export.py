@@ -1,0 +1,228 @@
+"""Write a panel's plots to PNG / SVG (pyqtgraph exporters) and their numbers to CSV; the export dialog.
+
+Files are written to a temporary name beside the target and renamed, so a failure never leaves a
+half-written file in place of a good one (DESIGN rule 7).
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QPushButton, QSpinBox, QWidget)
+
+if TYPE_CHECKING:
+    from explorer.ui.panels.base_panel import ExportTarget
+
+FORMATS: tuple[str, ...] = ("png", "svg", "csv")
+
+
+class ExportError(Exception):
+    """An export failed; the message is fit for users."""
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _export_item(graphics: Any) -> Any:
+    """The graphics item or scene a pyqtgraph exporter should render for ``graphics``."""
+    import pyqtgraph as pg
+
+    if isinstance(graphics, pg.GraphicsView):
+        for attr in ("plotItem", "ci"):
+            item = getattr(graphics, attr, None)
+            if item is not None:
+                return item
+        return graphics.scene()
+    return graphics
+
+
+def export_png(graphics: Any, path: str | os.PathLike[str], width: int | None = None) -> Path:
+    """Render ``graphics`` to a PNG file, ``width`` pixels wide (default: its on-screen size)."""
+    import pyqtgraph.exporters as pge
+    from PySide6.QtCore import QBuffer, QIODevice
+
+    path = Path(path)
+    try:
+        exporter = pge.ImageExporter(_export_item(graphics))
+        if width is not None and width > 0:
+            exporter.parameters()["width"] = int(width)
+        image = exporter.export(toBytes=True)
+    except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
+        raise ExportError(f"Could not render the plot as PNG: {exc}") from exc
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if image is None or image.isNull() or not image.save(buffer, "PNG"):
+        raise ExportError("Could not encode the plot as PNG.")
+    _write(path, bytes(buffer.data().data()))
+    return path
+
+
+def export_svg(graphics: Any, path: str | os.PathLike[str]) -> Path:
+    """Render ``graphics`` to an SVG file."""
+    import pyqtgraph.exporters as pge
+
+    path = Path(path)
+    try:
+        data = pge.SVGExporter(_export_item(graphics)).export(toBytes=True)
+    except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
+        raise ExportError(f"Could not render the plot as SVG: {exc}") from exc
+    _write(path, data)
+    return path
+
+
+def csv_text(header: list[str], data: Any) -> str:
+    """Format ``header`` and ``data`` ``(rows, len(header))`` (or ``(rows,)`` for one column) as CSV."""
+    import numpy as np
+
+    table = np.asarray(data, dtype=float)
+    if table.ndim == 1:
+        table = table.reshape(-1, 1)  # (rows,) -> (rows, 1)
+    if table.ndim != 2 or table.shape[1] != len(header):
+        raise ExportError(f"The table has shape {table.shape} but {len(header)} column name(s).")
+    for name in header:
+        if re.search(r'[",\n\r]', name):
+            raise ExportError(f"Column name {name!r} contains a comma, quote or line break.")
+    buffer = io.StringIO()
+    np.savetxt(buffer, table, fmt="%.9g", delimiter=",", header=",".join(header), comments="")
+    return buffer.getvalue()
+
+
+def export_csv(target: ExportTarget, path: str | os.PathLike[str]) -> Path:
+    """Write the numbers behind ``target`` (its ``csv()`` callable) to a CSV file."""
+    path = Path(path)
+    if target.csv is None:
+        raise ExportError(f"“{target.name}” has no table of numbers to export.")
+    try:
+        header, data = target.csv()
+    except ExportError:
+        raise
+    except Exception as exc:
+        raise ExportError(f"Could not collect the numbers of “{target.name}”: {exc}") from exc
+    _write(path, csv_text(list(header), data).encode("utf-8"))
+    return path
+
+
+def export_target(target: ExportTarget, path: str | os.PathLike[str], fmt: str | None = None,
+                  width: int | None = None) -> Path:
+    """Export ``target`` as ``fmt`` (``png``/``svg``/``csv``; default: from the file suffix)."""
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if fmt not in FORMATS:
+        raise ExportError(f"Unknown export format {fmt!r}; choose PNG, SVG or CSV.")
+    if fmt == "png":
+        return export_png(target.graphics, path, width)
+    if fmt == "svg":
+        return export_svg(target.graphics, path)
+    return export_csv(target, path)
+
+
+def _write(path: Path, data: bytes) -> None:
+    if not path.parent.is_dir():
+        raise ExportError(f"The folder {path.parent} does not exist.")
+    try:
+        _atomic_write(path, data)
+    except OSError as exc:
+        raise ExportError(f"Could not write {path}: {exc.strerror or exc}") from exc
+
+
+def default_file_name(panel_key: str, target_name: str, fmt: str) -> str:
+    """``<panel>-<target>.<fmt>`` with the target name made file-safe."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", target_name).strip("-").lower() or "plot"
+    return f"{panel_key}-{slug}.{fmt}"
+
+
+class ExportDialog(QDialog):
+    """Choose one of a panel's plots, a format and a file; errors are shown inline."""
+
+    def __init__(self, targets: list[ExportTarget], panel_key: str, directory: str = "",
+                 fmt: str = "png", png_width: int = 1600, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export plot")
+        self._targets = targets
+        self._panel_key = panel_key
+        self._directory = directory or str(Path.home())
+        self.written: Path | None = None
+
+        self.target_combo = QComboBox(self)
+        self.target_combo.addItems([t.name for t in targets])
+        self.format_combo = QComboBox(self)
+        for name in FORMATS:
+            self.format_combo.addItem(name.upper(), name)
+        self.format_combo.setCurrentIndex(max(0, self.format_combo.findData(fmt)))
+        self.width_spin = QSpinBox(self)
+        self.width_spin.setRange(200, 8000)
+        self.width_spin.setSuffix(" px")
+        self.width_spin.setValue(png_width)
+        self.path_edit = QLineEdit(self)
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._on_browse_clicked)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b;")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+
+        form = QFormLayout(self)
+        form.addRow("Plot", self.target_combo)
+        form.addRow("Format", self.format_combo)
+        form.addRow("PNG width", self.width_spin)
+        form.addRow("File", path_row)
+        form.addRow(self.error_label)
+        form.addRow(self.buttons)
+        self.target_combo.currentIndexChanged.connect(self._on_choice_changed)
+        self.format_combo.currentIndexChanged.connect(self._on_choice_changed)
+        self._on_choice_changed()
+
+    def fmt(self) -> str:
+        """The chosen format (``png``/``svg``/``csv``)."""
+        return self.format_combo.currentData()
+
+    @Slot()
+    def _on_choice_changed(self) -> None:
+        target = self._targets[self.target_combo.currentIndex()]
+        folder = Path(self.path_edit.text()).parent if self.path_edit.text() else Path(self._directory)
+        self.path_edit.setText(str(folder / default_file_name(self._panel_key, target.name, self.fmt())))
+        self.width_spin.setEnabled(self.fmt() == "png")
+        self.error_label.clear()
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        fmt = self.fmt()
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self.path_edit.text(),
+                                              f"{fmt.upper()} files (*.{fmt})")
+        if path:
+            self.path_edit.setText(path if path.lower().endswith(f".{fmt}") else f"{path}.{fmt}")
+
+    @Slot()
+    def _on_buttons_accepted(self) -> None:
+        text = self.path_edit.text().strip()
+        if not text:
+            self.error_label.setText("Choose a file name.")
+            return
+        target = self._targets[self.target_combo.currentIndex()]
+        try:
+            self.written = export_target(target, Path(text).expanduser(), self.fmt(), self.width_spin.value())
+        except ExportError as exc:
+            self.error_label.setText(str(exc))
+            return
+        self.accept()
