@@ -1,0 +1,214 @@
+"""The only bridge between the training thread and the GUI (book §11.7 training, DESIGN data flow).
+
+A runner object lives on a QThread and iterates the core trainer; every event crosses to the GUI
+thread as a queued ``Signal(object)`` carrying the core's plain dataclass (floats and numpy copies).
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import sys
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, QThread, Signal, SignalInstance, Slot
+
+log = logging.getLogger(__name__)
+
+
+class _Probe(QObject):
+    fired = Signal()
+
+
+def _emit_leaks_true() -> bool:
+    """True where ``SignalInstance.emit`` returns ``True`` without a new reference.
+
+    PySide6 6.12 on CPython < 3.12 does: each Python ``emit()`` lowers ``True``'s refcount by one
+    until the interpreter aborts ("bool_dealloc: deallocating True or False"), after a few hundred
+    emits. From 3.12 on ``True`` is immortal and the bug is harmless.
+    """
+    if sys.version_info >= (3, 12):
+        return False
+    probe = _Probe()
+    before = sys.getrefcount(True)
+    for _ in range(4):
+        probe.fired.emit()
+    leaked = before - sys.getrefcount(True)
+    for _ in range(max(0, leaked)):
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(True))
+    return leaked >= 4
+
+
+_EMIT_LEAKS_TRUE = _emit_leaks_true()
+
+
+def emit(signal: SignalInstance, *args: Any) -> None:
+    """``signal.emit(*args)``, returning the reference PySide6 6.12 forgets (see ``_emit_leaks_true``)."""
+    result = signal.emit(*args)
+    if _EMIT_LEAKS_TRUE:
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(result))
+
+# Threads that outlived a shutdown timeout are parked here until they end, so Qt never destroys
+# a running QThread ("QThread: Destroyed while thread is still running").
+_PARKED: set[QThread] = set()
+
+
+class TrainerLike(Protocol):
+    """What the worker needs from ``explorer.core.training.Trainer``."""
+
+    def __iter__(self) -> Any: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def stop(self) -> None: ...
+    def request_step(self) -> None: ...
+
+
+class _Runner(QObject):
+    """Iterates the trainer on the worker thread; holds no widget references."""
+
+    event_emitted = Signal(object)
+    crashed = Signal(str)
+
+    def __init__(self, events: Iterable[Any]) -> None:
+        super().__init__()
+        self._events = events
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            for event in self._events:
+                emit(self.event_emitted, event)
+        except Exception as exc:  # noqa: BLE001 - any trainer failure goes to the GUI as a message
+            log.exception("training thread failed")
+            emit(self.crashed, f"Training failed: {type(exc).__name__}: {exc}")
+        finally:
+            self._events = ()
+            # quit() is thread-safe; a queued connection to it would deadlock a GUI thread in wait().
+            thread = self.thread()
+            if thread is not None:
+                thread.quit()
+
+
+class TrainingWorker(QObject):
+    """Run a core ``Trainer`` on a QThread and re-emit its events as Qt signals.
+
+    Connect to the signals before :meth:`start`. Pause, resume, single steps and stop go through
+    the trainer's own thread-safe methods. One worker runs one trainer once.
+
+    Signals
+    -------
+    step_finished(StepEvent), epoch_finished(EpochEvent), snapshot_taken(SnapshotEvent),
+    training_finished(FinishedEvent), training_failed(str): a message fit for users (an
+    ``ErrorEvent``'s or an unexpected exception's), stopped(): the thread has ended, whatever the cause.
+    """
+
+    step_finished = Signal(object)
+    epoch_finished = Signal(object)
+    snapshot_taken = Signal(object)
+    training_finished = Signal(object)
+    training_failed = Signal(str)
+    stopped = Signal()
+
+    def __init__(self, trainer: TrainerLike, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.trainer = trainer
+        self._thread: QThread | None = None
+        self._runner: _Runner | None = None
+        self._paused = False
+        self._started = False
+        self._running = False
+
+    # ---- state -------------------------------------------------------------------------------
+    def is_running(self) -> bool:
+        """True from :meth:`start` until the training thread has ended."""
+        return self._running
+
+    def is_paused(self) -> bool:
+        """True after :meth:`pause` (and before :meth:`resume`) while running."""
+        return self._running and self._paused
+
+    # ---- control -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start iterating the trainer on a new thread (once)."""
+        if self._started:
+            raise RuntimeError("a TrainingWorker runs its trainer only once; make a new worker")
+        self._started = True
+        self._running = True
+        thread = QThread()
+        thread.setObjectName("training")
+        runner = _Runner(self.trainer)
+        runner.moveToThread(thread)
+        runner.event_emitted.connect(self._on_runner_event_emitted)
+        runner.crashed.connect(self._on_runner_crashed)
+        thread.started.connect(runner.run)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._runner = thread, runner
+        thread.start()
+
+    def pause(self) -> None:
+        """Ask the trainer to pause before its next step."""
+        if self._running:
+            self._paused = True
+            self.trainer.pause()
+
+    def resume(self) -> None:
+        """Let a paused trainer continue."""
+        if self._running:
+            self._paused = False
+            self.trainer.resume()
+
+    def request_step(self) -> None:
+        """While paused, let the trainer run exactly one more batch."""
+        if self._running:
+            self.trainer.request_step()
+
+    def stop(self) -> None:
+        """Ask the trainer to stop after the current step; :attr:`stopped` follows."""
+        if self._running:
+            self.trainer.stop()
+
+    def shutdown(self, timeout_ms: int = 1000) -> bool:
+        """Stop the trainer and wait up to ``timeout_ms`` for the thread; True if it has ended.
+
+        A thread still busy after the timeout is parked (kept referenced) until it ends, so Qt
+        never destroys it while running.
+        """
+        thread = self._thread
+        if thread is None:
+            return True
+        if self._running:
+            self.trainer.stop()
+        if not thread.wait(max(0, int(timeout_ms))):
+            log.warning("training thread still running after %d ms; left to finish", timeout_ms)
+            _PARKED.add(thread)
+            thread.finished.connect(lambda t=thread: _PARKED.discard(t))
+            return False
+        self._on_thread_finished()
+        return True
+
+    # ---- relays (GUI thread) -----------------------------------------------------------------
+    @Slot(object)
+    def _on_runner_event_emitted(self, event: Any) -> None:
+        kind = getattr(event, "kind", "")
+        if kind == "step":
+            emit(self.step_finished, event)
+        elif kind == "epoch":
+            emit(self.epoch_finished, event)
+        elif kind == "snapshot":
+            emit(self.snapshot_taken, event)
+        elif kind == "finished":
+            emit(self.training_finished, event)
+        elif kind == "error":
+            emit(self.training_failed, str(getattr(event, "message", event)))
+
+    @Slot(str)
+    def _on_runner_crashed(self, message: str) -> None:
+        emit(self.training_failed, message)
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        if not self._running:
+            return
+        self._running = False
+        self._paused = False
+        emit(self.stopped)
