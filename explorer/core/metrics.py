@@ -94,13 +94,11 @@ def corpus_bleu(
 
 
 def _reference_list(item: Tokens | Sequence[Sequence[str]]) -> list[list[str]]:
-    """One reference (string or token list) or several (list of those) → a non-empty list of token lists."""
+    """One reference (string or token list) or several (list of those) → a non-empty list of token
+    lists; an empty list counts as one empty reference."""
     if isinstance(item, str):
         return [item.split()]
     items = list(item)
     if items and not isinstance(items[0], str):
-        refs = [_as_tokens(r) for r in items]  # several references
-        if not refs:
-            raise ValueError("a prediction has an empty list of references")
-        return refs
+        return [_as_tokens(r) for r in items]  # several references
     return [_as_tokens(items)]
