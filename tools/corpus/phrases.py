@@ -1,0 +1,87 @@
+"""Hand-written everyday phrases for the bundled English–French corpus (book §10.5 style data).
+
+Greetings, commands (``tu`` form throughout) and set phrases that the templates do not produce.
+"""
+from __future__ import annotations
+
+# The book's four probe sentences, exactly as its training data writes them.
+PROBES = (
+    ("Go.", "Va !"),
+    ("I lost.", "J'ai perdu."),
+    ("He's calm.", "Il est calme."),
+    ("I'm home.", "Je suis chez moi."),
+)
+
+PHRASES = (
+    ("Hi.", "Salut !"), ("Hello!", "Bonjour !"), ("Thanks.", "Merci !"), ("Yes.", "Oui."), ("No.", "Non."),
+    ("Goodbye.", "Au revoir !"), ("Good night.", "Bonne nuit !"), ("Cheers!", "Santé !"),
+    ("Welcome.", "Bienvenue !"), ("Of course.", "Bien sûr."), ("Really?", "Vraiment ?"),
+    ("Why?", "Pourquoi ?"), ("Who?", "Qui ?"), ("Where?", "Où ?"), ("When?", "Quand ?"),
+    ("How?", "Comment ?"), ("What?", "Quoi ?"), ("Why not?", "Pourquoi pas ?"), ("Me too.", "Moi aussi."),
+    ("Not me.", "Pas moi."), ("And you?", "Et toi ?"), ("Who's there?", "Qui est là ?"),
+    ("Who is it?", "Qui est-ce ?"), ("Yes, sir.", "Oui, monsieur."), ("No, thanks.", "Non, merci."),
+    ("Oh no!", "Oh non !"), ("Excuse me.", "Excuse-moi."), ("I see.", "Je vois."),
+    ("Come on.", "Allez !"), ("Wow!", "Waouh !"), ("Fire!", "Au feu !"), ("Help!", "À l'aide !"),
+    # it / that
+    ("It's me.", "C'est moi."), ("It's you.", "C'est toi."), ("It's him.", "C'est lui."),
+    ("It's her.", "C'est elle."), ("It's us.", "C'est nous."), ("It's Tom.", "C'est Tom."),
+    ("It's Mary.", "C'est Marie."), ("It's mine.", "C'est à moi."), ("It's yours.", "C'est à toi."),
+    ("It's his.", "C'est à lui."), ("It's late.", "Il est tard."), ("It's early.", "Il est tôt."),
+    ("It's cold.", "Il fait froid."), ("It's hot.", "Il fait chaud."), ("It's raining.", "Il pleut."),
+    ("It's snowing.", "Il neige."), ("It's free.", "C'est gratuit."), ("It's easy.", "C'est facile."),
+    ("It's hard.", "C'est difficile."), ("It's true.", "C'est vrai."), ("It's fun.", "C'est amusant."),
+    ("It's okay.", "Ça va."), ("It's over.", "C'est fini."), ("It's new.", "C'est nouveau."),
+    ("It's here.", "C'est ici."), ("That's right.", "C'est exact."), ("That's enough.", "Ça suffit."),
+    ("That's life.", "C'est la vie."), ("That's good.", "C'est bien."), ("That's bad.", "C'est mal."),
+    # let's
+    ("Let's go.", "Allons-y !"), ("Let's eat.", "Mangeons !"), ("Let's try.", "Essayons !"),
+    ("Let's start.", "Commençons !"), ("Let's dance.", "Dansons !"), ("Let's sing.", "Chantons !"),
+    ("Let's play.", "Jouons !"), ("Let's talk.", "Parlons !"), ("Let's wait.", "Attendons !"),
+    # commands
+    ("Run!", "Cours !"), ("Stop!", "Arrête !"), ("Wait!", "Attends !"), ("Jump.", "Saute !"),
+    ("Come.", "Viens !"), ("Listen.", "Écoute !"), ("Look.", "Regarde !"), ("Relax.", "Détends-toi !"),
+    ("Smile.", "Souris !"), ("Hurry!", "Dépêche-toi !"), ("Eat.", "Mange !"), ("Drink.", "Bois !"),
+    ("Read.", "Lis !"), ("Sing.", "Chante !"), ("Dance.", "Danse !"), ("Sleep.", "Dors !"),
+    ("Write.", "Écris !"), ("Leave.", "Pars !"), ("Try.", "Essaie !"), ("Sit down.", "Assieds-toi !"),
+    ("Stand up.", "Lève-toi !"), ("Shut up!", "Tais-toi !"), ("Come in.", "Entre !"), ("Get out!", "Sors !"),
+    ("Calm down.", "Calme-toi !"), ("Come back.", "Reviens !"), ("Go ahead.", "Vas-y !"),
+    ("Go away.", "Va-t'en !"), ("Go now.", "Va maintenant !"), ("Go there.", "Va là-bas !"),
+    ("Go inside.", "Va à l'intérieur !"), ("Go to bed.", "Va au lit !"), ("Go to school.", "Va à l'école !"),
+    ("Go to work.", "Va au travail !"), ("Go home.", "Rentre chez toi !"), ("Come here.", "Viens ici !"),
+    ("Wait here.", "Attends ici !"), ("Stay here.", "Reste ici !"), ("Come now.", "Viens maintenant !"),
+    ("Stay calm.", "Reste calme !"), ("Be calm.", "Sois calme !"), ("Be nice.", "Sois gentil !"),
+    ("Be brave.", "Sois courageux !"), ("Be ready.", "Sois prêt !"), ("Be serious.", "Sois sérieux !"),
+    ("Be honest.", "Sois honnête !"), ("Be polite.", "Sois poli !"), ("Be careful.", "Sois prudent !"),
+    ("Call me.", "Appelle-moi !"), ("Help me.", "Aide-moi !"), ("Follow me.", "Suis-moi !"),
+    ("Wait for me.", "Attends-moi !"), ("Look at me.", "Regarde-moi !"), ("Listen to me.", "Écoute-moi !"),
+    ("Tell me.", "Dis-moi !"), ("Trust me.", "Fais-moi confiance !"), ("Forgive me.", "Pardonne-moi !"),
+    ("Call Tom.", "Appelle Tom !"), ("Help Tom.", "Aide Tom !"), ("Ask Tom.", "Demande à Tom !"),
+    ("Find Tom.", "Trouve Tom !"), ("Call Mary.", "Appelle Marie !"), ("Help Mary.", "Aide Marie !"),
+    ("Don't go.", "N'y va pas !"), ("Don't move.", "Ne bouge pas !"), ("Don't lie.", "Ne mens pas !"),
+    ("Don't cry.", "Ne pleure pas !"), ("Don't run.", "Ne cours pas !"), ("Don't stop.", "Ne t'arrête pas !"),
+    ("Don't laugh.", "Ne ris pas !"), ("Don't worry.", "Ne t'inquiète pas !"), ("Don't shout.", "Ne crie pas !"),
+    ("Don't forget.", "N'oublie pas !"), ("Don't wait.", "N'attends pas !"), ("Don't look.", "Ne regarde pas !"),
+    ("Don't be late.", "Ne sois pas en retard !"), ("Don't be sad.", "Ne sois pas triste !"),
+    ("Don't be shy.", "Ne sois pas timide !"), ("Don't touch it.", "Ne le touche pas !"),
+    ("Leave me alone.", "Laisse-moi tranquille !"), ("Open the door.", "Ouvre la porte !"),
+    ("Close the door.", "Ferme la porte !"), ("Open the window.", "Ouvre la fenêtre !"),
+    ("Close the window.", "Ferme la fenêtre !"), ("Sit here.", "Assieds-toi ici !"),
+    # home and object pronouns (more "chez moi", "je l'ai vu(e)")
+    ("I'm going home.", "Je rentre chez moi."), ("I work at home.", "Je travaille chez moi."),
+    ("I saw him.", "Je l'ai vu."), ("I saw her.", "Je l'ai vue."), ("I saw them.", "Je les ai vus."),
+    ("I saw Tom.", "J'ai vu Tom."), ("I saw Mary.", "J'ai vu Marie."), ("I know him.", "Je le connais."),
+    ("I know her.", "Je la connais."), ("I know Tom.", "Je connais Tom."), ("I like Tom.", "J'aime bien Tom."),
+    ("I love you.", "Je t'aime."), ("I need you.", "J'ai besoin de toi."), ("I miss you.", "Tu me manques."),
+    ("I believe you.", "Je te crois."), ("I trust you.", "Je te fais confiance."),
+    ("I called Tom.", "J'ai appelé Tom."), ("I helped Mary.", "J'ai aidé Marie."),
+    ("Where is Tom?", "Où est Tom ?"), ("Where is Mary?", "Où est Marie ?"), ("Where are you?", "Où es-tu ?"),
+    ("Where is it?", "Où est-ce ?"), ("Who are you?", "Qui es-tu ?"), ("Who is he?", "Qui est-il ?"),
+    ("Who is she?", "Qui est-elle ?"), ("What is it?", "Qu'est-ce que c'est ?"),
+    ("What's new?", "Quoi de neuf ?"), ("How are you?", "Comment vas-tu ?"),
+    ("How old are you?", "Quel âge as-tu ?"), ("What time is it?", "Quelle heure est-il ?"),
+    ("I'm twenty.", "J'ai vingt ans."), ("Tom is thirty.", "Tom a trente ans."),
+    ("The water is cold.", "L'eau est froide."), ("The soup is hot.", "La soupe est chaude."),
+    ("The coffee is hot.", "Le café est chaud."), ("The tea is cold.", "Le thé est froid."),
+    ("The sky is blue.", "Le ciel est bleu."), ("The grass is green.", "L'herbe est verte."),
+    ("The snow is white.", "La neige est blanche."), ("The night is cold.", "La nuit est froide."),
+)
