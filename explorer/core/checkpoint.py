@@ -250,6 +250,7 @@ def save_model(path: str | os.PathLike[str], model: torch.nn.Module, train_confi
         "tgt_vocab": _jsonable(tgt_vocab.to_dict()),
         "history": _jsonable(history),
         "source_name": str(source_name),
+        "device": str(next(iter(model.parameters()), torch.empty(0)).device),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "app_version": __version__,
     }

@@ -1,0 +1,144 @@
+"""Headless command line (``attention-explorer-cli``): train / translate / inspect the book's §11.7 Transformer.
+
+Argument parsing, exit codes and error lines only; the work is in :mod:`explorer.cli_commands`. No Qt.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import sys
+from typing import Any, Callable, NoReturn, Sequence
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # training itself failed (e.g. the loss became NaN)
+EXIT_USAGE = 2  # bad input: arguments, files, datasets, checkpoints, configurations
+EXIT_INTERRUPTED = 130  # stopped with Ctrl-C (a checkpoint is still written when --out was given)
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is ONE line on stderr starting ``error:`` (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def _checked(kind: Callable[[str], Any], test: Callable[[Any], bool], what: str) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not test(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    convert.__name__ = what  # argparse names the type in its messages
+    return convert
+
+
+positive_int = _checked(int, lambda v: v > 0, "a positive whole number")
+non_negative_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
+positive_float = _checked(float, lambda v: v > 0 and v < float("inf"), "a positive number")
+probability = _checked(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
+
+
+def _field_defaults(cls: type) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+def _book_defaults() -> dict[str, Any]:
+    """The book's settings, read from the core config dataclasses (never repeated here)."""
+    from explorer.core.data_sources import load_source
+    from explorer.core.training import TrainingConfig
+    from explorer.core.transformer import TransformerConfig
+
+    model = _field_defaults(TransformerConfig)
+    train = _field_defaults(TrainingConfig)
+    return {**model, **{k: v for k, v in train.items() if k != "model"},
+            "num_examples": inspect.signature(load_source).parameters["num_examples"].default}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (defaults shown in ``--help`` are the book's)."""
+    d = _book_defaults()
+    parser = _Parser(prog="attention-explorer-cli",
+                     description="Train, inspect and use the Transformer of Dive into Deep Learning §11.7.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    train = sub.add_parser("train", help="train a model and optionally save it",
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    train.add_argument("--data", default="builtin", metavar="builtin|PATH|task:copy|task:reverse|task:sort",
+                       help="training data: the bundled corpus, a fra.txt/.tsv/.zip file, or a synthetic task")
+    train.add_argument("--num-examples", type=positive_int, default=d["num_examples"], metavar="N",
+                       help="number of sentence pairs to train on")
+    train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N")
+    train.add_argument("--seed", type=non_negative_int, default=d["seed"], metavar="S")
+    train.add_argument("--device", choices=DEVICES, default="auto")
+    train.add_argument("--out", metavar="FILE", help="save the trained model here (.safetensors)")
+    train.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+    hp = train.add_argument_group("hyperparameters (the book's settings by default)")
+    hp.add_argument("--num-hiddens", type=positive_int, default=d["num_hiddens"], metavar="N")
+    hp.add_argument("--num-layers", type=positive_int, default=d["num_layers"], metavar="N")
+    hp.add_argument("--num-heads", type=positive_int, default=d["num_heads"], metavar="N")
+    hp.add_argument("--ffn-num-hiddens", type=positive_int, default=d["ffn_num_hiddens"], metavar="N")
+    hp.add_argument("--dropout", type=probability, default=d["dropout"], metavar="P")
+    hp.add_argument("--batch-size", type=positive_int, default=d["batch_size"], metavar="N")
+    hp.add_argument("--num-steps", type=positive_int, default=d["num_steps"], metavar="N",
+                    help="sequence length (tokens) sentences are padded or cut to")
+    hp.add_argument("--lr", type=positive_float, default=d["lr"], metavar="LR")
+
+    tr = sub.add_parser("translate", help="translate sentences with a saved model")
+    tr.add_argument("--model", required=True, metavar="FILE")
+    tr.add_argument("--beam", type=positive_int, default=1, metavar="K", help="beam width (1 = greedy)")
+    tr.add_argument("--device", choices=DEVICES, default="cpu")
+    tr.add_argument("--json", action="store_true")
+    tr.add_argument("sentences", nargs="+", metavar="SENTENCE")
+
+    ins = sub.add_parser("inspect", help="describe a saved model")
+    ins.add_argument("--model", required=True, metavar="FILE")
+    ins.add_argument("--json", action="store_true")
+    return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The documented error types whose messages are written for users."""
+    from explorer.core.checkpoint import CheckpointError
+    from explorer.core.text import DatasetError
+    from explorer.core.transformer import ConfigError
+
+    return (CheckpointError, DatasetError, ConfigError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 training failed, 2 bad input, 130 interrupted)."""
+    from explorer import cli_commands
+
+    args = build_parser().parse_args(argv)
+    commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
+                "inspect": cli_commands.run_inspect}
+    try:
+        return commands[args.command](args)
+    except _user_errors() as exc:
+        return fail(str(exc))
+    except cli_commands.CliError as exc:
+        return fail(str(exc), exc.code)
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    """Print one ``error:`` line on stderr and return ``code``."""
+    line = " ".join(message.split())  # exactly one line, whatever the message held
+    print(f"error: {line}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
