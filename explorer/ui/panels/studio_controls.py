@@ -1,0 +1,88 @@
+"""The studio's training controls (book §11.7): Start, Pause/Resume, Step, Stop, Reset and a progress bar."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+STATES = ("idle", "running", "paused", "stopping", "finished")
+
+
+def format_duration(seconds: float) -> str:
+    """``75 -> '1:15'``, ``3725 -> '1:02:05'``; '–' for unknown."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return "–"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+class TrainingControls(QWidget):
+    """Buttons whose enabled state follows the run state, plus progress, epoch, ETA and tokens/s.
+
+    The panel connects the buttons' ``clicked`` signals; :meth:`set_state` enables what makes sense.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.start_button = QPushButton("Start", self)
+        self.pause_button = QPushButton("Pause", self)
+        self.step_button = QPushButton("Step", self)
+        self.stop_button = QPushButton("Stop", self)
+        self.reset_button = QPushButton("Reset", self)
+        self.start_button.setToolTip("Train a fresh model with the settings above")
+        self.pause_button.setToolTip("Pause training (the model can then be inspected and used to translate)")
+        self.step_button.setToolTip("While paused: train on exactly one more batch")
+        self.stop_button.setToolTip("End training; the model trained so far is kept")
+        self.reset_button.setToolTip("Forget the model, the loss curves and the attention history")
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("")
+        self.info_label = QLabel("Not started", self)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for col, button in enumerate((self.start_button, self.pause_button, self.step_button,
+                                      self.stop_button, self.reset_button)):
+            layout.addWidget(button, 0, col)
+        layout.addWidget(self.progress, 1, 0, 1, 5)
+        layout.addWidget(self.info_label, 2, 0, 1, 5)
+        self.state = "idle"
+        self._can_start = True
+        self.set_state("idle")
+
+    def set_can_start(self, ok: bool) -> None:
+        """Whether the settings are valid (Start stays disabled otherwise)."""
+        self._can_start = bool(ok)
+        self.set_state(self.state)
+
+    def set_state(self, state: str) -> None:
+        """Enable the buttons that fit ``state`` (one of :data:`STATES`)."""
+        if state not in STATES:
+            raise ValueError(f"unknown state {state!r}")
+        self.state = state
+        active = state in ("running", "paused")
+        self.start_button.setEnabled(self._can_start and state in ("idle", "finished"))
+        self.pause_button.setEnabled(active)
+        self.pause_button.setText("Resume" if state == "paused" else "Pause")
+        self.step_button.setEnabled(state == "paused")
+        self.stop_button.setEnabled(active)
+        self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running"))
+
+    def reset_progress(self) -> None:
+        """Empty bar, 'Not started'."""
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.info_label.setText("Not started")
+
+    def show_progress(self, epoch: int, num_epochs: int, progress: float, elapsed_s: float,
+                      tokens_per_s: float, loss: float, suffix: str = "") -> None:
+        """Bar at ``progress`` in [0, 1]; text: epoch, loss, ETA and tokens/s."""
+        progress = min(max(progress, 0.0), 1.0)
+        self.progress.setValue(int(round(progress * 1000)))
+        self.progress.setFormat(f"{progress:.0%}")
+        eta = elapsed_s * (1.0 - progress) / progress if progress > 0 else float("nan")
+        text = (f"epoch {epoch}/{num_epochs} · loss {loss:.4f} · ETA {format_duration(eta)} · "
+                f"{tokens_per_s:,.0f} tokens/s")
+        self.info_label.setText(text + (f" · {suffix}" if suffix else ""))

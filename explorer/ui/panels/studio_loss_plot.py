@@ -1,0 +1,207 @@
+"""The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, a previous-run overlay.
+
+Values are appended to preallocated numpy buffers (grown by doubling); the curves are fed with ``setData``
+only when the panel's redraw timer calls :meth:`LossPlotWidget.refresh`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal, Slot
+from scipy.signal import lfilter
+
+from explorer.ui.worker import emit
+
+X_MODES = ("steps", "epochs", "seconds")
+_STEP_COLUMNS = 4  # step, epoch fraction, seconds, loss
+_EPOCH_COLUMNS = 4  # step, epoch, seconds, loss
+
+
+class _Buffer:
+    """Rows of float64 appended in O(1) amortised time; ``view()`` is the filled part (no copy)."""
+
+    def __init__(self, columns: int, capacity: int = 1024) -> None:
+        self._data = np.empty((capacity, columns), dtype=np.float64)
+        self.size = 0
+
+    def append(self, *row: float) -> None:
+        if self.size == len(self._data):
+            grown = np.empty((2 * len(self._data), self._data.shape[1]), dtype=np.float64)
+            grown[: self.size] = self._data
+            self._data = grown
+        self._data[self.size] = row
+        self.size += 1
+
+    def view(self) -> np.ndarray:
+        return self._data[: self.size]  # (size, columns)
+
+    def copy(self) -> np.ndarray:
+        return self.view().copy()
+
+    def clear(self) -> None:
+        self.size = 0
+
+
+def ema(values: np.ndarray, alpha: float) -> np.ndarray:
+    """Exponential moving average ``s_t = alpha * x_t + (1 - alpha) * s_{t-1}``, ``s_0 = x_0`` (shape kept)."""
+    if values.size == 0 or alpha >= 1.0:
+        return values.copy()
+    out, _ = lfilter([alpha], [1.0, alpha - 1.0], values[1:], zi=[(1.0 - alpha) * values[0]])
+    return np.concatenate([values[:1], out])
+
+
+class LossPlotWidget(pg.PlotWidget):
+    """Per-step loss (faint), per-epoch loss (bold), optional smoothing, log-y, x in steps/epochs/seconds.
+
+    Signals
+    -------
+    step_clicked(float): the training step of the point clicked on the curve.
+    """
+
+    step_clicked = Signal(float)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._steps = _Buffer(_STEP_COLUMNS)
+        self._epochs = _Buffer(_EPOCH_COLUMNS)
+        self._previous: tuple[np.ndarray, np.ndarray] | None = None
+        self._dirty = False
+        self.x_mode = "steps"
+        self.smoothing = 0.0  # EMA weight of the past, 0 = off
+        item = self.getPlotItem()
+        item.setDownsampling(auto=True, mode="peak")
+        item.setClipToView(True)
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setLabel("left", "loss (per token)")
+        item.addLegend(offset=(-10, 10))
+        self.previous_curve = item.plot([], [], name="previous run", pen=pg.mkPen((150, 150, 150), width=1.5,
+                                                                             style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.step_curve = item.plot([], [], name="per step", pen=pg.mkPen((31, 119, 180, 90), width=1))
+        self.smooth_curve = item.plot([], [], name="smoothed", pen=pg.mkPen((31, 119, 180), width=1.5))
+        self.epoch_curve = item.plot([], [], name="per epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
+        self.smooth_curve.setVisible(False)
+        self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((44, 160, 44), width=1.5))
+        self.marker.setVisible(False)
+        item.addItem(self.marker, ignoreBounds=True)
+        self._marker_step: float | None = None
+        self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
+        self._apply_x_label()
+
+    # ---- data (O(1) per call; drawn at refresh) ------------------------------------------------
+    def append_step(self, step: int, epoch_fraction: float, seconds: float, loss: float) -> None:
+        """Record one training step's loss."""
+        self._steps.append(step, epoch_fraction, seconds, loss)
+        self._dirty = True
+
+    def append_epoch(self, epoch: int, step: int, seconds: float, loss: float) -> None:
+        """Record one epoch's loss."""
+        self._epochs.append(step, epoch, seconds, loss)
+        self._dirty = True
+
+    def step_count(self) -> int:
+        """Steps recorded in the current run."""
+        return self._steps.size
+
+    def new_run(self) -> None:
+        """Keep the current run as the grey overlay and start empty buffers."""
+        if self._steps.size:
+            self._previous = (self._steps.copy(), self._epochs.copy())
+        self._steps.clear()
+        self._epochs.clear()
+        self.set_marker(None)
+        self._dirty = True
+        self.refresh()
+
+    def clear_all(self) -> None:
+        """Forget the current run and the overlay."""
+        self._previous = None
+        self._steps.clear()
+        self._epochs.clear()
+        self.set_marker(None)
+        self._dirty = True
+        self.refresh()
+
+    def step_table(self) -> tuple[list[str], np.ndarray]:
+        """Header and rows ``(step, epoch, seconds, loss)`` of the current run (for CSV export)."""
+        return ["step", "epoch", "seconds", "loss"], self._steps.copy()
+
+    # ---- view options ----------------------------------------------------------------------
+    def set_x_mode(self, mode: str) -> None:
+        """x axis in ``steps``, ``epochs`` or ``seconds``."""
+        if mode not in X_MODES:
+            raise ValueError(f"x mode must be one of {X_MODES}, got {mode!r}")
+        self.x_mode = mode
+        self._apply_x_label()
+        self._dirty = True
+        self.refresh()
+        self.set_marker(self._marker_step)
+        self.getPlotItem().enableAutoRange()
+
+    def set_log_y(self, on: bool) -> None:
+        """Logarithmic loss axis."""
+        self.getPlotItem().setLogMode(x=False, y=bool(on))
+
+    def set_smoothing(self, weight: float) -> None:
+        """EMA weight of the past in [0, 1) for a smoothed per-step curve (0 = off)."""
+        self.smoothing = float(min(max(weight, 0.0), 0.999))
+        self.smooth_curve.setVisible(self.smoothing > 0)
+        self._dirty = True
+        self.refresh()
+
+    def set_marker(self, step: float | None) -> None:
+        """Vertical line at a training step (the snapshot on display), or None to hide it."""
+        self._marker_step = step
+        x = None if step is None else self._x_of_step(step)
+        self.marker.setVisible(x is not None)
+        if x is not None:
+            self.marker.setValue(x)
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Push buffered data to the curves if anything changed since the last call."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        col = {"steps": 0, "epochs": 1, "seconds": 2}[self.x_mode]
+        s = self._steps.view()
+        self.step_curve.setData(s[:, col], s[:, 3])
+        if self.smoothing > 0:
+            self.smooth_curve.setData(s[:, col], ema(s[:, 3], 1.0 - self.smoothing))
+        e = self._epochs.view()
+        self.epoch_curve.setData(e[:, col], e[:, 3])
+        if self._previous is not None:
+            p = self._previous[0]
+            self.previous_curve.setData(p[:, col], p[:, 3])
+        else:
+            self.previous_curve.setData([], [])
+
+    def _apply_x_label(self) -> None:
+        self.getPlotItem().setLabel("bottom", {"steps": "step", "epochs": "epoch", "seconds": "seconds"}[self.x_mode])
+
+    def _x_of_step(self, step: float) -> float | None:
+        s = self._steps.view()
+        if self.x_mode == "steps":
+            return float(step)
+        if not s.size:
+            return None
+        i = int(np.clip(np.searchsorted(s[:, 0], step), 0, len(s) - 1))
+        return float(s[i, 1 if self.x_mode == "epochs" else 2])
+
+    def step_at_x(self, x: float) -> float | None:
+        """Training step of the recorded point nearest ``x`` (in the current x units); None if empty."""
+        s = self._steps.view()
+        if not s.size:
+            return None
+        col = {"steps": 0, "epochs": 1, "seconds": 2}[self.x_mode]
+        i = int(np.argmin(np.abs(s[:, col] - x)))
+        return float(s[i, 0])
+
+    @Slot(object)
+    def _on_scene_mouse_clicked(self, event) -> None:
+        item = self.getPlotItem()
+        if not item.sceneBoundingRect().contains(event.scenePos()):
+            return
+        x = item.vb.mapSceneToView(event.scenePos()).x()
+        step = self.step_at_x(x)
+        if step is not None:
+            emit(self.step_clicked, step)
