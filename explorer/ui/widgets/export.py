@@ -5,12 +5,14 @@ half-written file in place of a good one (DESIGN rule 7).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
@@ -72,13 +74,41 @@ def export_png(graphics: Any, path: str | os.PathLike[str], width: int | None = 
     return path
 
 
+@contextlib.contextmanager
+def _closed_paths_tolerated() -> Iterator[None]:
+    """Work around pyqtgraph 0.14 failing on the ``Z`` (close path) that Qt ≥ 6.10 writes in SVG paths.
+
+    pyqtgraph issue #3495: its coordinate fix-up expects every path token to be ``x,y``. While we
+    export, the fix-up first drops ``Z`` tokens (an SVG fill closes its path anyway; our closed
+    paths already end at their start point), then runs unchanged. Restored afterwards.
+    """
+    import pyqtgraph.exporters.SVGExporter  # noqa: F401  (the module, not the class)
+
+    module = sys.modules["pyqtgraph.exporters.SVGExporter"]
+    original = module.correctCoordinates
+
+    def correct_without_close(node: Any, defs: Any, item: Any, options: Any) -> Any:
+        for element in node.getElementsByTagName("path"):
+            d = element.getAttribute("d")
+            if "Z" in d or "z" in d:
+                element.setAttribute("d", " ".join(t for t in d.split() if t not in ("Z", "z")))
+        return original(node, defs, item, options)
+
+    module.correctCoordinates = correct_without_close
+    try:
+        yield
+    finally:
+        module.correctCoordinates = original
+
+
 def export_svg(graphics: Any, path: str | os.PathLike[str]) -> Path:
     """Render ``graphics`` to an SVG file."""
     import pyqtgraph.exporters as pge
 
     path = Path(path)
     try:
-        data = pge.SVGExporter(_export_item(graphics)).export(toBytes=True)
+        with _closed_paths_tolerated():
+            data = pge.SVGExporter(_export_item(graphics)).export(toBytes=True)
     except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
         raise ExportError(f"Could not render the plot as SVG: {exc}") from exc
     _write(path, data)
