@@ -1,49 +1,34 @@
-"""The main window: navigation in the book's order, one lazily built panel at a time, menus, status bar.
+"""The main window (book §11.1–11.7 in order): navigation, one lazily built panel at a time, menus, status bar.
 
-Panels are imported only when first shown, so the window paints before torch is loaded.
+Only Qt is imported here; panels (and through them torch) load when first shown.
 """
 from __future__ import annotations
 
-import html
 import logging
-import traceback
+import sys
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QLabel, QListWidget, QMainWindow, QMessageBox, QPlainTextEdit, QSplitter,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
-from explorer.ui.panels.base_panel import BasePanel
-from explorer.ui.panel_registry import PANELS, PanelLoadError, PanelSpec, load_panel_class
+from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.panel_registry import PANELS, PanelSpec
+from explorer.ui.panel_stack import PanelStack
 from explorer.ui.settings import THEMES, AppSettings
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent
 
+    from explorer.ui.panels.base_panel import BasePanel
+
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_MS = 1000
 
 
-class ErrorPage(QWidget):
-    """Shown in place of a panel that could not be built."""
-
-    def __init__(self, title: str, message: str, details: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.message = message
-        heading = QLabel(f"<h3>{html.escape(title)} could not be opened</h3><p>{html.escape(message)}</p>", self)
-        heading.setWordWrap(True)
-        heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        text = QPlainTextEdit(details, self)
-        text.setReadOnly(True)
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading)
-        layout.addWidget(text, 1)
-
-
 class MainWindow(QMainWindow):
-    """Navigation list + stacked panels; see ``show_panel``, ``build_all_panels`` and ``closeEvent``.
+    """Navigation list + lazily built panels; see ``show_panel``, ``build_all_panels`` and ``closeEvent``.
 
     Parameters
     ----------
@@ -51,26 +36,27 @@ class MainWindow(QMainWindow):
     panels : tuple of PanelSpec
         Defaults to the app's registry; tests pass fakes.
     device_probe : callable returning str, optional
-        Names the compute device; run on a worker thread after the first panel is built.
-        ``None`` skips the probe.
+        Names the compute device; run on a worker thread once ``probe_after_module`` has been
+        imported by some panel (so the probe never pays for importing torch itself), or when the
+        About box opens. ``None`` skips the probe.
+    probe_after_module : str or None
+        ``None`` starts the probe right after the first paint.
     """
 
     first_painted = Signal()
     panel_changed = Signal(str)
-    panel_built = Signal(str)
     device_detected = Signal(str)
 
     def __init__(self, settings: AppSettings, panels: tuple[PanelSpec, ...] = PANELS,
-                 device_probe: Callable[[], str] | None = None, parent: QWidget | None = None) -> None:
+                 device_probe: Callable[[], str] | None = None, probe_after_module: str | None = "torch",
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
         self.specs = tuple(panels)
         self._device_probe = device_probe
-        self._device_runner = None
-        self.device_name = "detecting…" if device_probe else "unknown"
-        self._panels: dict[str, BasePanel] = {}
-        self._errors: dict[str, str] = {}
-        self._pages: dict[str, QWidget] = {}
+        self._probe_after_module = probe_after_module
+        self._device_runner: LatestOnlyRunner | None = None
+        self.device_name = "not detected yet" if device_probe else "unknown"
         self._panel_menus: dict[str, QAction] = {}
         self._painted = False
         self._shut_down = False
@@ -81,12 +67,8 @@ class MainWindow(QMainWindow):
         self.nav.addItems([f"{i}. {spec.title}" for i, spec in enumerate(self.specs, 1)])
         self.nav.setMinimumWidth(180)
         self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
-        self.stack = QStackedWidget(self)
-        for spec in self.specs:
-            page = QLabel(f"Opening {spec.title}…", self.stack)
-            page.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self._pages[spec.key] = page
-            self.stack.addWidget(page)
+        self.stack = PanelStack(self.specs, self)
+        self.stack.panel_built.connect(self._on_stack_panel_built)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.nav)
         self.splitter.addWidget(self.stack)
@@ -102,8 +84,7 @@ class MainWindow(QMainWindow):
         start = settings.last_panel if settings.last_panel in self.keys() else self.specs[0].key
         self._select(start)  # the page is built after the first paint (or by show_panel)
         self.nav.currentRowChanged.connect(self._on_nav_current_row_changed)
-        hints = QGuiApplication.styleHints()
-        hints.colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
 
     # ------------------------------------------------------------------ panels
     def keys(self) -> list[str]:
@@ -111,34 +92,38 @@ class MainWindow(QMainWindow):
         return [spec.key for spec in self.specs]
 
     def current_key(self) -> str:
-        """Key of the panel shown now."""
+        """Key of the panel selected now."""
         return self.specs[max(self.nav.currentRow(), 0)].key
 
     def panel(self, key: str) -> BasePanel | None:
         """The built panel for ``key`` (None if not built yet or if it failed)."""
-        return self._panels.get(key)
+        return self.stack.panel(key)
 
     def loaded_panels(self) -> list[BasePanel]:
         """Panels built so far, in navigation order."""
-        return [self._panels[k] for k in self.keys() if k in self._panels]
+        return self.stack.loaded_panels()
 
     def panel_error(self, key: str) -> str | None:
         """Why ``key`` could not be built, or None."""
-        return self._errors.get(key)
+        return self.stack.error(key)
 
     def page(self, key: str) -> QWidget:
         """The widget in the stack for ``key``: a placeholder, the panel, or an error page."""
-        return self._pages[key]
+        return self.stack.page(key)
 
     def show_panel(self, key: str) -> None:
         """Make ``key`` the current panel, building it now if needed (``KeyError`` if unknown)."""
-        if key not in self._pages:
-            raise KeyError(key)
-        self._select(key)
+        self.select_panel(key)
         self.ensure_built(key)
 
+    def select_panel(self, key: str) -> None:
+        """Make ``key`` current; before the window is visible this does not build it."""
+        if key not in self.keys():
+            raise KeyError(key)
+        self._select(key)
+
     def build_current_panel(self) -> None:
-        """Build the panel selected now (used after the first paint)."""
+        """Build the panel selected now (done after the first paint)."""
         self.ensure_built(self.current_key())
 
     def build_all_panels(self) -> None:
@@ -148,60 +133,28 @@ class MainWindow(QMainWindow):
 
     def ensure_built(self, key: str) -> None:
         """Build ``key`` if it is still a placeholder; failures become an error page."""
-        if key in self._panels or key in self._errors:
-            return
-        spec = next(s for s in self.specs if s.key == key)
-        try:
+        if not self.stack.is_settled(key):
             theme.configure_pyqtgraph(self.dark)
-            panel = load_panel_class(spec.target)(parent=None)
-            if not isinstance(panel, BasePanel):
-                raise PanelLoadError(f"{spec.target} is not a BasePanel.")
-        except PanelLoadError as exc:
-            self._install_page(key, ErrorPage(spec.title, str(exc), traceback.format_exc()), error=str(exc))
-            return
-        except Exception as exc:  # a broken panel must not take the window down
-            message = f"{type(exc).__name__}: {exc}"
-            log.exception("building panel %s failed", key)
-            self._install_page(key, ErrorPage(spec.title, message, traceback.format_exc()), error=message)
-            return
-        self._panels[key] = panel
+            self.stack.build(key)
+            self._update_panel_menu()
+            self._maybe_start_device_probe()
+
+    @Slot(str)
+    def _on_stack_panel_built(self, key: str) -> None:
+        panel = self.stack.panel(key)
         panel.status_message.connect(self._on_panel_status_message)
         panel.explanation_box.toggled.connect(self._on_panel_explanation_toggled)
-        try:
-            panel.restore_settings(self.settings.qsettings)
-        except Exception:  # bad stored values: keep the panel's defaults
-            log.exception("restoring settings of %s failed", key)
+        self._ask(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         panel.set_explanation_visible(self.settings.get("view/explanation_visible"))
         self._apply_theme_to(panel)
-        self._install_page(key, panel)
-        self.panel_built.emit(key)
-
-    def _install_page(self, key: str, widget: QWidget, error: str | None = None) -> None:
-        old = self._pages[key]
-        index = self.stack.indexOf(old)
-        self.stack.insertWidget(index, widget)
-        self._pages[key] = widget
-        self.stack.removeWidget(old)
-        old.deleteLater()
-        if error is not None:
-            self._errors[key] = error
-        if key == self.current_key():
-            self.stack.setCurrentWidget(widget)
-            self._update_panel_menu()
 
     def _select(self, key: str) -> None:
         row = self.keys().index(key)
         if self.nav.currentRow() != row:
             self.nav.setCurrentRow(row)  # re-enters through _on_nav_current_row_changed once connected
-        self.stack.setCurrentWidget(self._pages[key])
+        self.stack.show_page(key)
         self._panel_actions[row].setChecked(True)
         self._update_panel_menu()
-
-    def select_panel(self, key: str) -> None:
-        """Make ``key`` current without building it before the window is visible."""
-        if key not in self._pages:
-            raise KeyError(key)
-        self._select(key)
 
     @Slot(int)
     def _on_nav_current_row_changed(self, row: int) -> None:
@@ -264,7 +217,7 @@ class MainWindow(QMainWindow):
 
     def _update_panel_menu(self) -> None:
         current = self.current_key()
-        panel = self._panels.get(current)
+        panel = self.stack.panel(current)
         if panel is not None and current not in self._panel_menus:
             menu = panel.panel_menu()
             if menu is not None:
@@ -285,7 +238,7 @@ class MainWindow(QMainWindow):
     def _on_export_action_triggered(self) -> None:
         from explorer.ui.widgets.export import ExportDialog
 
-        panel = self._panels.get(self.current_key())
+        panel = self.stack.panel(self.current_key())
         targets = panel.export_targets() if panel is not None else []
         if not targets:
             self.statusBar().showMessage("This panel has no plot to export.", 5000)
@@ -303,6 +256,7 @@ class MainWindow(QMainWindow):
         """Help → About."""
         from explorer.ui.about_dialog import AboutDialog
 
+        self._maybe_start_device_probe(force=True)
         AboutDialog(self.device_name, self).exec()
 
     # ------------------------------------------------------------------ theme and explanation
@@ -346,9 +300,13 @@ class MainWindow(QMainWindow):
         self.explanation_action.setChecked(visible)  # all panels follow the one the user folded
 
     # ------------------------------------------------------------------ device
-    def _start_device_probe(self) -> None:
-        from explorer.ui.compute_runner import LatestOnlyRunner
-
+    def _maybe_start_device_probe(self, force: bool = False) -> None:
+        if self._device_probe is None or self._device_runner is not None or self._shut_down:
+            return
+        if not force and self._probe_after_module and self._probe_after_module not in sys.modules:
+            return
+        self.device_name = "detecting…"
+        self.device_label.setText(f"Device: {self.device_name}")
         self._device_runner = LatestOnlyRunner(self)
         self._device_runner.result_ready.connect(self._on_device_runner_result_ready)
         self._device_runner.failed.connect(self._on_device_runner_failed)
@@ -375,8 +333,8 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_first_paint_done(self) -> None:
         self.build_current_panel()
-        if self._device_probe is not None and self._device_runner is None:
-            QTimer.singleShot(0, self._start_device_probe)
+        if self._probe_after_module is None:
+            self._maybe_start_device_probe(force=True)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
@@ -389,7 +347,7 @@ class MainWindow(QMainWindow):
 
     def drop_paths(self, paths: list[str]) -> bool:
         """Hand dropped files to the current panel; True if it used them."""
-        panel = self._panels.get(self.current_key())
+        panel = self.stack.panel(self.current_key())
         handled = False
         if panel is not None and paths:
             try:
@@ -426,8 +384,8 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         for panel in self.loaded_panels():
             self._ask(panel.shutdown, SHUTDOWN_TIMEOUT_MS)
-        if self._device_runner is not None:
-            self._device_runner.shutdown(SHUTDOWN_TIMEOUT_MS)
+        if self._device_runner is not None:  # let a running probe finish: never exit mid-import
+            self._device_runner.shutdown(3 * SHUTDOWN_TIMEOUT_MS)
         if save:
             self.save_settings()
 

@@ -13,7 +13,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMenu
 
-from explorer.ui.main_window import ErrorPage, MainWindow
+from explorer.ui.main_window import MainWindow
+from explorer.ui.panel_stack import ErrorPage
 from explorer.ui.panel_registry import PANELS, PanelSpec
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import AppSettings
@@ -101,7 +102,8 @@ def fake_module(monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def make_window(qtbot, fake_module, tmp_path: Path):
     def make(panels=FAKES) -> MainWindow:
-        window = MainWindow(AppSettings(tmp_path), panels=panels, device_probe=lambda: "test-device")
+        window = MainWindow(AppSettings(tmp_path), panels=panels, device_probe=lambda: "test-device",
+                            probe_after_module=None)
         qtbot.addWidget(window)
         window.confirm_close = lambda reasons: True
         return window
