@@ -28,7 +28,8 @@ class ScalingResult:
     """Raw and 1/√d-scaled dot products for one ``dim`` and the softmax entropy of each query's row.
 
     ``raw, scaled (rows*K,)``; ``raw_entropy, scaled_entropy (rows,)`` in nats; ``max_entropy = ln K``
-    (uniform weights); histograms of each.
+    (uniform weights); histograms of each; ``*_theory = (x, density)`` of N(0, d) and N(0, 1), the
+    distributions the book's argument predicts.
     """
 
     dim: int
@@ -44,6 +45,8 @@ class ScalingResult:
     scaled_hist: Histogram
     raw_entropy_hist: Histogram
     scaled_entropy_hist: Histogram
+    raw_theory: tuple[np.ndarray, np.ndarray]
+    scaled_theory: tuple[np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,12 @@ def _dot_products(dim: int, num_rows: int, num_keys: int, seed: int) -> np.ndarr
     q = rng.standard_normal((num_rows, 1, dim), dtype=np.float32)
     k = rng.standard_normal((num_rows, num_keys, dim), dtype=np.float32)
     return (q * k).sum(axis=-1, dtype=np.float64)  # (rows, K)
+
+
+def normal_density(var: float, lo: float, hi: float, n: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """``(x (n,), pdf (n,))`` of N(0, var) on [lo, hi]."""
+    x = np.linspace(lo, hi, n)
+    return x, np.exp(-0.5 * x**2 / var) / np.sqrt(2 * np.pi * var)
 
 
 def _hist(x: np.ndarray, bins: int, lo: float | None = None, hi: float | None = None) -> Histogram:
@@ -104,12 +113,15 @@ def scaling_demo(dim: int, num_rows: int = 500, num_keys: int = 10, seed: int = 
     scaled = raw / np.sqrt(dim)
     raw_h, scaled_h = softmax_entropy(raw), softmax_entropy(scaled)
     max_h = float(np.log(num_keys))
+    raw_hist, scaled_hist = _hist(raw, bins), _hist(scaled, bins)
     return ScalingResult(
         dim=dim, num_keys=num_keys, raw=raw.ravel(), scaled=scaled.ravel(),
         raw_var=float(raw.var()), scaled_var=float(scaled.var()),
         raw_entropy=raw_h, scaled_entropy=scaled_h, max_entropy=max_h,
-        raw_hist=_hist(raw, bins), scaled_hist=_hist(scaled, bins),
+        raw_hist=raw_hist, scaled_hist=scaled_hist,
         raw_entropy_hist=_hist(raw_h, bins, 0.0, max_h), scaled_entropy_hist=_hist(scaled_h, bins, 0.0, max_h),
+        raw_theory=normal_density(float(dim), raw_hist.edges[0], raw_hist.edges[-1]),
+        scaled_theory=normal_density(1.0, scaled_hist.edges[0], scaled_hist.edges[-1]),
     )
 
 

@@ -30,6 +30,9 @@ def test_entropies_and_histograms():
     assert r.raw_entropy.shape == (500,) and r.max_entropy == pytest.approx(np.log(10))
     # unscaled scores saturate the softmax; scaled ones keep it spread out
     assert r.raw_entropy.mean() < 0.5 * r.scaled_entropy.mean()
+    x, pdf = r.raw_theory
+    assert pdf.max() == pytest.approx(1 / np.sqrt(2 * np.pi * 128), rel=1e-2)
+    assert x[0] == r.raw_hist.edges[0] and x[-1] == r.raw_hist.edges[-1]
     for h in (r.raw_hist, r.scaled_hist, r.raw_entropy_hist, r.scaled_entropy_hist):
         assert len(h.edges) == len(h.counts) + 1
         assert float(np.sum(h.counts * np.diff(h.edges))) == pytest.approx(1.0)

@@ -40,16 +40,16 @@ def hatch_overlay(masked: np.ndarray, dark: bool = False) -> np.ndarray:
     big = np.repeat(np.repeat(masked, s, axis=0), s, axis=1)  # (Q*s, K*s)
     yy, xx = np.indices(big.shape)
     stripe = ((yy + xx) % max(s, 2)) < max(1, s // 4)
-    base, line = ((70, 70, 70), (150, 150, 150)) if dark else ((200, 200, 200), (110, 110, 110))
+    base, line = ((70, 70, 70), (125, 125, 125)) if dark else ((215, 215, 215), (160, 160, 160))
     rgba = np.zeros(big.shape + (4,), dtype=np.uint8)
     rgba[..., :3] = np.where(stripe[..., None], line, base)
     rgba[..., 3] = np.where(big, 255, 0)
     return rgba
 
 
-def _ticks(labels: Sequence[str]) -> list[list[tuple[float, str]]]:
-    """Tick list with labels at cell centres, thinned so at most `_MAX_TICKS` show."""
-    step = max(1, int(np.ceil(len(labels) / _MAX_TICKS)))
+def _ticks(labels: Sequence[str], max_ticks: int = _MAX_TICKS) -> list[list[tuple[float, str]]]:
+    """Tick list with labels at cell centres, thinned so at most `max_ticks` show."""
+    step = max(1, int(np.ceil(len(labels) / max_ticks)))
     return [[(i + 0.5, str(labels[i])) for i in range(0, len(labels), step)]]
 
 
@@ -99,6 +99,7 @@ class HeatmapPlotItem(pg.PlotItem):
         super().__init__()
         self.compact = compact
         self.dark = False
+        self.max_ticks = _MAX_TICKS
         self.image_item = HeatmapImageItem()
         self.image_item.setColorMap(pg.colormap.get(colormap))
         self.mask_item = pg.ImageItem(axisOrder="row-major")
@@ -152,8 +153,8 @@ class HeatmapPlotItem(pg.PlotItem):
         self.image_item.setImage(img, autoLevels=False)
         self.image_item.setLevels(self.levels)  # after setImage: a colour bar may have deferred levels
         self._set_mask(mask)
-        self.getAxis("left").setTicks(_ticks(rows))
-        self.getAxis("bottom").setTicks(_ticks(cols))
+        self.getAxis("left").setTicks(_ticks(rows, self.max_ticks))
+        self.getAxis("bottom").setTicks(_ticks(cols, self.max_ticks))
         if reshaped:
             self.setLimits(xMin=0, xMax=k, yMin=0, yMax=q)
             self.setRange(xRange=(0, k), yRange=(0, q), padding=0)

@@ -1,0 +1,223 @@
+"""Scoring functions panel (book §11.3): additive vs scaled dot-product attention, masked softmax
+with 1-D or 2-D valid lengths, and the 1/√d scaling demo. Numbers come from core.attention_demos.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.attention_demos import DemoError, ScoringResult, parse_lengths, scoring_demo
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
+                                                       spin_box)
+from explorer.ui.panels.scoring_panel_scaling import ScalingSection
+from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+
+MAX_BATCH = 4
+MASK_MODES = ("no mask", "valid length per sequence (1-D)", "valid lengths per query (2-D)")
+SHOW_MODES = ("attention weights", "raw scores")
+DEFAULT_LENGTHS = (2, 6, 10, 10)
+
+
+class ScoringPanel(BasePanel):
+    """Two scoring functions on the same queries, keys and values, side by side."""
+
+    key = "scoring"
+    title = "Scoring functions"
+    formula_html = (
+        "additive: a(<b>q</b>, <b>k</b>) = <b>w</b><sub>v</sub><sup>⊤</sup> tanh(<b>W</b><sub>q</sub><b>q</b>"
+        " + <b>W</b><sub>k</sub><b>k</b>) &nbsp;&nbsp;|&nbsp;&nbsp; scaled dot product: "
+        "a(<b>q</b>, <b>k</b>) = <b>q</b><sup>⊤</sup><b>k</b> / √d &nbsp;→&nbsp; "
+        "softmax(<b>QK</b><sup>⊤</sup>/√d)<b>V</b>")
+    explanation_html = (
+        "An attention score says how well a query matches a key; a softmax over the keys turns the scores "
+        "into weights that sum to one, and the output is the weighted average of the values. The additive "
+        "scorer learns a small one-layer network and works even when queries and keys differ in size; the "
+        "dot product needs equal sizes but is a single matrix product. Masking (valid lengths) hides padding "
+        "keys: their scores are pushed to −∞ before the softmax, so they get weight exactly 0 (hatched "
+        "cells). Below, see why the dot product is divided by √d: without it the scores spread out as d "
+        "grows and the softmax collapses onto one key.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: ScoringResult | None = None
+        self.batch_size_spin = spin_box(1, MAX_BATCH, 2, "number of sequences in the batch")
+        self.batch_index_spin = spin_box(0, 1, 0, "which sequence of the batch the heatmaps show")
+        self.queries_spin = spin_box(1, 16, 4, "number of queries Q")
+        self.keys_spin = spin_box(1, 20, 10, "number of keys (and values) K")
+        self.dim_spin = spin_box(1, 64, 8, "size d of queries and keys")
+        self.hidden_spin = spin_box(1, 64, 8, "hidden size h of the additive scorer")
+        self.seed_spin = spin_box(0, 9999, 0, "random seed for Q, K, V and the additive weights")
+        self.show_combo = combo_box(list(SHOW_MODES), SHOW_MODES[0], "draw the weights or the raw scores")
+        self.mask_combo = combo_box(list(MASK_MODES), MASK_MODES[1], "how keys are masked")
+        self.length_spins = [spin_box(0, 10, n, f"valid keys of sequence {b}") for b, n in enumerate(DEFAULT_LENGTHS)]
+        self.length_edits = [QLineEdit(" ".join(str(min(i + 1 + b, 10)) for i in range(4)))
+                             for b in range(MAX_BATCH)]
+        for b, edit in enumerate(self.length_edits):
+            edit.setToolTip(f"valid keys for each query of sequence {b}, e.g. '1 2 3 4'")
+        inputs = form_group("Queries, keys, values", [
+            ("batch size", self.batch_size_spin), ("show sequence", self.batch_index_spin),
+            ("queries Q", self.queries_spin), ("keys K", self.keys_spin), ("size d", self.dim_spin),
+            ("hidden h (additive)", self.hidden_spin), ("seed", self.seed_spin), ("show", self.show_combo)])
+        self.lengths_group = QGroupBox("Masking")
+        self._lengths_form = QFormLayout(self.lengths_group)
+        self._lengths_form.addRow(self.mask_combo)
+        for b in range(MAX_BATCH):
+            row = QHBoxLayout()
+            row.addWidget(self.length_spins[b])
+            row.addWidget(self.length_edits[b], 1)
+            self._lengths_form.addRow(f"sequence {b}", row)
+
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(inputs)
+        side_layout.addWidget(self.lengths_group)
+        side_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFixedWidth(270)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.grid = HeatmapGridWidget(max_columns=2)
+        self.grid.cell_clicked.connect(self._on_grid_cell_clicked)
+        top = QWidget()
+        top_layout = QHBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(scroll)
+        top_layout.addWidget(self.grid, 1)
+        self.scaling = ScalingSection()
+        self.scaling.failed.connect(self._on_scaling_failed)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(self.scaling)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.body_layout.addWidget(splitter)
+
+        self.controls: dict[str, QWidget] = {
+            "batch_size": self.batch_size_spin, "batch_index": self.batch_index_spin,
+            "num_queries": self.queries_spin, "num_keys": self.keys_spin, "dim": self.dim_spin,
+            "num_hiddens": self.hidden_spin, "seed": self.seed_spin, "show": self.show_combo,
+            "mask_mode": self.mask_combo, "scaling_d": self.scaling.d_slider,
+            "scaling_keys": self.scaling.keys_spin,
+            **{f"length_{b}": s for b, s in enumerate(self.length_spins)},
+            **{f"lengths_2d_{b}": e for b, e in enumerate(self.length_edits)},
+        }
+        for spin in (self.batch_size_spin, self.batch_index_spin, self.queries_spin, self.keys_spin,
+                     self.dim_spin, self.hidden_spin, self.seed_spin, *self.length_spins):
+            spin.valueChanged.connect(self._on_control_changed)
+        for combo in (self.show_combo, self.mask_combo):
+            combo.currentIndexChanged.connect(self._on_control_changed)
+        for edit in self.length_edits:
+            edit.editingFinished.connect(self._on_control_changed)
+        self._sync_controls()
+        self.recompute()
+        self.scaling.request()
+
+    # --- compute and draw ---------------------------------------------------------------------
+    def valid_lens(self) -> list[int] | list[list[int]] | None:
+        """The valid lengths the controls describe (raises `DemoError` for unreadable text)."""
+        mode = MASK_MODES.index(self.mask_combo.currentText())
+        batch, q, k = self.batch_size_spin.value(), self.queries_spin.value(), self.keys_spin.value()
+        if mode == 0:
+            return None
+        if mode == 1:
+            return [s.value() for s in self.length_spins[:batch]]
+        lengths = []
+        for b in range(batch):
+            try:
+                lengths.append(parse_lengths(self.length_edits[b].text(), q, k))
+            except DemoError as err:
+                raise DemoError(f"sequence {b}: {err}") from None
+        return lengths
+
+    def recompute(self) -> None:
+        """Ask core for both scorers' weights and draw the chosen sequence; bad input shows inline."""
+        try:
+            self.result = scoring_demo(
+                batch_size=self.batch_size_spin.value(), num_queries=self.queries_spin.value(),
+                num_keys=self.keys_spin.value(), dim=self.dim_spin.value(),
+                num_hiddens=self.hidden_spin.value(), seed=self.seed_spin.value(), valid_lens=self.valid_lens())
+        except DemoError as err:
+            self.show_inline_message(str(err))
+            return
+        self.clear_inline_message()
+        self._draw()
+
+    def _draw(self) -> None:
+        r, b = self.result, self.batch_index_spin.value()
+        scores = self.show_combo.currentText() == SHOW_MODES[1]
+        add, dot = (r.additive_scores, r.dot_scores) if scores else (r.additive_weights, r.dot_weights)
+        masked = self.mask_combo.currentText() != MASK_MODES[0]
+        what = "score" if scores else "weight"
+        self.grid.set_matrices(
+            [add[b], dot[b]], titles=[f"additive {what}s", f"scaled dot-product {what}s"],
+            row_labels=[f"q{i}" for i in range(add.shape[1])], col_labels=[f"k{j}" for j in range(add.shape[2])],
+            mask=r.keep[b] if masked else None, levels=None if scores else (0.0, 1.0))
+
+    def _sync_controls(self) -> None:
+        """Ranges and visibility that follow other controls (no signals echo back)."""
+        batch, k = self.batch_size_spin.value(), self.keys_spin.value()
+        mode = MASK_MODES.index(self.mask_combo.currentText())
+        with QSignalBlocker(self.batch_index_spin):
+            self.batch_index_spin.setMaximum(batch - 1)
+        for b in range(MAX_BATCH):
+            with QSignalBlocker(self.length_spins[b]):
+                self.length_spins[b].setMaximum(k)
+            shown = b < batch
+            self._lengths_form.setRowVisible(b + 1, mode != 0 and shown)  # shows the whole row
+            self.length_spins[b].setVisible(mode == 1 and shown)
+            self.length_edits[b].setVisible(mode == 2 and shown)
+
+    # --- slots --------------------------------------------------------------------------------
+    @Slot()
+    def _on_control_changed(self, *_args) -> None:
+        self._sync_controls()
+        self.recompute()
+
+    @Slot(int, int, int)
+    def _on_grid_cell_clicked(self, _tile: int, row: int, _col: int) -> None:
+        self.grid.highlight_row(row)
+        if self.result is not None:
+            b = self.batch_index_spin.value()
+            add = " ".join(f"{w:.2f}" for w in self.result.additive_weights[b, row])
+            dot = " ".join(f"{w:.2f}" for w in self.result.dot_weights[b, row])
+            self.status_message.emit(f"q{row}: additive [{add}]  ·  dot product [{dot}]")
+
+    @Slot(str)
+    def _on_scaling_failed(self, message: str) -> None:
+        self.show_inline_message(f"Scaling demo: {message}")
+
+    # --- panel hooks --------------------------------------------------------------------------
+    def save_settings(self, settings: QSettings) -> None:
+        save_controls(self, settings, self.controls)
+
+    def restore_settings(self, settings: QSettings) -> None:
+        restore_controls(self, settings, self.controls)
+        self._sync_controls()
+        self.recompute()
+        self.scaling.request()
+
+    def export_targets(self) -> list[ExportTarget]:
+        return [ExportTarget("weights", self.grid, self._weights_csv), *self.scaling.export_targets()]
+
+    def _weights_csv(self) -> tuple[list[str], np.ndarray]:
+        header = ["query", "key", "additive_weight", "dot_product_weight", "additive_score", "dot_score", "kept"]
+        if self.result is None:
+            return header, np.zeros((0, len(header)))
+        r, b = self.result, self.batch_index_spin.value()
+        qi, ki = np.indices(r.keep[b].shape)
+        cols = [qi, ki, r.additive_weights[b], r.dot_weights[b], r.additive_scores[b], r.dot_scores[b], r.keep[b]]
+        return header, np.column_stack([np.ravel(c).astype(np.float64) for c in cols])
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        self.grid.apply_theme(dark)
+        self.scaling.apply_theme(dark)
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self.scaling.shutdown(timeout_ms)

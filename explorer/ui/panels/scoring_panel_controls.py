@@ -1,0 +1,102 @@
+"""Control builders and the settings round trip shared by the scoring, multi-head and positional panels.
+
+(Lives beside the scoring panel because that is where it was first needed; it holds no maths.)
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit,
+                               QSpinBox, QWidget)
+from superqt import QLabeledSlider
+
+from explorer.ui.settings import coerce
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+
+    from explorer.ui.panels.base_panel import BasePanel
+
+
+def spin_box(lo: int, hi: int, value: int, tip: str = "") -> QSpinBox:
+    """An integer spin box that reports values only when typing pauses or arrows are used."""
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setValue(value)
+    box.setKeyboardTracking(False)
+    box.setToolTip(tip)
+    return box
+
+
+def labeled_slider(lo: int, hi: int, value: int, tip: str = "") -> QLabeledSlider:
+    """A horizontal superqt slider with an editable value label."""
+    slider = QLabeledSlider(Qt.Orientation.Horizontal)
+    slider.setRange(lo, hi)
+    slider.setValue(value)
+    slider.setToolTip(tip)
+    return slider
+
+
+def combo_box(items: list[str], current: str, tip: str = "") -> QComboBox:
+    combo = QComboBox()
+    combo.addItems(items)
+    combo.setCurrentText(current)
+    combo.setToolTip(tip)
+    return combo
+
+
+def form_group(title: str, rows: list[tuple[str, QWidget]]) -> QGroupBox:
+    """A titled group with one labelled row per control ('' puts the widget across the row)."""
+    group = QGroupBox(title)
+    form = QFormLayout(group)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    for label, widget in rows:
+        if label:
+            form.addRow(label, widget)
+        else:
+            form.addRow(widget)
+    return group
+
+
+def control_value(widget: QWidget) -> object:
+    """The value a control shows, in the type QSettings stores."""
+    if isinstance(widget, (QSpinBox, QLabeledSlider, QDoubleSpinBox)):
+        return widget.value()
+    if isinstance(widget, QCheckBox):
+        return widget.isChecked()
+    if isinstance(widget, QComboBox):
+        return widget.currentText()
+    if isinstance(widget, QLineEdit):
+        return widget.text()
+    raise TypeError(f"no settings support for {type(widget).__name__}")
+
+
+def set_control_value(widget: QWidget, stored: object) -> None:
+    """Show ``stored`` (converted to the control's type; unusable values are ignored) without signals."""
+    current = control_value(widget)
+    value = coerce(stored, current)
+    with QSignalBlocker(widget):
+        if isinstance(widget, (QSpinBox, QLabeledSlider, QDoubleSpinBox)):
+            widget.setValue(value)  # out-of-range values are clamped by the control
+        elif isinstance(widget, QCheckBox):
+            widget.setChecked(bool(value))
+        elif isinstance(widget, QComboBox):
+            if widget.findText(str(value)) >= 0:
+                widget.setCurrentText(str(value))
+        elif isinstance(widget, QLineEdit):
+            widget.setText(str(value))
+
+
+def save_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWidget]) -> None:
+    """Store every control under ``panels/<key>/<name>``."""
+    for name, widget in controls.items():
+        settings.setValue(panel.settings_key(name), control_value(widget))
+
+
+def restore_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWidget]) -> None:
+    """Restore what `save_controls` stored; missing keys keep the current value. Emits nothing."""
+    for name, widget in controls.items():
+        stored = settings.value(panel.settings_key(name))
+        if stored is not None:
+            set_control_value(widget, stored)

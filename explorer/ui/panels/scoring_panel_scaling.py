@@ -1,0 +1,167 @@
+"""The scoring panel's scaling demo (book §11.3.3): why dot products are divided by √d.
+
+A `d` slider; histograms of raw and scaled dot products with the N(0, d) / N(0, 1) curves the
+argument predicts; the softmax entropy against d, raw and scaled. Numbers come from core.scaling.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from superqt.utils import qthrottled
+
+from explorer.core.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
+from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.panels.base_panel import ExportTarget
+from explorer.ui.panels.scoring_panel_controls import form_group, labeled_slider, spin_box
+
+RAW_COLOUR, SCALED_COLOUR = "#d35400", "#2471a3"
+
+
+def compute_scaling(dim: int, num_keys: int, with_sweep: bool) -> tuple[ScalingResult, EntropySweep | None]:
+    """Worker-thread job: the demo for ``dim`` and, when asked, the entropy sweep over d."""
+    return scaling_demo(dim, num_keys=num_keys), (entropy_sweep(num_keys=num_keys) if with_sweep else None)
+
+
+class ScalingSection(QWidget):
+    """Controls and plots of the scaling demo; heavy work runs on a `LatestOnlyRunner`."""
+
+    drawn = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: ScalingResult | None = None
+        self.sweep: EntropySweep | None = None
+        self._sweep_keys: int | None = None
+        self.d_slider = labeled_slider(1, 512, 64, "size d of the query and key vectors")
+        self.keys_spin = spin_box(2, 50, 10, "number of keys each query's softmax runs over")
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        controls = form_group("Why divide by √d?", [("d", self.d_slider), ("keys", self.keys_spin),
+                                                    ("", self.summary)])
+        controls.setFixedWidth(260)
+
+        self.plots = pg.GraphicsLayoutWidget()
+        self.raw_plot = self.plots.addPlot(row=0, col=0, title="raw q·k")
+        self.scaled_plot = self.plots.addPlot(row=0, col=1, title="scaled q·k/√d")
+        self.entropy_plot = self.plots.addPlot(row=0, col=2, title="softmax entropy (nats) vs d")
+        self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
+        self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
+        self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
+                                                 pen=SCALED_COLOUR)
+        self.scaled_theory = self.scaled_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
+        self.entropy_plot.addLegend(offset=(10, -10))  # bottom left: the curves leave it empty
+        self.entropy_plot.setLogMode(x=True, y=False)
+        self.raw_sweep = self.entropy_plot.plot(pen=RAW_COLOUR, symbol="o", symbolSize=5,
+                                                symbolBrush=RAW_COLOUR, name="raw")
+        self.scaled_sweep = self.entropy_plot.plot(pen=SCALED_COLOUR, symbol="o", symbolSize=5,
+                                                   symbolBrush=SCALED_COLOUR, name="scaled")
+        self.now_marker = self.entropy_plot.plot(pen=None, symbol="star", symbolSize=14,
+                                                 symbolBrush="#27ae60")
+        self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
+                                            label="uniform: ln K", labelOpts={"position": 0.8})
+        self.entropy_plot.addItem(self.uniform_line)
+        self.entropy_plot.setLabel("bottom", "d")
+        for plot in (self.raw_plot, self.scaled_plot):
+            plot.setLabel("left", "density")
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        side = QVBoxLayout()
+        side.addWidget(controls)
+        side.addStretch(1)
+        layout.addLayout(side)
+        layout.addWidget(self.plots, 1)
+
+        self.runner = LatestOnlyRunner(self)
+        self.runner.result_ready.connect(self._on_runner_result_ready)
+        self.runner.failed.connect(self._on_runner_failed)
+        self._request_throttled = qthrottled(self.request, timeout=40, leading=True, parent=self)
+        self.d_slider.valueChanged.connect(self._on_d_slider_value_changed)
+        self.keys_spin.valueChanged.connect(self._on_keys_spin_value_changed)
+        self.apply_theme(False)
+
+    # --- compute ----------------------------------------------------------------------------
+    def request(self) -> None:
+        """Recompute for the current controls on the worker thread (only the newest request runs)."""
+        keys = self.keys_spin.value()
+        self.runner.submit(compute_scaling, self.d_slider.value(), keys, keys != self._sweep_keys)
+        self._sweep_keys = keys
+
+    @Slot(int)
+    def _on_d_slider_value_changed(self, _value: int) -> None:
+        self._request_throttled()
+
+    @Slot(int)
+    def _on_keys_spin_value_changed(self, _value: int) -> None:
+        self.request()
+
+    @Slot(object)
+    def _on_runner_result_ready(self, payload: object) -> None:
+        result, sweep = payload
+        if sweep is not None:
+            self.sweep = sweep
+            self.raw_sweep.setData(sweep.dims, sweep.raw_entropy)
+            self.scaled_sweep.setData(sweep.dims, sweep.scaled_entropy)
+            self.uniform_line.setPos(sweep.max_entropy)
+            self.entropy_plot.setYRange(0, sweep.max_entropy * 1.08)
+        self.result = result
+        self.raw_hist.setData(result.raw_hist.edges, result.raw_hist.counts)
+        self.raw_theory.setData(*result.raw_theory)
+        self.scaled_hist.setData(result.scaled_hist.edges, result.scaled_hist.counts)
+        self.scaled_theory.setData(*result.scaled_theory)
+        self.now_marker.setData([result.dim, result.dim],
+                                [result.raw_entropy.mean(), result.scaled_entropy.mean()])
+        self.raw_plot.setTitle(f"raw q·k: variance {result.raw_var:.1f} (d = {result.dim})")
+        self.scaled_plot.setTitle(f"scaled q·k/√d: variance {result.scaled_var:.2f}")
+        self.summary.setText(
+            f"Var(q·k) = <b>{result.raw_var:.1f}</b> ≈ d = {result.dim}<br>"
+            f"Var(q·k/√d) = <b>{result.scaled_var:.2f}</b> ≈ 1<br>"
+            f"softmax entropy over {result.num_keys} keys:<br>"
+            f"&nbsp; raw <b>{result.raw_entropy.mean():.2f}</b>, scaled <b>{result.scaled_entropy.mean():.2f}</b> "
+            f"(uniform {result.max_entropy:.2f}) nats")
+        self.drawn.emit()
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self.failed.emit(message)
+
+    # --- panel hooks ------------------------------------------------------------------------
+    def export_targets(self) -> list[ExportTarget]:
+        def hist_csv(which: str):
+            def table() -> tuple[list[str], np.ndarray]:
+                if self.result is None:
+                    return ["left_edge", "right_edge", "density"], np.zeros((0, 3))
+                h = getattr(self.result, which)
+                return ["left_edge", "right_edge", "density"], np.column_stack([h.edges[:-1], h.edges[1:], h.counts])
+            return table
+
+        def sweep_csv() -> tuple[list[str], np.ndarray]:
+            s = self.sweep
+            if s is None:
+                return ["d", "raw_entropy", "scaled_entropy", "raw_var", "scaled_var"], np.zeros((0, 5))
+            return (["d", "raw_entropy", "scaled_entropy", "raw_var", "scaled_var"],
+                    np.column_stack([s.dims, s.raw_entropy, s.scaled_entropy, s.raw_var, s.scaled_var]))
+
+        return [ExportTarget("raw_dot_products", self.raw_plot, hist_csv("raw_hist")),
+                ExportTarget("scaled_dot_products", self.scaled_plot, hist_csv("scaled_hist")),
+                ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv)]
+
+    def apply_theme(self, dark: bool) -> None:
+        self.plots.setBackground("k" if dark else "w")
+        fg = "#dddddd" if dark else "#222222"
+        for plot in (self.raw_plot, self.scaled_plot, self.entropy_plot):
+            for name in ("left", "bottom"):
+                plot.getAxis(name).setPen(fg)
+                plot.getAxis(name).setTextPen(fg)
+            plot.titleLabel.setText(plot.titleLabel.text, color=fg)
+        theory = pg.mkPen("#bbbbbb" if dark else "#444444", width=2, style=Qt.PenStyle.DashLine)
+        self.raw_theory.setPen(theory)
+        self.scaled_theory.setPen(theory)
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self._request_throttled.cancel()
+        self.runner.shutdown(timeout_ms)

@@ -1,0 +1,140 @@
+"""Several attention heatmaps side by side sharing one colour bar (book §11.3 scorers, §11.5 heads)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+
+from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
+
+
+class HeatmapGridWidget(pg.GraphicsLayoutWidget):
+    """A grid of `HeatmapPlotItem` tiles, one shared `ColorBarItem` and a hover readout.
+
+    Signals: ``cell_clicked(tile, row, col)``, ``cell_hovered(tile, row, col, value)``.
+    """
+
+    cell_clicked = Signal(int, int, int)
+    cell_hovered = Signal(int, int, int, float)
+
+    def __init__(self, parent=None, colormap: str = DEFAULT_COLORMAP, max_columns: int = 3,
+                 max_ticks: int = 16) -> None:
+        super().__init__(parent)
+        self.colormap = colormap
+        self.max_columns = max_columns
+        self.max_ticks = max_ticks
+        self.dark = False
+        self.plots: list[HeatmapPlotItem] = []
+        self.titles: list[str] = []
+        self.color_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(colormap),
+                                         interactive=False, width=14)
+        self.readout = pg.LabelItem("", justify="left")
+        self._columns = 0
+        self.setMinimumSize(240, 180)
+        self.apply_theme(False)
+
+    # --- data -------------------------------------------------------------------------------
+    def set_matrices(self, matrices: Sequence[np.ndarray] | np.ndarray, titles: Sequence[str] | None = None,
+                     row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+                     mask: np.ndarray | None = None, levels: tuple[float, float] | None = (0.0, 1.0),
+                     columns: int | None = None) -> None:
+        """Show ``matrices`` (n, Q, K) as n tiles; ``mask`` bool (Q, K) or (n, Q, K), True = kept.
+
+        ``levels=None`` uses the common range of all tiles.
+        """
+        mats = [np.asarray(m) for m in matrices]
+        if not mats:
+            raise ValueError("a heatmap grid needs at least one matrix")
+        n = len(mats)
+        titles = list(titles) if titles is not None else [f"{i}" for i in range(n)]
+        if len(titles) != n:
+            raise ValueError(f"{len(titles)} titles for {n} heatmaps")
+        if levels is None:
+            lo = min(float(np.nanmin(m)) for m in mats)
+            hi = max(float(np.nanmax(m)) for m in mats)
+            levels = (lo, hi if hi > lo else lo + 1.0)
+        cols = columns or min(n, self.max_columns)
+        if n != len(self.plots) or cols != self._columns:
+            self._rebuild(n, cols)
+        masks = np.broadcast_to(mask, (n,) + np.shape(mask)[-2:]) if mask is not None else [None] * n
+        for i, plot in enumerate(self.plots):
+            plot.set_matrix(mats[i], row_labels, col_labels, masks[i], levels)
+            plot.setTitle(titles[i], color=self._fg())
+        self.titles = titles
+        self.color_bar.setLevels(tuple(levels))
+
+    @property
+    def matrices(self) -> list[np.ndarray]:
+        """The float32 (Q, K) matrices on display, one per tile."""
+        return [p.matrix for p in self.plots]
+
+    def highlight_row(self, row: int | None) -> None:
+        """Outline the same row in every tile (None: none)."""
+        for plot in self.plots:
+            plot.highlight_row(row)
+
+    def set_colormap(self, name: str) -> None:
+        self.colormap = name
+        self.color_bar.setColorMap(pg.colormap.get(name))
+        for plot in self.plots:
+            plot.set_colormap(name)
+
+    def csv_table(self) -> tuple[list[str], np.ndarray]:
+        """Long format for CSV export: one line per (tile, row, col) with its value."""
+        rows = []
+        for t, m in enumerate(self.matrices):
+            r, c = np.indices(m.shape)
+            rows.append(np.column_stack([np.full(m.size, t), r.ravel(), c.ravel(), m.ravel()]))
+        data = np.concatenate(rows).astype(np.float64) if rows else np.zeros((0, 4))
+        return ["tile", "row", "col", "value"], data
+
+    def apply_theme(self, dark: bool) -> None:
+        self.dark = dark
+        self.setBackground("k" if dark else "w")
+        for plot, title in zip(self.plots, self.titles):
+            plot.apply_theme(dark)
+            plot.setTitle(title, color=self._fg())
+        self.color_bar.axis.setPen(pg.mkPen(self._fg()))
+        self.color_bar.axis.setTextPen(pg.mkPen(self._fg()))
+        self.readout.setText(self.readout.text, color=self._fg())
+
+    # --- layout -----------------------------------------------------------------------------
+    def _fg(self) -> str:
+        return "#dddddd" if self.dark else "#222222"
+
+    def _rebuild(self, n: int, cols: int) -> None:
+        """Lay out n tiles in `cols` columns; tiles are reused, created or dropped as needed."""
+        for item in [*self.plots, self.color_bar, self.readout]:
+            if item.scene() is not None:
+                self.ci.removeItem(item)
+        while len(self.plots) < n:
+            plot = HeatmapPlotItem(self.colormap)
+            plot.max_ticks = self.max_ticks
+            plot.apply_theme(self.dark)
+            index = len(self.plots)
+            plot.image_item.cell_clicked.connect(lambda r, c, i=index: self.cell_clicked.emit(i, r, c))
+            plot.image_item.cell_hovered.connect(lambda r, c, v, i=index: self._on_tile_cell_hovered(i, r, c, v))
+            plot.image_item.hover_left.connect(self._on_tile_hover_left)
+            self.plots.append(plot)
+        del self.plots[n:]
+        rows = (n + cols - 1) // cols
+        for i, plot in enumerate(self.plots):
+            self.addItem(plot, row=i // cols, col=i % cols)
+        self.addItem(self.color_bar, row=0, col=cols, rowspan=rows)
+        self.addItem(self.readout, row=rows, col=0, colspan=cols + 1)
+        self.color_bar.setImageItem([p.image_item for p in self.plots])
+        self._columns = cols
+
+    # --- slots -----------------------------------------------------------------------------
+    def _on_tile_cell_hovered(self, tile: int, row: int, col: int, value: float) -> None:
+        plot = self.plots[tile]
+        text = f"{self.titles[tile]}: {plot.row_labels[row]} → {plot.col_labels[col]} = {value:.4g}"
+        if plot.mask is not None and not plot.mask[row, col]:
+            text += " (masked)"
+        self.readout.setText(text, color=self._fg())
+        self.cell_hovered.emit(tile, row, col, value)
+
+    def _on_tile_hover_left(self) -> None:
+        self.readout.setText("", color=self._fg())
