@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence, overload
 
+import numpy as np
 import torch
 
 from explorer.core.readers import (
@@ -32,14 +33,15 @@ def tokenize(sentence: str) -> list[str]:
     return sentence.split()
 
 
-def _flatten(tokens: Iterable[Any]) -> list[str]:
-    out: list[str] = []
+def _count(tokens: Iterable[Any]) -> Counter[str]:
+    """Token counts of a token list or a list of token lists; keys in order of first appearance."""
+    counter: Counter[str] = Counter()
     for item in tokens:
         if isinstance(item, str):
-            out.append(item)
+            counter[item] += 1
         else:
-            out.extend(_flatten(item))
-    return out
+            counter.update(item)  # one sentence at a time, in C
+    return counter
 
 
 class Vocab:
@@ -62,7 +64,7 @@ class Vocab:
         min_freq: int = 0,
         reserved_tokens: Sequence[str] = RESERVED_TOKENS,
     ) -> None:
-        counter = Counter(_flatten(tokens))
+        counter = _count(tokens)
         # sorted() is stable, also with reverse=True: equal counts keep first-appearance order.
         self._token_freqs = sorted(counter.items(), key=lambda kv: kv[1], reverse=True)
         self.min_freq = int(min_freq)
@@ -95,7 +97,8 @@ class Vocab:
     def __getitem__(self, tokens: Any) -> Any:
         """Index of a token (``unk`` when unknown), or a list of indices for a list/tuple of tokens."""
         if isinstance(tokens, (list, tuple)):
-            return [self.token_to_idx.get(t, 0) for t in tokens]
+            get = self.token_to_idx.get
+            return [get(t, 0) for t in tokens]
         return self.token_to_idx.get(tokens, 0)
 
     def to_tokens(self, indices: Any) -> Any:
@@ -189,10 +192,16 @@ def _build_array(lines: list[list[str]], vocab: Vocab, num_steps: int) -> tuple[
     """Ids + ``<eos>``, truncated/padded: ``(N, num_steps)`` int64 and valid lengths ``(N,)`` int64
     counted as the book does (non-``<pad>`` entries, so a truncated line loses its ``<eos>``)."""
     pad, eos = vocab.pad, vocab.eos
-    rows = [truncate_pad(vocab[line] + [eos], num_steps, pad) for line in lines]
-    array = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), num_steps)  # (N, T) even when N == 0
-    valid_len = (array != pad).sum(dim=1, dtype=torch.int64)
-    return array, valid_len
+    get = vocab.token_to_idx.get
+    array = np.full((len(lines), num_steps), pad, dtype=np.int64)  # (N, T)
+    for row, line in zip(array, lines):
+        ids = [get(t, 0) for t in line[:num_steps]]
+        ids.append(eos)
+        n = min(len(ids), num_steps)
+        row[:n] = ids[:n]
+    tensor = torch.from_numpy(array)
+    valid_len = (tensor != pad).sum(dim=1, dtype=torch.int64)  # (N,)
+    return tensor, valid_len
 
 
 @dataclass
