@@ -80,10 +80,16 @@ def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) ->
         if isinstance(num_examples, bool) or not isinstance(num_examples, int) or num_examples < 1:
             raise DatasetError(f"num_examples must be a whole number of at least 1, got {num_examples!r}")
     p = Path(os.fspath(path)).expanduser()
-    if not p.exists():
+    try:
+        exists, is_dir, is_file = p.exists(), p.is_dir(), p.is_file()
+    except OSError as exc:
+        raise DatasetError(f"cannot access {p}: {exc.strerror or exc}") from exc
+    if not exists:
         raise DatasetError(f"no such file: {p}")
-    if p.is_dir():
+    if is_dir:
         raise DatasetError(f"{p} is a folder; choose a .txt, .tsv or .zip file")
+    if not is_file:
+        raise DatasetError(f"{p} is not a regular file; choose a .txt, .tsv or .zip file")
     try:
         with open(p, "rb") as fh:
             head = fh.read(4)

@@ -81,6 +81,9 @@ def test_path_errors_name_the_path(tmp_path: Path) -> None:
         read_pairs(tmp_path / "missing.txt")
     with pytest.raises(DatasetError, match="folder"):
         read_pairs(tmp_path)
+    if os.path.exists("/dev/null"):
+        with pytest.raises(DatasetError, match="not a regular file"):
+            read_pairs("/dev/null")
     with pytest.raises(DatasetError, match="unsupported file type .pdf"):
         read_pairs(write(tmp_path, "paper.pdf", "go\tva\n"))
 
