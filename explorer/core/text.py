@@ -19,7 +19,7 @@ from explorer.core.readers import (
 )
 
 __all__ = [
-    "MAX_TEXT_BYTES", "DatasetError", "ReadResult", "preprocess_nmt", "read_pairs", "tokenize",
+    "MAX_TEXT_BYTES", "DatasetError", "ReadResult", "preprocess_nmt", "normalize_side", "read_pairs", "tokenize",
     "Vocab", "truncate_pad", "NMTDataset", "build_dataset", "EncodedSentence", "encode_sentence",
     "UNK", "PAD", "BOS", "EOS", "RESERVED_TOKENS",
 ]
