@@ -296,12 +296,15 @@ def train_parametric(data: RegressionData, lr: float = 0.5, num_epochs: int = 5,
     y = torch.from_numpy(np.ascontiguousarray(data.y_train, dtype=np.float32))
     keys = torch.from_numpy(leave_one_out(data.x_train).astype(np.float32))  # (N, N-1)
     values = torch.from_numpy(leave_one_out(data.y_train).astype(np.float32))  # (N, N-1)
-    optimizer = torch.optim.SGD([w], lr=float(lr))
+    # Plain SGD written out (w ← w − lr·∂loss/∂w, what torch.optim.SGD does without momentum): the
+    # optimizer's first use imports torch._dynamo lazily, and a big import on a worker thread can
+    # crash a running PySide6 app (its import hook is not thread-safe).
     for epoch in range(1, int(num_epochs) + 1):
-        optimizer.zero_grad()
+        w.grad = None
         loss = ((_nw_forward(x, keys, values, w) - y) ** 2).sum()
         loss.backward()
-        optimizer.step()
+        with torch.no_grad():
+            w -= float(lr) * w.grad
         w_now = float(w.detach()[0])
         if not math.isfinite(w_now):
             raise KernelRegressionError("Training diverged (w is no longer finite); lower the learning rate.")

@@ -1,0 +1,120 @@
+"""Widgets and plot items of the kernel regression panel (book §11.2): log-scale bandwidth slider,
+draggable training points, stem plot.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+
+BANDWIDTH_RANGE: tuple[float, float] = (0.01, 10.0)
+_SLIDER_STEPS = 600
+
+
+class LogSlider(QWidget):
+    """A horizontal slider over [lo, hi] on a log scale with a readout ``h = …``.
+
+    Signal ``value_changed(float)`` fires on every slider move (also while dragging).
+    """
+
+    value_changed = Signal(float)
+
+    def __init__(self, lo: float = BANDWIDTH_RANGE[0], hi: float = BANDWIDTH_RANGE[1], value: float = 1.0,
+                 prefix: str = "h = ", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._lo, self._hi, self._prefix = math.log10(lo), math.log10(hi), prefix
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setRange(0, _SLIDER_STEPS)
+        self.slider.setMinimumWidth(160)
+        self.label = QLabel(self)
+        self.label.setMinimumWidth(70)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.slider.valueChanged.connect(self._on_slider_value_changed)
+        self.set_value(value)
+
+    def value(self) -> float:
+        """The value the slider shows now."""
+        frac = self.slider.value() / _SLIDER_STEPS
+        return 10 ** (self._lo + frac * (self._hi - self._lo))
+
+    def step_for(self, value: float) -> int:
+        """The slider step nearest `value` (clamped to the range)."""
+        v = min(max(math.log10(max(value, 1e-300)), self._lo), self._hi)
+        return round((v - self._lo) / (self._hi - self._lo) * _SLIDER_STEPS)
+
+    def set_value(self, value: float) -> None:
+        """Move to the step nearest `value` without emitting."""
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(self.step_for(value))
+        self._update_label()
+
+    def _update_label(self) -> None:
+        self.label.setText(f"{self._prefix}{self.value():.3g}")
+
+    @Slot(int)
+    def _on_slider_value_changed(self, _step: int) -> None:
+        self._update_label()
+        self.value_changed.emit(self.value())
+
+
+class DraggablePoints(pg.ScatterPlotItem):
+    """A scatter whose points can be dragged with the left mouse button.
+
+    Signals: ``point_dragged(index, x, y)`` during a drag, ``drag_finished()`` at its end.
+    """
+
+    point_dragged = Signal(int, float, float)
+    drag_finished = Signal()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._drag_index: int | None = None
+        self._drag_offset = np.zeros(2)
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            hits = self.pointsAt(ev.buttonDownPos())
+            if len(hits) == 0:
+                ev.ignore()
+                return
+            self._drag_index = int(hits[0].index())
+            down = ev.buttonDownPos()
+            self._drag_offset = np.array([hits[0].pos().x() - down.x(), hits[0].pos().y() - down.y()])
+        elif self._drag_index is None:
+            ev.ignore()
+            return
+        ev.accept()
+        pos = ev.pos()
+        self.point_dragged.emit(self._drag_index, pos.x() + self._drag_offset[0], pos.y() + self._drag_offset[1])
+        if ev.isFinish():
+            self._drag_index = None
+            self.drag_finished.emit()
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        ev.ignore()  # clicks go through to the plot (they pick a query)
+
+
+def stem_xy(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Line data for a stem plot: pairs (xᵢ, 0) → (xᵢ, wᵢ), for `connect="pairs"`. (2N,) each."""
+    xs = np.repeat(np.asarray(x, dtype=np.float64), 2)  # (2N,)
+    ys = np.zeros(xs.size)
+    ys[1::2] = w
+    return xs, ys
+
+
+def kernel_curve(kernel_name: str, bandwidth: float, half_width: float = 2.5,
+                 points: int = 401) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel K(d/h) over distances d in [−half_width, half_width], for the inset plot."""
+    from explorer.core.kernel_regression import kernel
+
+    d = np.linspace(-half_width, half_width, points)
+    return d, kernel(kernel_name, d / bandwidth).astype(np.float64)

@@ -1,0 +1,488 @@
+"""The kernel regression panel (book §11.2): Nadaraya–Watson fits, their attention weights and the
+parametric model with a learnable w, all interactive (bandwidth drag, draggable training points).
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from typing import TYPE_CHECKING, Iterator
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt, Slot
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from superqt.utils import create_worker
+
+from explorer.core import kernel_regression as kr
+from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.kernel_regression_items import DraggablePoints, LogSlider, kernel_curve, stem_xy
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+
+SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
+_COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728"),
+            True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b")}
+_DEFAULTS = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0, lr=0.5, epochs=5,
+                 shown="nonparametric", query=25)
+
+
+def _train(data: kr.RegressionData, lr: float, epochs: int, seed: int,
+           done: threading.Event) -> Iterator[kr.ParametricEpoch]:
+    """The book's SGD epochs, for a superqt generator worker; `done` is set however it ends."""
+    try:
+        yield from kr.train_parametric(data, lr=lr, num_epochs=epochs, seed=seed)
+    finally:
+        done.set()
+
+
+class KernelRegressionPanel(BasePanel):
+    """Nadaraya–Watson regression on the book's toy data, with its (test × train) weights."""
+
+    key = "kernel_regression"
+    title = "Kernel regression"
+    formula_html = ("<i>f</i>(<i>x</i>) = &Sigma;<sub><i>i</i></sub> &alpha;(<i>x</i>, <i>x<sub>i</sub></i>) "
+                    "<i>y<sub>i</sub></i>, &nbsp; &alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = "
+                    "softmax<sub><i>i</i></sub>(&minus;((<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>)<sup>2</sup>/2)"
+                    " &nbsp;&nbsp; (parametric: 1/<i>h</i> &rarr; learnable <i>w</i>)")
+    explanation_html = (
+        "Nadaraya–Watson regression predicts at a query <i>x</i> by averaging the training targets "
+        "<i>y<sub>i</sub></i>, each weighted by how close its key <i>x<sub>i</sub></i> is to the query. "
+        "The weights come from a kernel K((<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>) normalised to sum to "
+        "one, so every row of the heatmap is an attention distribution over the training points. A small "
+        "bandwidth <i>h</i> copies the nearest point (a wiggly curve); a large one averages everything "
+        "(a flat line at the mean). Drag the slider or a training point and watch the fit and the weights "
+        "follow; click the plot to see one query's weights. <b>Train w</b> makes 1/<i>h</i> a parameter "
+        "learned by SGD on leave-one-out keys, as the book does: it learns a narrow kernel, so its curve "
+        "is sharper and less smooth.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._dark = False
+        self.x_train = self.y_train = self.x_test = self.y_truth = np.zeros(0, np.float32)
+        self.pred = np.zeros(0, np.float32)
+        self.weights = np.zeros((0, 0), np.float32)
+        self.param_pred: np.ndarray | None = None
+        self.param_weights: np.ndarray | None = None
+        self.learned_w: float | None = None
+        self.losses: list[float] = []
+        self.w_history: list[float] = []
+        self.query_index = _DEFAULTS["query"]
+        self._buffer = np.zeros((0, 0), np.float32)
+        self._worker = None
+        self._worker_done = threading.Event()
+        self._runner = LatestOnlyRunner(self)
+        self._runner.result_ready.connect(self._on_runner_result_ready)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._build_controls()
+        self._build_plots()
+        self._regenerate()
+
+    # ------------------------------------------------------------------ construction
+    def _build_controls(self) -> None:
+        self.n_train_spin = QSpinBox(minimum=1, maximum=5000, value=_DEFAULTS["n_train"])
+        self.n_test_spin = QSpinBox(minimum=1, maximum=5000, value=_DEFAULTS["n_test"])
+        self.noise_spin = QDoubleSpinBox(minimum=0.0, maximum=5.0, singleStep=0.1, value=_DEFAULTS["noise"])
+        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1, value=_DEFAULTS["seed"])
+        self.kernel_combo = QComboBox()
+        self.kernel_combo.addItems(list(kr.KERNELS))
+        self.bandwidth_slider = LogSlider(value=_DEFAULTS["bandwidth"])
+        self.lr_spin = QDoubleSpinBox(minimum=0.001, maximum=10.0, singleStep=0.1, decimals=3, value=_DEFAULTS["lr"])
+        self.epochs_spin = QSpinBox(minimum=1, maximum=500, value=_DEFAULTS["epochs"])
+        self.train_button = QPushButton("Train w")
+        self.shown_combo = QComboBox()
+        self.shown_combo.addItems(["nonparametric", "parametric"])
+        self.w_label = QLabel("w: not trained")
+        self.kernel_plot = pg.PlotWidget()
+        self.kernel_plot.setFixedHeight(110)
+        self.kernel_plot.setMenuEnabled(False)
+        self.kernel_plot.setMouseEnabled(False, False)
+        self.kernel_plot.hideButtons()
+        self.kernel_plot.setTitle("kernel K(d / h)", size="8pt")
+        self.kernel_item = self.kernel_plot.plot(fillLevel=0.0)
+
+        data_box = QGroupBox("Data")
+        data_form = QFormLayout(data_box)
+        data_form.addRow("training points", self.n_train_spin)
+        data_form.addRow("test points", self.n_test_spin)
+        data_form.addRow("noise σ", self.noise_spin)
+        data_form.addRow("seed", self.seed_spin)
+        kernel_box = QGroupBox("Kernel")
+        kernel_form = QFormLayout(kernel_box)
+        kernel_form.addRow("kernel", self.kernel_combo)
+        kernel_form.addRow(QLabel("bandwidth h (log scale)"))
+        kernel_form.addRow(self.bandwidth_slider)
+        kernel_form.addRow(self.kernel_plot)
+        param_box = QGroupBox("Parametric (learnable w)")
+        param_form = QFormLayout(param_box)
+        param_form.addRow("learning rate", self.lr_spin)
+        param_form.addRow("epochs", self.epochs_spin)
+        param_form.addRow(self.train_button)
+        param_form.addRow(self.w_label)
+        param_form.addRow("heatmap shows", self.shown_combo)
+        self._side = QWidget()
+        self._side.setMaximumWidth(310)
+        side = QVBoxLayout(self._side)
+        side.setContentsMargins(0, 0, 0, 0)
+        for box in (data_box, kernel_box, param_box):
+            side.addWidget(box)
+        side.addStretch(1)
+
+        self.n_train_spin.valueChanged.connect(self._on_data_control_changed)
+        self.n_test_spin.valueChanged.connect(self._on_data_control_changed)
+        self.noise_spin.valueChanged.connect(self._on_data_control_changed)
+        self.seed_spin.valueChanged.connect(self._on_data_control_changed)
+        self.kernel_combo.currentTextChanged.connect(self._on_kernel_combo_changed)
+        self.bandwidth_slider.value_changed.connect(self._on_bandwidth_slider_value_changed)
+        self.train_button.clicked.connect(self._on_train_button_clicked)
+        self.shown_combo.currentTextChanged.connect(self._on_shown_combo_changed)
+
+    def _build_plots(self) -> None:
+        self.fit_plot = pg.PlotWidget(title="Nadaraya–Watson fit")
+        self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 170))
+        self.fit_plot.setLabel("bottom", "x")
+        self.fit_plot.setLabel("left", "y")
+        self.truth_item = self.fit_plot.plot(name="truth 2 sin x + x^0.8")
+        self.fit_item = self.fit_plot.plot(name="nonparametric fit")
+        self.param_item = self.fit_plot.plot(name="parametric fit")
+        self.points_item = DraggablePoints(size=7, symbol="o", name="training points (drag me)")
+        self.fit_plot.addItem(self.points_item)
+        self.query_line = pg.InfiniteLine(angle=90, movable=True)
+        self.fit_plot.addItem(self.query_line)
+        self.heatmap = HeatmapWidget(title="attention weights (test × train)")
+        self.heatmap.set_axis_labels("test x", "training x")
+        self.heatmap.plot.max_ticks = 8
+        self.heatmap.image_item.setAutoDownsample(True)  # draw ~screen-sized images while dragging
+        self.stem_plot = pg.PlotWidget(title="weights of the selected test point")
+        self.stem_plot.setLabel("bottom", "training x")
+        self.stem_plot.setLabel("left", "weight")
+        self.stem_item = self.stem_plot.plot(connect="pairs")
+        self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
+        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch")
+        self.loss_plot.setLabel("bottom", "epoch")
+        self.loss_plot.setLabel("left", "loss (Σ squared error)")
+        self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
+
+        grid = QGridLayout()
+        grid.addWidget(self.fit_plot, 0, 0)
+        grid.addWidget(self.heatmap, 0, 1)
+        grid.addWidget(self.stem_plot, 1, 0)
+        grid.addWidget(self.loss_plot, 1, 1)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(1, 2)
+        row = QHBoxLayout()
+        row.addWidget(self._side)
+        row.addLayout(grid, 1)
+        self.body_layout.addLayout(row)
+
+        self.points_item.point_dragged.connect(self._on_points_item_point_dragged)
+        self.points_item.drag_finished.connect(self._on_points_item_drag_finished)
+        self.query_line.sigPositionChanged.connect(self._on_query_line_position_changed)
+        self.fit_plot.scene().sigMouseClicked.connect(self._on_fit_scene_mouse_clicked)
+        self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
+        self._apply_pens()
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel_combo.currentText()
+
+    @property
+    def bandwidth(self) -> float:
+        return self.bandwidth_slider.value()
+
+    def set_bandwidth(self, h: float) -> None:
+        """Move the slider to (the step nearest) h, as a user would, and refit."""
+        self.bandwidth_slider.slider.setValue(self.bandwidth_slider.step_for(h))
+
+    def select_query(self, index: int) -> None:
+        """Show the weights of test point `index` (clamped) in the stem plot and highlight its row."""
+        if self.x_test.size == 0:
+            return
+        self.query_index = int(min(max(index, 0), self.x_test.size - 1))
+        with QSignalBlocker(self.query_line):
+            self.query_line.setValue(float(self.x_test[self.query_index]))
+        self._draw_query()
+
+    def shown_weights(self) -> np.ndarray:
+        """The (test × train) weights the heatmap shows: nonparametric or the trained parametric ones."""
+        if self.shown_combo.currentText() == "parametric" and self.param_weights is not None:
+            return self.param_weights
+        return self.weights
+
+    def is_training(self) -> bool:
+        return self._worker is not None
+
+    # ------------------------------------------------------------------ computing
+    def _regenerate(self) -> None:
+        try:
+            data = kr.make_data(self.n_train_spin.value(), self.noise_spin.value(), self.seed_spin.value(),
+                                n_test=self.n_test_spin.value())
+        except kr.KernelRegressionError as exc:
+            self.show_inline_message(str(exc))
+            return
+        self.x_train, self.y_train = data.x_train.copy(), data.y_train.copy()
+        self.x_test, self.y_truth = data.x_test, data.y_truth
+        self.truth_item.setData(self.x_test, self.y_truth)
+        self._draw_points()
+        self._refit()
+
+    def _refit(self) -> None:
+        """Fit with the current data, kernel and h; small problems on this thread, big ones off it."""
+        self._draw_kernel()
+        args = (self.x_train.copy(), self.y_train.copy(), self.x_test, self.kernel_name, self.bandwidth,
+                self.learned_w)
+        if self.x_test.size * self.x_train.size <= SYNC_CELLS:
+            self._runner.cancel()
+            shape = (self.x_test.size, self.x_train.size)
+            if self._buffer.shape != shape:
+                self._buffer = np.empty(shape, np.float32)
+            self._show_fit(self._fit(*args, out=self._buffer))
+        else:
+            self._runner.submit(self._fit, *args)
+
+    @staticmethod
+    def _fit(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, kernel_name: str, h: float,
+             w: float | None, out: np.ndarray | None = None) -> tuple:
+        """Both fits for one setting (runs on either thread; touches no widget)."""
+        pred, weights = kr.nadaraya_watson(x_train, y_train, x_test, kernel_name, h, out=out)
+        param = None
+        if w is not None:
+            param = kr.nadaraya_watson(x_train, y_train, x_test, "gaussian", kr.bandwidth_from_w(w))
+        return pred, weights, param
+
+    def _show_fit(self, result: tuple) -> None:
+        pred, weights, param = result
+        if weights.shape != (self.x_test.size, self.x_train.size):
+            return  # computed for data that has changed since
+        self.clear_inline_message()
+        self.pred, self.weights = pred, weights
+        self.param_pred, self.param_weights = param if param is not None else (None, None)
+        self.fit_item.setData(self.x_test, pred)
+        if self.param_pred is not None:
+            self.param_item.setData(self.x_test, self.param_pred)
+        else:
+            self.param_item.setData([], [])
+        self.heatmap.set_matrix(self.shown_weights(), self._labels(self.x_test), self._labels(self.x_train))
+        self._draw_query()
+
+    # ------------------------------------------------------------------ drawing
+    @staticmethod
+    def _labels(x: np.ndarray) -> list[str]:
+        return [f"{v:.2f}" for v in x.tolist()]
+
+    def _draw_points(self) -> None:
+        self.points_item.setData(self.x_train, self.y_train)
+
+    def _draw_kernel(self) -> None:
+        self.kernel_item.setData(*kernel_curve(self.kernel_name, self.bandwidth))
+
+    def _draw_query(self) -> None:
+        weights = self.shown_weights()
+        if weights.shape[0] == 0:
+            return
+        row = min(self.query_index, weights.shape[0] - 1)
+        xs, ys = stem_xy(self.x_train, weights[row])
+        self.stem_item.setData(xs, ys)
+        self.stem_tops.setData(self.x_train, weights[row])
+        self.stem_plot.setTitle(f"weights of test point x = {self.x_test[row]:.3f}")
+        self.heatmap.highlight_row(row)
+        with QSignalBlocker(self.query_line):
+            self.query_line.setValue(float(self.x_test[row]))
+
+    def _draw_training(self) -> None:
+        epochs = np.arange(1, len(self.losses) + 1)
+        self.loss_item.setData(epochs, np.asarray(self.losses))
+        if self.learned_w is not None:
+            self.w_label.setText(f"learned w = {self.learned_w:.4g} (h = 1/|w| = "
+                                 f"{kr.bandwidth_from_w(self.learned_w):.3g})")
+
+    def _apply_pens(self) -> None:
+        c = _COLOURS[self._dark]
+        self.truth_item.setPen(pg.mkPen(c["truth"], width=2, style=Qt.PenStyle.DashLine))
+        self.fit_item.setPen(pg.mkPen(c["fit"], width=2.5))
+        self.param_item.setPen(pg.mkPen(c["param"], width=2, style=Qt.PenStyle.DashDotLine))
+        self.points_item.setBrush(pg.mkBrush(c["points"]))
+        self.points_item.setPen(pg.mkPen(None))
+        self.query_line.setPen(pg.mkPen(c["query"], width=1.5))
+        self.query_line.setHoverPen(pg.mkPen(c["query"], width=3))
+        self.stem_item.setPen(pg.mkPen(c["points"], width=1.5))
+        self.stem_tops.setSymbolBrush(pg.mkBrush(c["points"]))
+        self.stem_tops.setSymbolPen(None)
+        self.loss_item.setPen(pg.mkPen(c["param"], width=2))
+        self.loss_item.setSymbolBrush(pg.mkBrush(c["param"]))
+        self.kernel_item.setPen(pg.mkPen(c["fit"], width=2))
+        self.kernel_item.setBrush(pg.mkBrush(c["fit"] + "40"))
+
+    # ------------------------------------------------------------------ slots
+    @Slot()
+    def _on_data_control_changed(self) -> None:
+        self._regenerate()
+
+    @Slot(str)
+    def _on_kernel_combo_changed(self, _name: str) -> None:
+        self._refit()
+
+    @Slot(float)
+    def _on_bandwidth_slider_value_changed(self, _h: float) -> None:
+        self._refit()
+
+    @Slot(str)
+    def _on_shown_combo_changed(self, _text: str) -> None:
+        if self.weights.size:
+            self.heatmap.set_matrix(self.shown_weights(), self._labels(self.x_test), self._labels(self.x_train))
+            self._draw_query()
+
+    @Slot(object)
+    def _on_runner_result_ready(self, result: object) -> None:
+        self._show_fit(result)  # type: ignore[arg-type]
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self.show_inline_message(message)
+
+    @Slot(int, float, float)
+    def _on_points_item_point_dragged(self, index: int, x: float, y: float) -> None:
+        lo, hi = kr.X_RANGE
+        self.x_train[index] = min(max(x, lo), hi)
+        self.y_train[index] = y
+        self._draw_points()
+        self._refit()
+
+    @Slot()
+    def _on_points_item_drag_finished(self) -> None:
+        order = np.argsort(self.x_train, kind="stable")  # keep heatmap columns in x order
+        self.x_train, self.y_train = self.x_train[order], self.y_train[order]
+        self._draw_points()
+        self._refit()
+
+    @Slot(object)
+    def _on_query_line_position_changed(self, line: pg.InfiniteLine) -> None:
+        self.select_query(int(np.abs(self.x_test - line.value()).argmin()))
+
+    @Slot(object)
+    def _on_fit_scene_mouse_clicked(self, ev) -> None:
+        if ev.isAccepted() or ev.button() != Qt.MouseButton.LeftButton or self.x_test.size == 0:
+            return
+        vb = self.fit_plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        x = vb.mapSceneToView(ev.scenePos()).x()
+        self.select_query(int(np.abs(self.x_test - x).argmin()))
+
+    @Slot(int, int)
+    def _on_heatmap_cell_clicked(self, row: int, _col: int) -> None:
+        self.select_query(row)
+
+    # ------------------------------------------------------------------ parametric training
+    @Slot()
+    def _on_train_button_clicked(self) -> None:
+        if self._worker is not None:
+            return
+        if "torch" not in sys.modules:  # import on this thread: PySide6's import hook is not thread-safe
+            self.status_message.emit("Loading torch…")
+            importlib.import_module("torch")
+        data = kr.RegressionData(self.x_train.copy(), self.y_train.copy(), self.x_test.copy(), self.y_truth.copy())
+        self.losses, self.w_history = [], []
+        self.clear_inline_message()
+        self._worker_done = threading.Event()
+        worker = create_worker(_train, data, self.lr_spin.value(), self.epochs_spin.value(),
+                               self.seed_spin.value(), self._worker_done, _start_thread=False)
+        worker.yielded.connect(self._on_worker_yielded)
+        worker.errored.connect(self._on_worker_errored)
+        worker.finished.connect(self._on_worker_finished)
+        self._worker = worker
+        self.train_button.setEnabled(False)
+        self.train_button.setText("Training…")
+        worker.start()
+
+    @Slot(object)
+    def _on_worker_yielded(self, epoch: kr.ParametricEpoch) -> None:
+        self.losses.append(epoch.loss)
+        self.w_history.append(epoch.w)
+        self.learned_w = epoch.w
+        self._draw_training()
+        if epoch.pred.shape == self.x_test.shape:  # live curve; the data may have been edited meanwhile
+            self.param_item.setData(self.x_test, epoch.pred)
+
+    @Slot(object)
+    def _on_worker_errored(self, exc: Exception) -> None:
+        self.show_inline_message(f"Training w failed: {exc}")
+
+    @Slot()
+    def _on_worker_finished(self) -> None:
+        self._worker = None
+        self.train_button.setEnabled(True)
+        self.train_button.setText("Train w")
+        if self.learned_w is not None and self.losses:
+            self.status_message.emit(f"Parametric kernel regression: loss {self.losses[-1]:.4g}, "
+                                     f"w = {self.learned_w:.4g}")
+            with QSignalBlocker(self.shown_combo):
+                self.shown_combo.setCurrentText("parametric")
+        self._refit()
+
+    # ------------------------------------------------------------------ shell hooks
+    def busy_reason(self) -> str | None:
+        return "The parametric model is still training." if self._worker is not None else None
+
+    def shutdown(self, timeout_ms: int) -> None:
+        if self._worker is not None:
+            self._worker.quit()  # checked between epochs
+            self._worker_done.wait(timeout_ms / 1000)
+        self._runner.shutdown(timeout_ms)
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        self._apply_pens()
+        self.heatmap.apply_theme(dark)
+
+    def export_targets(self) -> list[ExportTarget]:
+        return [ExportTarget("fit", self.fit_plot, self._fit_table),
+                ExportTarget("attention_weights", self.heatmap, self.heatmap.csv_table),
+                ExportTarget("query_weights", self.stem_plot, self._stem_table),
+                ExportTarget("parametric_loss", self.loss_plot, self._loss_table)]
+
+    def _fit_table(self) -> tuple[list[str], np.ndarray]:
+        param = self.param_pred if self.param_pred is not None else np.full(self.x_test.size, np.nan)
+        return (["x_test", "y_truth", "nonparametric_pred", "parametric_pred"],
+                np.column_stack([self.x_test, self.y_truth, self.pred, param]).astype(np.float64))
+
+    def _stem_table(self) -> tuple[list[str], np.ndarray]:
+        w = self.shown_weights()[min(self.query_index, self.x_test.size - 1)]
+        return ["x_train", "y_train", "weight"], np.column_stack([self.x_train, self.y_train, w]).astype(np.float64)
+
+    def _loss_table(self) -> tuple[list[str], np.ndarray]:
+        n = len(self.losses)
+        return ["epoch", "loss", "w"], np.column_stack([np.arange(1, n + 1), self.losses, self.w_history])
+
+    def save_settings(self, settings: QSettings) -> None:
+        values = dict(n_train=self.n_train_spin.value(), n_test=self.n_test_spin.value(),
+                      noise=self.noise_spin.value(), seed=self.seed_spin.value(), kernel=self.kernel_name,
+                      bandwidth=self.bandwidth, lr=self.lr_spin.value(), epochs=self.epochs_spin.value(),
+                      shown=self.shown_combo.currentText(), query=self.query_index)
+        for name, value in values.items():
+            settings.setValue(self.settings_key(name), value)
+
+    def restore_settings(self, settings: QSettings) -> None:
+        def read(name: str, kind: type):
+            try:
+                return kind(settings.value(self.settings_key(name), _DEFAULTS[name]))
+            except (TypeError, ValueError):
+                return _DEFAULTS[name]
+
+        spins = dict(n_train=(self.n_train_spin, int), n_test=(self.n_test_spin, int), noise=(self.noise_spin, float),
+                     seed=(self.seed_spin, int), lr=(self.lr_spin, float), epochs=(self.epochs_spin, int))
+        for name, (spin, kind) in spins.items():
+            with QSignalBlocker(spin):
+                spin.setValue(read(name, kind))
+        for combo, name in ((self.kernel_combo, "kernel"), (self.shown_combo, "shown")):
+            if combo.findText(str(read(name, str))) >= 0:
+                with QSignalBlocker(combo):
+                    combo.setCurrentText(str(read(name, str)))
+        self.bandwidth_slider.set_value(read("bandwidth", float))
+        self.query_index = read("query", int)
+        self._regenerate()
