@@ -112,10 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The documented error types whose messages are written for users."""
     from explorer.core.checkpoint import CheckpointError
+    from explorer.core.decoding import DecodingError
     from explorer.core.text import DatasetError
     from explorer.core.transformer import ConfigError
 
-    return (CheckpointError, DatasetError, ConfigError)
+    return (CheckpointError, DatasetError, ConfigError, DecodingError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -131,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(exc))
     except cli_commands.CliError as exc:
         return fail(str(exc), exc.code)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:

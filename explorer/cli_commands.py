@@ -50,10 +50,10 @@ class Progress:
 
     def on_step(self, ev: Any) -> None:
         now = time.monotonic()
-        if not self.tty or now - self._last_draw < 0.1:
+        frac = min(max(float(ev.progress), 0.0), 1.0)
+        if not self.tty or (now - self._last_draw < 0.1 and frac < 1.0):  # ~10 redraws/s, and the last
             return
         self._last_draw = now
-        frac = min(max(float(ev.progress), 0.0), 1.0)
         filled = int(round(frac * self.width))
         eta = ev.elapsed_s * (1.0 - frac) / frac if frac > 0 else float("nan")
         bar = "#" * filled + "." * (self.width - filled)
@@ -119,6 +119,14 @@ def _check_out_path(out: str | None) -> Path | None:
     return path
 
 
+def _describe_device(device: Any) -> str:
+    if device.type == "cuda":
+        import torch
+
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return str(device)
+
+
 def run_train(args: argparse.Namespace) -> int:
     from explorer.core.checkpoint import save_model
     from explorer.core.data_sources import load_source
@@ -135,7 +143,7 @@ def run_train(args: argparse.Namespace) -> int:
     config.validate()
     out = _check_out_path(args.out)
     device = resolve_device(args.device)
-    print(f"device: {device}", flush=True)
+    print(f"device: {_describe_device(device)}", flush=True)
 
     source = load_source(args.data, num_examples=args.num_examples, seed=args.seed)
     dataset = build_dataset(source.pairs, config.num_steps, min_freq=config.min_freq)
@@ -183,12 +191,19 @@ def run_train(args: argparse.Namespace) -> int:
                   "pairs": len(source.pairs), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
                   "probes": probes, "stopped": stopped, "data": source.name, "seed": config.seed,
                   "saved": str(out) if out is not None else None}
-        print(json.dumps(result, allow_nan=False, default=_json_float))
+        print(json.dumps(_finite(result), allow_nan=False))
     return 130 if stopped and sigint["stopped"] else 0
 
 
-def _json_float(value: Any) -> Any:
-    return float(value)
+def _finite(value: Any) -> Any:
+    """JSON has no NaN/inf: such numbers (e.g. the loss of a run stopped before its first step) become null."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _run_probes(model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int) -> list[dict[str, Any]]:
@@ -221,23 +236,32 @@ def _num_steps(loaded: Any) -> int:
 
 
 def run_translate(args: argparse.Namespace) -> int:
-    from explorer.core.decoding import translate
+    from explorer.core.decoding import translate, translate_batch
+    from explorer.core.text import encode_sentence
 
     loaded = _load(args.model, args.device)
     num_steps = _num_steps(loaded)
     method = "beam" if args.beam > 1 else "greedy"
+    src_vocab, tgt_vocab = loaded.src_vocab, loaded.tgt_vocab
+    if method == "greedy":  # one batched pass for all sentences
+        outputs = translate_batch(loaded.model, src_vocab, tgt_vocab, args.sentences, num_steps)
+    else:
+        outputs = [translate(loaded.model, src_vocab, tgt_vocab, s, num_steps, method=method,
+                             beam_width=args.beam) for s in args.sentences]
     results = []
-    for sentence in args.sentences:
-        t = translate(loaded.model, loaded.src_vocab, loaded.tgt_vocab, sentence, num_steps,
-                      method=method, beam_width=args.beam)
+    for sentence, t in zip(args.sentences, outputs):
+        truncated = bool(encode_sentence(sentence, src_vocab, num_steps).truncated)
         results.append({"src": sentence, "translation": t.text, "tokens": list(t.tokens),
-                        "unknown": list(t.unknown)})
+                        "unknown": list(t.unknown), "truncated": truncated})
         if not args.json:
             print(f"{sentence} => {t.text}")
             if t.unknown:
                 print(f"    unknown word(s), read as <unk>: {', '.join(t.unknown)}")
+            if truncated:
+                print(f"    note: cut to the model's {num_steps} tokens (including <eos>)")
     if args.json:
-        print(json.dumps({"model": args.model, "method": method, "beam": args.beam, "translations": results}))
+        print(json.dumps(_finite({"model": args.model, "method": method, "beam": args.beam,
+                                  "translations": results}), allow_nan=False))
     return 0
 
 
@@ -271,7 +295,7 @@ def run_inspect(args: argparse.Namespace) -> int:
         "history": _history_summary(loaded.history),
     }
     if args.json:
-        print(json.dumps(info))
+        print(json.dumps(_finite(info), allow_nan=False))
         return 0
     print(f"model:       {args.model} (format {info['format_version']}, app {info['app_version']}, "
           f"created {info['created']})")
