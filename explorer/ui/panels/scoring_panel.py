@@ -114,6 +114,7 @@ class ScoringPanel(BasePanel):
             combo.currentIndexChanged.connect(self._on_control_changed)
         for edit in self.length_edits:
             edit.editingFinished.connect(self._on_control_changed)
+        self._filled_queries = self.queries_spin.value()
         self._sync_controls()
         self.recompute()
         self.scaling.request()
@@ -165,6 +166,11 @@ class ScoringPanel(BasePanel):
         mode = MASK_MODES.index(self.mask_combo.currentText())
         with QSignalBlocker(self.batch_index_spin):
             self.batch_index_spin.setMaximum(batch - 1)
+        q = self.queries_spin.value()
+        if q != self._filled_queries:  # per-query lengths no longer fit: refill with a causal pattern
+            for b, edit in enumerate(self.length_edits):
+                edit.setText(" ".join(str(min(i + 1 + b, k)) for i in range(q)))
+            self._filled_queries = q
         for b in range(MAX_BATCH):
             with QSignalBlocker(self.length_spins[b]):
                 self.length_spins[b].setMaximum(k)
@@ -198,6 +204,7 @@ class ScoringPanel(BasePanel):
 
     def restore_settings(self, settings: QSettings) -> None:
         restore_controls(self, settings, self.controls)
+        self._filled_queries = self.queries_spin.value()  # the restored per-query lengths match it
         self._sync_controls()
         self.recompute()
         self.scaling.request()

@@ -5,6 +5,7 @@ and a hover readout around it.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -294,7 +295,9 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
             return ["row"], np.zeros((0, 1))
         q = self.matrix.shape[0]
         data = np.column_stack([np.arange(q), self.matrix.astype(np.float64)])
-        return ["row", *self.col_labels], data
+        # CSV column names may not hold commas, quotes or line breaks (a token can be ",")
+        names = [c if not re.search(r'[",\n\r]', c) else f"col{j}" for j, c in enumerate(self.col_labels)]
+        return ["row", *names], data
 
     def apply_theme(self, dark: bool) -> None:
         self.setBackground("k" if dark else "w")

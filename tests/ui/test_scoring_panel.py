@@ -1,0 +1,153 @@
+"""Scoring panel: each control changes what the heatmaps / histograms hold; masking, settings, export."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from explorer.core.attention_demos import scoring_demo
+from explorer.ui.panels.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
+from explorer.ui.widgets.export import export_target
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = ScoringPanel()
+    qtbot.addWidget(p)
+    with qtbot.waitSignal(p.scaling.drawn, timeout=10000):
+        pass  # the first scaling result arrives from the worker thread
+    yield p
+    p.shutdown(2000)
+
+
+def _images(p: ScoringPanel) -> list[np.ndarray]:
+    return [plot.image_item.image for plot in p.grid.plots]
+
+
+def test_draws_both_scorers_of_the_chosen_sequence(panel):
+    ref = scoring_demo(batch_size=2, num_queries=4, num_keys=10, dim=8, num_hiddens=8, seed=0, valid_lens=[2, 6])
+    add, dot = _images(panel)
+    np.testing.assert_allclose(add, ref.additive_weights[0])
+    np.testing.assert_allclose(dot, ref.dot_weights[0])
+    panel.batch_index_spin.setValue(1)
+    np.testing.assert_allclose(_images(panel)[1], ref.dot_weights[1])
+    assert panel.grid.plots[0].col_labels[:3] == ["k0", "k1", "k2"]
+
+
+@pytest.mark.parametrize("spin, value, shape", [("queries_spin", 6, (6, 10)), ("keys_spin", 5, (4, 5))])
+def test_shape_controls_change_the_image(panel, spin, value, shape):
+    getattr(panel, spin).setValue(value)
+    assert all(img.shape == shape for img in _images(panel))
+
+
+@pytest.mark.parametrize("spin", ["dim_spin", "seed_spin", "hidden_spin"])
+def test_other_controls_change_the_weights(panel, spin):
+    before = [img.copy() for img in _images(panel)]
+    getattr(panel, spin).setValue(getattr(panel, spin).value() + 3)
+    after = _images(panel)
+    changed = [not np.allclose(a, b) for a, b in zip(before, after)]
+    assert changed[0]  # additive depends on all three
+    if spin == "hidden_spin":
+        assert not changed[1]  # the dot product has no hidden layer
+    else:
+        assert changed[1]
+
+
+def test_one_d_lengths_mask_cells(panel):
+    plot = panel.grid.plots[0]
+    assert plot.mask_item.isVisible()
+    assert plot.mask[:, :2].all() and not plot.mask[:, 2:].any()
+    assert (plot.image_item.image[:, 2:] == 0).all()
+    panel.length_spins[0].setValue(7)
+    assert plot.mask[:, :7].all() and not plot.mask[:, 7:].any()
+    panel.keys_spin.setValue(4)  # lengths are clamped to the new number of keys
+    assert panel.length_spins[0].value() == 4 and plot.mask.all()
+    panel.mask_combo.setCurrentText(MASK_MODES[0])
+    assert plot.mask is None and not plot.mask_item.isVisible()
+
+
+def test_two_d_lengths_per_query_and_bad_text(panel):
+    panel.mask_combo.setCurrentText(MASK_MODES[2])
+    assert panel.length_edits[0].isVisibleTo(panel) and not panel.length_spins[0].isVisibleTo(panel)
+    panel.length_edits[0].setText("1 3 0 10")
+    panel.length_edits[0].editingFinished.emit()
+    mask = panel.grid.plots[1].mask
+    np.testing.assert_array_equal(mask.sum(axis=1), [1, 3, 0, 10])
+    np.testing.assert_array_equal(panel.grid.plots[1].image_item.image[2], 0.0)  # no valid key: zeros
+    panel.length_edits[0].setText("1 two 3 4")
+    panel.length_edits[0].editingFinished.emit()
+    assert "sequence 0" in panel.inline_message() and "whole numbers" in panel.inline_message()
+    panel.length_edits[0].setText("2")
+    panel.length_edits[0].editingFinished.emit()
+    assert panel.inline_message() == ""
+    np.testing.assert_array_equal(panel.grid.plots[1].mask.sum(axis=1), [2, 2, 2, 2])
+
+
+def test_raw_scores_mode(panel):
+    panel.show_combo.setCurrentText(SHOW_MODES[1])
+    r = panel.result
+    np.testing.assert_allclose(_images(panel)[1], r.dot_scores[0])
+    lo, hi = panel.grid.plots[1].image_item.getLevels()
+    assert lo < 0 < hi and hi != 1.0
+
+
+def test_click_highlights_row_and_reports(panel, qtbot):
+    with qtbot.waitSignal(panel.status_message) as msg:
+        panel.grid.cell_clicked.emit(1, 2, 0)
+    assert all(p.highlighted_row == 2 for p in panel.grid.plots)
+    assert msg.args[0].startswith("q2:")
+
+
+def test_scaling_slider_redraws_histograms(panel, qtbot):
+    x_before = panel.scaling.raw_hist.xData.copy()
+    with qtbot.waitSignal(panel.scaling.drawn, timeout=10000):
+        panel.scaling.d_slider.setValue(256)
+    qtbot.waitUntil(lambda: panel.scaling.result.dim == 256, timeout=10000)
+    r = panel.scaling.result
+    assert r.raw_var == pytest.approx(256, rel=0.15) and r.scaled_var == pytest.approx(1, rel=0.15)
+    assert np.ptp(panel.scaling.raw_hist.xData) > 1.5 * np.ptp(x_before)  # wider spread at larger d
+    assert "256" in panel.scaling.summary.text()
+    x, y = panel.scaling.now_marker.getOriginalDataset()  # getData() is log10(x) here
+    assert list(x) == [256, 256] and y[0] < y[1]  # raw entropy below scaled
+
+
+def test_settings_round_trip(panel, qtbot, tmp_path):
+    panel.queries_spin.setValue(5)
+    panel.seed_spin.setValue(42)
+    panel.mask_combo.setCurrentText(MASK_MODES[2])
+    assert panel.length_edits[0].text() == "1 2 3 4 5"  # refilled to fit the new number of queries
+    panel.length_edits[1].setText("5 4 3 2 1")
+    panel.length_edits[1].editingFinished.emit()
+    assert panel.inline_message() == ""
+    panel.scaling.d_slider.setValue(32)
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    panel.save_settings(settings)
+    settings.sync()
+    other = ScoringPanel()
+    qtbot.addWidget(other)
+    other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert other.queries_spin.value() == 5 and other.seed_spin.value() == 42
+    assert other.mask_combo.currentText() == MASK_MODES[2] and other.length_edits[1].text() == "5 4 3 2 1"
+    assert other.scaling.d_slider.value() == 32
+    np.testing.assert_allclose(_images(other)[0], _images(panel)[0])
+    other.shutdown(2000)
+
+
+def test_export_png_svg_csv(panel, tmp_path):
+    targets = {t.name: t for t in panel.export_targets()}
+    assert set(targets) == {"weights", "raw_dot_products", "scaled_dot_products", "entropy_vs_d"}
+    for name, target in targets.items():
+        for fmt in ("png", "svg", "csv"):
+            path = export_target(target, tmp_path / f"{name}.{fmt}", fmt)
+            assert path.stat().st_size > 100
+    assert (tmp_path / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (tmp_path / "weights.svg").read_bytes()
+    header, data = targets["weights"].csv()
+    assert data.shape == (40, len(header))
+    np.testing.assert_allclose(data[:, 2].reshape(4, 10), panel.result.additive_weights[0], rtol=1e-6)
+
+
+def test_dark_theme(panel):
+    panel.apply_theme(True)
+    assert panel.grid.backgroundBrush().color().lightness() < 50
+    assert panel.scaling.plots.backgroundBrush().color().lightness() < 50
