@@ -172,6 +172,11 @@ class TrainingForm(QWidget):
         spec = self.source_spec()
         return spec.split(":", 1)[1] if spec.startswith("task:") else None
 
+    @property
+    def probe_edited(self) -> bool:
+        """Whether the user typed the probe pair (then a source change keeps it)."""
+        return self._probe_edited
+
     def probe(self) -> tuple[str, str]:
         """The probe pair as typed."""
         return self.probe_src.text().strip(), self.probe_tgt.text().strip()

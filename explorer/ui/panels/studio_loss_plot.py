@@ -77,7 +77,7 @@ class LossPlotWidget(pg.PlotWidget):
         self.previous_curve = item.plot([], [], name="previous run", pen=pg.mkPen((150, 150, 150), width=1.5,
                                                                              style=pg.QtCore.Qt.PenStyle.DashLine))
         self.step_curve = item.plot([], [], name="per step", pen=pg.mkPen((31, 119, 180, 90), width=1))
-        self.smooth_curve = item.plot([], [], name="smoothed", pen=pg.mkPen((31, 119, 180), width=1.5))
+        self.smooth_curve = item.plot([], [], pen=pg.mkPen((31, 119, 180), width=1.5))
         self.epoch_curve = item.plot([], [], name="per epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
         self.smooth_curve.setVisible(False)
         self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((44, 160, 44), width=1.5))
@@ -86,6 +86,16 @@ class LossPlotWidget(pg.PlotWidget):
         self._marker_step: float | None = None
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self._apply_x_label()
+        self.apply_theme(False)
+
+    def apply_theme(self, dark: bool) -> None:
+        """Background and axis colours for a light or dark window."""
+        fg = "#dddddd" if dark else "#222222"
+        self.setBackground("k" if dark else "w")
+        for name in ("left", "bottom"):
+            axis = self.getPlotItem().getAxis(name)
+            axis.setPen(pg.mkPen(fg))
+            axis.setTextPen(pg.mkPen(fg))
 
     # ---- data (O(1) per call; drawn at refresh) ------------------------------------------------
     def append_step(self, step: int, epoch_fraction: float, seconds: float, loss: float) -> None:

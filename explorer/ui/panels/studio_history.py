@@ -1,0 +1,74 @@
+"""The studio's history scrubber (book §11.7): a slider over the kept attention snapshots, live by default."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QWidget
+
+from explorer.ui.worker import emit
+
+
+class HistoryScrubber(QWidget):
+    """Slider over snapshot indices plus a "live" box that follows the newest snapshot.
+
+    Signals
+    -------
+    index_chosen(int): the user moved the slider to a snapshot (live is switched off).
+    live_toggled(bool): follow the newest snapshot or not.
+    """
+
+    index_chosen = Signal(int)
+    live_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setRange(0, 0)
+        self.slider.setEnabled(False)
+        self.slider.setToolTip("Replay how the attention evolved: every kept snapshot, oldest on the left")
+        self.live_box = QCheckBox("live", self)
+        self.live_box.setChecked(True)
+        self.live_box.setToolTip("Show the newest snapshot as training goes")
+        self.label = QLabel("no snapshots yet", self)
+        self.label.setMinimumWidth(260)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("History", self))
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.live_box)
+        layout.addWidget(self.label)
+        self.slider.valueChanged.connect(self._on_slider_value_changed)
+        self.live_box.toggled.connect(self._on_live_box_toggled)
+
+    @property
+    def live(self) -> bool:
+        return self.live_box.isChecked()
+
+    def set_count(self, count: int) -> None:
+        """The history holds ``count`` snapshots; in live mode the slider jumps to the newest."""
+        with QSignalBlocker(self.slider):
+            self.slider.setRange(0, max(0, count - 1))
+            self.slider.setEnabled(count > 1)
+            if self.live:
+                self.slider.setValue(max(0, count - 1))
+
+    def show_index(self, index: int, text: str) -> None:
+        """Put the slider on ``index`` (no signal) and describe the snapshot shown."""
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(index)
+        self.label.setText(text)
+
+    def set_live(self, live: bool) -> None:
+        """Switch live mode (emits ``live_toggled`` when it changes)."""
+        self.live_box.setChecked(live)
+
+    @Slot(int)
+    def _on_slider_value_changed(self, index: int) -> None:
+        if self.live and index != self.slider.maximum():
+            with QSignalBlocker(self.live_box):
+                self.live_box.setChecked(False)
+            emit(self.live_toggled, False)
+        emit(self.index_chosen, index)
+
+    @Slot(bool)
+    def _on_live_box_toggled(self, live: bool) -> None:
+        emit(self.live_toggled, live)

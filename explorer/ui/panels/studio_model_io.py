@@ -1,0 +1,104 @@
+"""The studio's "Model" menu and model hand-over (book §11.7): save/open checkpoints, the probe's attention
+from a model that is not training, and CPU copies of a paused model for inspection."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
+
+from explorer.core.checkpoint import SUFFIX
+from explorer.core.events import SnapshotEvent
+from explorer.core.text import encode_sentence
+from explorer.ui.worker import emit
+
+CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
+DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
+DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
+
+
+@dataclass
+class ModelRecord:
+    """A model the GUI may use (never one the training thread is stepping) and what it needs."""
+
+    model: Any  # Seq2SeqTransformer
+    src_vocab: Any
+    tgt_vocab: Any
+    train_config: Any  # TrainingConfig | None
+    history: Any
+    num_steps: int
+    origin: str  # shown to the user: "trained here (step 120)", "opened fra.safetensors", …
+
+
+class ModelMenu(QMenu):
+    """Model → Save…, Open…, Open dataset….
+
+    Signals
+    -------
+    save_triggered(), open_triggered(), open_dataset_triggered().
+    """
+
+    save_triggered = Signal()
+    open_triggered = Signal()
+    open_dataset_triggered = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("&Model", parent)
+        self.save_action = QAction("&Save model…", self)
+        self.open_action = QAction("&Open model…", self)
+        self.dataset_action = QAction("Open &dataset…", self)
+        self.save_action.setToolTip("Save the trained (or paused) model with its vocabularies and settings")
+        self.open_action.setToolTip("Open a model saved here or by the command line, to inspect and translate")
+        for action in (self.save_action, self.open_action):
+            self.addAction(action)
+        self.addSeparator()
+        self.addAction(self.dataset_action)
+        self.save_action.triggered.connect(self._on_save_action_triggered)
+        self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.dataset_action.triggered.connect(self._on_dataset_action_triggered)
+
+    @Slot()
+    def _on_save_action_triggered(self) -> None:
+        emit(self.save_triggered)
+
+    @Slot()
+    def _on_open_action_triggered(self) -> None:
+        emit(self.open_triggered)
+
+    @Slot()
+    def _on_dataset_action_triggered(self) -> None:
+        emit(self.open_dataset_triggered)
+
+
+def cpu_copy(model: torch.nn.Module) -> torch.nn.Module:
+    """An independent eval-mode copy of ``model`` on the CPU (the original keeps training elsewhere)."""
+    clone = copy.deepcopy(model).to("cpu")
+    clone.eval()
+    return clone
+
+
+def probe_snapshot(record: ModelRecord, probe: tuple[str, str], step: int = 0) -> SnapshotEvent:
+    """The probe pair's attention maps from a model that is not training (same layout as the trainer's).
+
+    Raises ``DatasetError`` (a ``ValueError``) for an empty probe sentence.
+    """
+    model, steps = record.model, record.num_steps
+    src = encode_sentence(probe[0], record.src_vocab, steps)
+    tgt = encode_sentence(probe[1], record.tgt_vocab, steps)
+    device = next(model.parameters()).device
+    dec_input = torch.cat([torch.tensor([record.tgt_vocab.bos]), tgt.ids[:-1]])  # (T,) teacher forcing
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            _, maps = model(src.ids[None].to(device), torch.tensor([src.valid_len], device=device),
+                            dec_input[None].to(device), need_weights=True)
+    finally:
+        model.train(was_training)
+    arrays = maps.cropped_numpy(0, len(src.tokens), len(tgt.tokens))
+    return SnapshotEvent(step=step, epoch=0, maps=arrays, src_tokens=list(src.tokens),
+                         tgt_tokens=list(tgt.tokens), tgt_input_tokens=["<bos>", *tgt.tokens[:-1]])

@@ -1,0 +1,603 @@
+"""The Transformer studio (book §11.7): train in a background thread, watch the loss and every head's
+attention live, scrub the attention history, translate, and save or open models."""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QLabel,
+                               QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+
+from explorer.core.checkpoint import CheckpointError, load_model, save_model
+from explorer.core.data_sources import DataSource, load_source
+from explorer.core.snapshot_history import SnapshotHistory
+from explorer.core.tasks import alignment_scores, ideal_alignment
+from explorer.core.text import DatasetError, build_dataset
+from explorer.core.training import Trainer
+from explorer.core.transformer import ConfigError
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.studio_attention_grid import AttentionGrid
+from explorer.ui.panels.studio_controls import TrainingControls
+from explorer.ui.panels.studio_detail import AttentionDetail
+from explorer.ui.panels.studio_form import TrainingForm
+from explorer.ui.panels.studio_history import HistoryScrubber
+from explorer.ui.panels.studio_loss_plot import X_MODES, LossPlotWidget
+from explorer.ui.panels.studio_model_io import (CHECKPOINT_FILTER, DATASET_FILTER, DATASET_SUFFIXES, SUFFIX,
+                                                ModelMenu, ModelRecord, cpu_copy, probe_snapshot)
+from explorer.ui.panels.studio_translate import TranslateView
+from explorer.ui.worker import TrainingWorker, emit
+
+REDRAW_MS = 33  # ~30 Hz: the slots keep the latest event, this timer draws it
+
+
+class StudioPanel(BasePanel):
+    """Train the book's Transformer with live loss and attention; translate; save and open models."""
+
+    key = "studio"
+    title = "Transformer studio"
+    formula_html = ("softmax(<i>QK</i><sup>T</sup>/√<i>d</i>)<i>V</i> in every head of every layer: "
+                    "encoder self-attention, masked decoder self-attention, encoder–decoder attention")
+    explanation_html = (
+        "Train the Transformer of <i>Dive into Deep Learning</i> §11.7 on English–French pairs or a synthetic "
+        "task. The attention of a fixed <b>probe pair</b> is snapshotted every few steps: rows of the grid are "
+        "layers, columns heads. Click a thumbnail for a large view, drag the <b>history</b> slider (or click "
+        "the loss curve) to replay how each head learned. Pause to translate with the model as it is.")
+    #: Show a message box on training errors (tests and benches turn this off).
+    show_dialogs = os.environ.get("ATTENTION_EXPLORER_TEST") != "1"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.history = SnapshotHistory()
+        self.worker: TrainingWorker | None = None
+        self.trainer: Trainer | None = None
+        self.record: ModelRecord | None = None
+        self.source: DataSource | None = None
+        self.last_error: str | None = None
+        self._ideal: tuple[Any, np.ndarray | None] | None = None
+        self._latest_step: Any = None
+        self._drawn_step: Any = None
+        self._new_snapshot = False
+        self._shown_index: int | None = None
+        self._menu: ModelMenu | None = None
+        self._build_widgets()
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._load_source()
+        self._on_form_settings_changed()
+
+    # ------------------------------------------------------------------ layout
+    def _build_widgets(self) -> None:
+        self.form = TrainingForm()
+        self.controls = TrainingControls()
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 4, 0)
+        left_layout.addWidget(self.controls)
+        left_layout.addWidget(self.form, 1)
+        scroll = QScrollArea()
+        scroll.setWidget(left)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(430)
+
+        self.loss_plot = LossPlotWidget()
+        self.x_combo = QComboBox()
+        self.x_combo.addItems(X_MODES)
+        self.log_box = QCheckBox("log y")
+        self.smooth_spin = QDoubleSpinBox()
+        self.smooth_spin.setRange(0.0, 0.99)
+        self.smooth_spin.setSingleStep(0.1)
+        self.smooth_spin.setDecimals(2)
+        self.smooth_spin.setToolTip("Exponential smoothing of the per-step loss (0 = off)")
+        options = QHBoxLayout()
+        for widget in (QLabel("x axis"), self.x_combo, self.log_box, QLabel("smoothing"), self.smooth_spin):
+            options.addWidget(widget)
+        options.addStretch(1)
+        loss_box = QWidget()
+        loss_layout = QVBoxLayout(loss_box)
+        loss_layout.setContentsMargins(0, 0, 0, 0)
+        loss_layout.addLayout(options)
+        loss_layout.addWidget(self.loss_plot, 1)
+
+        self.grid = AttentionGrid()
+        self.scrubber = HistoryScrubber()
+        grid_box = QWidget()
+        grid_layout = QVBoxLayout(grid_box)
+        grid_layout.setContentsMargins(0, 0, 0, 0)
+        grid_layout.addWidget(self.grid, 1)
+        grid_layout.addWidget(self.scrubber)
+        live = QSplitter(Qt.Orientation.Vertical)
+        live.addWidget(loss_box)
+        live.addWidget(grid_box)
+        live.setSizes([300, 400])
+
+        self.detail = AttentionDetail()
+        self.translate_view = TranslateView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(live, "Training")
+        self.tabs.addTab(self.detail, "Attention detail")
+        self.tabs.addTab(self.translate_view, "Translate")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(scroll)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([440, 900])
+        self.body_layout.addWidget(splitter)
+
+        self.form.settings_changed.connect(self._on_form_settings_changed)
+        self.form.source_changed.connect(self._on_form_source_changed)
+        self.form.open_file_clicked.connect(self._on_form_open_file_clicked)
+        self.controls.start_button.clicked.connect(self._on_start_button_clicked)
+        self.controls.pause_button.clicked.connect(self._on_pause_button_clicked)
+        self.controls.step_button.clicked.connect(self._on_step_button_clicked)
+        self.controls.stop_button.clicked.connect(self._on_stop_button_clicked)
+        self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
+        self.x_combo.currentTextChanged.connect(self._on_x_combo_current_text_changed)
+        self.log_box.toggled.connect(self._on_log_box_toggled)
+        self.smooth_spin.valueChanged.connect(self._on_smooth_spin_value_changed)
+        self.loss_plot.step_clicked.connect(self._on_loss_plot_step_clicked)
+        self.grid.thumbnail_clicked.connect(self._on_grid_thumbnail_clicked)
+        self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
+        self.scrubber.live_toggled.connect(self._on_scrubber_live_toggled)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> str:
+        """``idle``, ``running``, ``paused``, ``stopping`` or ``finished`` (as the controls show)."""
+        return self.controls.state
+
+    def is_training(self) -> bool:
+        return self.worker is not None and self.worker.is_running()
+
+    def _set_state(self, state: str) -> None:
+        self.controls.set_state(state)
+        self.form.set_editable(state in ("idle", "finished"))
+        if self._menu is not None:
+            self._menu.save_action.setEnabled(self.record is not None and state != "running")
+            self._menu.open_action.setEnabled(not self.is_training())
+            self._menu.dataset_action.setEnabled(not self.is_training())
+
+    def _report(self, text: str, error: bool = False, dialog: bool = False) -> None:
+        if error:
+            self.show_inline_message(text)
+        emit(self.status_message, text)
+        if dialog and self.show_dialogs:
+            QMessageBox.warning(self, "Transformer studio", text)
+
+    # ------------------------------------------------------------------ data
+    def _load_source(self, spec: str | None = None) -> bool:
+        spec = spec or self.form.source_spec()
+        try:
+            self.source = load_source(spec, self.form.num_examples.value(), seed=self.form.values()["seed"])
+            dataset = build_dataset(self.source.pairs, self.form.values()["num_steps"], self.form.values()["min_freq"])
+        except (DatasetError, ValueError) as exc:
+            self.source = None
+            self.form.set_data_info(f"<span style='color:#c0392b'>{exc}</span>")
+            self._report(f"Could not load the data: {exc}", error=True)
+            self._update_can_start()
+            return False
+        skipped = f" · {self.source.skipped} malformed line(s) skipped" if self.source.skipped else ""
+        lines = self.source.skipped_lines[:5]
+        if lines:
+            skipped += f" (lines {', '.join(map(str, lines))}{'…' if self.source.skipped > 5 else ''})"
+        self.form.set_data_info(f"{self.source.name} · vocab {len(dataset.src_vocab)} source / "
+                                f"{len(dataset.tgt_vocab)} target tokens{skipped}")
+        self.clear_inline_message()
+        self._update_can_start()
+        return True
+
+    def open_dataset(self, path: str) -> bool:
+        """Use a Tatoeba-style file (or zip) as the data source."""
+        if self.is_training():
+            self._report("Stop training before choosing another dataset.", error=True)
+            return False
+        previous = self.form.source_combo.currentIndex()
+        self.form.source_combo.blockSignals(True)
+        self.form.set_file(path, Path(path).name)
+        self.form.source_combo.blockSignals(False)
+        if not self._load_source(path):
+            self.form.source_combo.removeItem(self.form.source_combo.findData(path))
+            self.form.source_combo.setCurrentIndex(previous)
+            return False
+        if not self.form.probe_edited:  # a new corpus: its first pair is a probe that surely fits
+            self.form.set_probe(*self.source.pairs[0])
+        self._report(f"Loaded {self.source.name}.")
+        return True
+
+    def _update_can_start(self) -> None:
+        self.controls.set_can_start(self.source is not None and self.form.validation_error() is None)
+
+    # ------------------------------------------------------------------ training
+    def start_training(self) -> bool:
+        """Build a trainer from the form and run it on a worker thread; False (with a message) if impossible."""
+        if self.is_training():
+            return False
+        error = self.form.validation_error()
+        if error or self.source is None:
+            self._report(error or "Choose a data source first.", error=True)
+            return False
+        config = self.form.config().validate()
+        try:
+            dataset = build_dataset(self.source.pairs, config.num_steps, config.min_freq)
+            trainer = Trainer(config, dataset, probe=self.form.probe())
+        except (ConfigError, DatasetError, ValueError, RuntimeError) as exc:
+            self._report(f"Cannot start: {exc}", error=True)
+            return False
+        self._retire_worker()
+        self.clear_inline_message()
+        self.last_error = None
+        self.trainer = trainer
+        self.history.clear()
+        self.loss_plot.new_run()
+        self.controls.reset_progress()
+        self._latest_step = self._drawn_step = None
+        self._shown_index = None
+        self.scrubber.set_live(True)
+        self.scrubber.set_count(0)
+        worker = TrainingWorker(trainer, self)
+        worker.step_finished.connect(self._on_worker_step_finished)
+        worker.epoch_finished.connect(self._on_worker_epoch_finished)
+        worker.snapshot_taken.connect(self._on_worker_snapshot_taken)
+        worker.training_finished.connect(self._on_worker_training_finished)
+        worker.training_failed.connect(self._on_worker_training_failed)
+        worker.stopped.connect(self._on_worker_stopped)
+        self.worker = worker
+        self.record = None
+        self.translate_view.set_model(None, None, None, config.num_steps,
+                                      "Training… pause or stop to translate with the model as it is.")
+        worker.start()
+        self._set_state("running")
+        self._timer.start()
+        self._report(f"Training on {trainer.device} ({len(dataset)} pairs, {trainer.total_steps} steps).")
+        return True
+
+    def _alignment_scores(self, snap: Any) -> np.ndarray | None:
+        """Per-head cross-attention alignment ``(L, h)`` against the task's ideal, or None (no task / no fit)."""
+        task = self.form.task_name()
+        if not task:
+            return None
+        key = (task, tuple(snap.src_tokens), tuple(snap.tgt_tokens))
+        if self._ideal is None or self._ideal[0] != key:
+            try:  # tokens end with <eos>; the ideal adds its own <eos> row and column
+                ideal = ideal_alignment(task, snap.src_tokens[:-1], snap.tgt_tokens[:-1])
+            except (DatasetError, ValueError):
+                ideal = None
+            self._ideal = (key, ideal)
+        if self._ideal[1] is None:
+            return None
+        try:
+            return alignment_scores(snap.maps["cross"], self._ideal[1])  # (L, h)
+        except ValueError:
+            return None
+
+    def _retire_worker(self) -> None:
+        if self.worker is None:
+            return
+        for signal in (self.worker.step_finished, self.worker.epoch_finished, self.worker.snapshot_taken,
+                       self.worker.training_finished, self.worker.training_failed, self.worker.stopped):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # nothing left to disconnect
+                signal.disconnect()
+        self.worker.shutdown(1000)
+        self.worker = None
+
+    def _offer_model(self, description: str) -> None:
+        """Hand a model the training thread does not touch to the translate view and the Model menu."""
+        trainer = self.trainer
+        if trainer is None:
+            return
+        model = trainer.model if not self.is_training() else cpu_copy(trainer.model)
+        self.record = ModelRecord(model, trainer.src_vocab, trainer.tgt_vocab, trainer.config, trainer.history,
+                                  trainer.config.num_steps, description)
+        self.translate_view.set_model(model, trainer.src_vocab, trainer.tgt_vocab, trainer.config.num_steps,
+                                      f"Model: {description}.")
+        self._set_state(self.state)
+
+    # ------------------------------------------------------------------ drawing (timer)
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the latest state: loss curves, progress, and the newest snapshot when live."""
+        self.loss_plot.refresh()
+        step = self._latest_step
+        if step is not None and step is not self._drawn_step:
+            self._drawn_step = step
+            cfg = self.trainer.config if self.trainer is not None else None
+            self.controls.show_progress(step.epoch, cfg.num_epochs if cfg else step.epoch, step.progress,
+                                        step.elapsed_s, step.tokens_per_s, step.loss,
+                                        str(self.trainer.device) if self.trainer is not None else "")
+            if self.state == "paused":
+                self._offer_model(f"paused at step {step.step}")
+        if self._new_snapshot:
+            self._new_snapshot = False
+            self.scrubber.set_count(len(self.history))
+            if self.scrubber.live and len(self.history):
+                self.show_snapshot(len(self.history) - 1)
+
+    def show_snapshot(self, index: int) -> None:
+        """Draw history snapshot ``index`` in the grid, the detail view and the loss-curve marker."""
+        snap = self.history[index]
+        self.grid.set_snapshot(snap, self._alignment_scores(snap))
+        caption = f"step {snap.step}, epoch {snap.epoch}"
+        if self.detail.has_map or self.tabs.currentWidget() is self.detail:
+            self.detail.show_snapshot(snap, caption)
+        self.loss_plot.set_marker(snap.step)
+        self.scrubber.show_index(index, f"snapshot {index + 1}/{len(self.history)} · {caption}")
+        self._shown_index = index
+
+    # ------------------------------------------------------------------ worker slots (GUI thread)
+    @Slot(object)
+    def _on_worker_step_finished(self, event: Any) -> None:
+        self.loss_plot.append_step(event.step, event.epoch_fraction, event.elapsed_s, event.loss)
+        self._latest_step = event
+
+    @Slot(object)
+    def _on_worker_epoch_finished(self, event: Any) -> None:
+        self.loss_plot.append_epoch(event.epoch, event.step, event.elapsed_s, event.loss)
+
+    @Slot(object)
+    def _on_worker_snapshot_taken(self, event: Any) -> None:
+        self.history.append(event.step, event)
+        self._new_snapshot = True
+
+    @Slot(object)
+    def _on_worker_training_finished(self, event: Any) -> None:
+        verb = "Stopped" if event.stopped else "Finished"
+        self._report(f"{verb} at epoch {event.epoch}, step {event.step}: loss {event.loss:.4f}, "
+                     f"{event.tokens_per_s:,.0f} tokens/s on {event.device}.")
+
+    @Slot(str)
+    def _on_worker_training_failed(self, message: str) -> None:
+        self.last_error = message
+        self._report(f"Training stopped: {message}", error=True, dialog=True)
+
+    @Slot()
+    def _on_worker_stopped(self) -> None:
+        self._timer.stop()
+        self.redraw()
+        step = self.trainer.step if self.trainer is not None else 0
+        self._set_state("finished")
+        self._offer_model(f"trained here ({step} steps{', stopped by an error' if self.last_error else ''})")
+
+    # ------------------------------------------------------------------ control slots
+    @Slot()
+    def _on_start_button_clicked(self) -> None:
+        self.start_training()
+
+    @Slot()
+    def _on_pause_button_clicked(self) -> None:
+        if self.worker is None:
+            return
+        if self.state == "paused":
+            self.worker.resume()
+            self.record = None
+            self.translate_view.set_model(None, None, None, 10, "Training… pause or stop to translate.")
+            self._set_state("running")
+        elif self.state == "running":
+            self.worker.pause()
+            self._set_state("paused")
+            step = self._latest_step.step if self._latest_step is not None else 0
+            self._offer_model(f"paused at step {step}")
+
+    @Slot()
+    def _on_step_button_clicked(self) -> None:
+        if self.worker is not None and self.state == "paused":
+            self.worker.request_step()
+
+    @Slot()
+    def _on_stop_button_clicked(self) -> None:
+        if self.worker is not None and self.is_training():
+            self.worker.stop()
+            self.controls.set_state("stopping")
+
+    @Slot()
+    def _on_reset_button_clicked(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Stop any run and forget the model, the curves and the attention history."""
+        self._timer.stop()
+        self._retire_worker()
+        self.trainer = None
+        self.record = None
+        self.history.clear()
+        self.loss_plot.clear_all()
+        self.grid.clear_grid()
+        self.scrubber.set_count(0)
+        self.controls.reset_progress()
+        self.translate_view.set_model(None, None, None, 10, "No model yet: train one, or open a saved model.")
+        self._latest_step = self._drawn_step = None
+        self._set_state("idle")
+        self._report("Reset.")
+
+    # ------------------------------------------------------------------ view slots
+    @Slot()
+    def _on_form_settings_changed(self) -> None:
+        self._update_can_start()
+
+    @Slot()
+    def _on_form_source_changed(self) -> None:
+        self._load_source()
+
+    @Slot()
+    def _on_form_open_file_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open sentence pairs", "", DATASET_FILTER)
+        if path:
+            self.open_dataset(path)
+
+    @Slot(str)
+    def _on_x_combo_current_text_changed(self, mode: str) -> None:
+        self.loss_plot.set_x_mode(mode)
+
+    @Slot(bool)
+    def _on_log_box_toggled(self, on: bool) -> None:
+        self.loss_plot.set_log_y(on)
+
+    @Slot(float)
+    def _on_smooth_spin_value_changed(self, value: float) -> None:
+        self.loss_plot.set_smoothing(value)
+
+    @Slot(float)
+    def _on_loss_plot_step_clicked(self, step: float) -> None:
+        index = self.history.nearest_index(step)
+        if index is not None:
+            self.scrubber.set_live(False)
+            self.show_snapshot(index)
+
+    @Slot(str, int, int)
+    def _on_grid_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
+        self.detail.select(kind, layer, head)
+        if self._shown_index is not None and self._shown_index < len(self.history):
+            snap = self.history[self._shown_index]
+            self.detail.show_snapshot(snap, f"step {snap.step}, epoch {snap.epoch}")
+        self.tabs.setCurrentWidget(self.detail)
+
+    @Slot(int)
+    def _on_scrubber_index_chosen(self, index: int) -> None:
+        if 0 <= index < len(self.history):
+            self.show_snapshot(index)
+
+    @Slot(bool)
+    def _on_scrubber_live_toggled(self, live: bool) -> None:
+        if live and len(self.history):
+            self.show_snapshot(len(self.history) - 1)
+
+    # ------------------------------------------------------------------ models
+    def save_model_to(self, path: str) -> bool:
+        """Save the model on offer (paused, finished or opened) to ``path``; False with a message on failure."""
+        if self.record is None:
+            self._report("There is no model to save yet (pause or finish training first).", error=True)
+            return False
+        try:
+            saved = save_model(path, self.record.model, self.record.train_config, self.record.src_vocab,
+                               self.record.tgt_vocab, self.record.history,
+                               source_name=self.source.name if self.source is not None else "")
+        except (CheckpointError, OSError, ValueError) as exc:
+            self._report(f"Could not save the model: {exc}", error=True, dialog=True)
+            return False
+        self._report(f"Saved the model to {saved}.")
+        return True
+
+    def open_model(self, path: str) -> bool:
+        """Open a checkpoint (from this app or the CLI) to inspect and translate without training."""
+        if self.is_training():
+            self._report("Stop training before opening a model.", error=True)
+            return False
+        try:
+            loaded = load_model(path, device="cpu")
+        except (CheckpointError, OSError, ValueError) as exc:
+            self._report(f"Could not open the model: {exc}", error=True, dialog=True)
+            return False
+        num_steps = loaded.train_config.num_steps if loaded.train_config is not None else self.form.values()["num_steps"]
+        name = Path(path).name
+        self.record = ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config,
+                                  loaded.history, num_steps, f"opened {name}")
+        self.trainer = None
+        self.translate_view.set_model(loaded.model, loaded.src_vocab, loaded.tgt_vocab, num_steps,
+                                      f"Model: opened {name} ({loaded.model_config.num_layers} layers, "
+                                      f"{loaded.model_config.num_heads} heads, {loaded.model_config.num_hiddens} hidden).")
+        self._show_loaded_history(loaded.history)
+        self.history.clear()
+        try:
+            self.history.append(0, probe_snapshot(self.record, self.form.probe()))
+        except ValueError as exc:
+            self._report(f"Opened {name}, but the probe pair cannot be shown: {exc}", error=True)
+        else:
+            self.clear_inline_message()
+            self.scrubber.set_count(1)
+            self.show_snapshot(0)
+        self._set_state(self.state)
+        self._report(f"Opened {name}: translate it in the Translate tab.")
+        return True
+
+    def _show_loaded_history(self, history: Any) -> None:
+        self.loss_plot.new_run()
+        steps = list(getattr(history, "step_loss", []) or [])
+        epochs = list(getattr(history, "epoch_loss", []) or [])
+        per_epoch = len(steps) / len(epochs) if epochs else 1.0
+        for i, loss in enumerate(steps, start=1):
+            self.loss_plot.append_step(i, i / per_epoch, 0.0, loss)
+        for e, loss in enumerate(epochs, start=1):
+            self.loss_plot.append_epoch(e, int(round(e * per_epoch)), 0.0, loss)
+        self.loss_plot.refresh()
+
+    @Slot()
+    def _on_menu_save_triggered(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save model", f"transformer{SUFFIX}", CHECKPOINT_FILTER)
+        if path:
+            self.save_model_to(path)
+
+    @Slot()
+    def _on_menu_open_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open model", "", CHECKPOINT_FILTER)
+        if path:
+            self.open_model(path)
+
+    # ------------------------------------------------------------------ shell hooks
+    def panel_menu(self) -> ModelMenu:
+        if self._menu is None:
+            self._menu = ModelMenu(self)
+            self._menu.save_triggered.connect(self._on_menu_save_triggered)
+            self._menu.open_triggered.connect(self._on_menu_open_triggered)
+            self._menu.open_dataset_triggered.connect(self._on_form_open_file_clicked)
+            self._set_state(self.state)
+        return self._menu
+
+    def handle_drop(self, paths: list[str]) -> bool:
+        for path in paths:
+            suffix = Path(path).suffix.lower()
+            if suffix == SUFFIX:
+                self.open_model(path)
+                return True
+            if suffix in DATASET_SUFFIXES:
+                self.open_dataset(path)
+                return True
+        return False
+
+    def busy_reason(self) -> str | None:
+        if not self.is_training():
+            return None
+        step = self._latest_step
+        where = f" (epoch {step.epoch} of {self.trainer.config.num_epochs})" if step and self.trainer else ""
+        return f"The Transformer studio is training{where}; closing stops it and loses the unsaved model."
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self._timer.stop()
+        if self.worker is not None:
+            self.worker.shutdown(timeout_ms)
+
+    def export_targets(self) -> list[ExportTarget]:
+        return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table),
+                ExportTarget("attention grid", self.grid, None),
+                self.detail.export_target(), self.translate_view.export_target()]
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        self.loss_plot.apply_theme(dark)
+        self.grid.apply_theme(dark)
+        self.detail.heatmap.apply_theme(dark)
+        self.translate_view.heatmap.apply_theme(dark)
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue(self.settings_key("form"), json.dumps(self.form.values()))
+        settings.setValue(self.settings_key("x_mode"), self.loss_plot.x_mode)
+        settings.setValue(self.settings_key("log_y"), self.log_box.isChecked())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        try:
+            values = json.loads(str(settings.value(self.settings_key("form"), "{}")))
+        except (TypeError, ValueError):
+            values = {}
+        if isinstance(values, dict):
+            self.form.set_values(values)
+        mode = str(settings.value(self.settings_key("x_mode"), "steps"))
+        if mode in X_MODES:
+            self.x_combo.setCurrentText(mode)
+        self.log_box.setChecked(str(settings.value(self.settings_key("log_y"), "false")).lower() == "true")

@@ -1,0 +1,177 @@
+"""The studio's translate-and-inspect view (book §11.7 prediction, §10.7 BLEU): greedy or beam search,
+the decoded sentence's cross-attention, BLEU against an optional reference, unknown words flagged."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.decoding import Translation, translate
+from explorer.core.metrics import bleu
+from explorer.core.text import UNK, normalize_side, tokenize
+from explorer.ui.panels.base_panel import ExportTarget
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+MEAN_HEADS = "mean of heads"
+BLEU_K = 2  # the book's §11.7 setting
+
+
+class TranslateView(QWidget):
+    """Type a sentence and translate it with the model the panel hands over (:meth:`set_model`)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model: Any = None
+        self._vocabs: tuple[Any, Any] | None = None
+        self._num_steps = 10
+        self.result: Translation | None = None
+        self.model_label = QLabel("No model yet: train one, or open a saved model (Model → Open…).", self)
+        self.model_label.setWordWrap(True)
+        self.sentence_edit = QLineEdit("i'm home .", self)
+        self.reference_edit = QLineEdit("je suis chez moi .", self)
+        self.reference_edit.setPlaceholderText("optional: the expected translation, for BLEU")
+        self.method_combo = QComboBox(self)
+        self.method_combo.addItems(["greedy", "beam"])
+        self.width_spin = QSpinBox(self)
+        self.width_spin.setRange(1, 32)
+        self.width_spin.setValue(4)
+        self.width_spin.setPrefix("width ")
+        self.translate_button = QPushButton("Translate", self)
+        self.layer_combo = QComboBox(self)
+        self.head_combo = QComboBox(self)
+        self.output_label = QLabel("", self)
+        self.output_label.setWordWrap(True)
+        self.error_label = QLabel("", self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b; font-weight: bold;")
+        self.heatmap = HeatmapWidget(self)
+        self.heatmap.set_axis_labels("output tokens", "input tokens")
+
+        form = QFormLayout()
+        form.addRow("sentence", self.sentence_edit)
+        form.addRow("reference", self.reference_edit)
+        options = QHBoxLayout()
+        options.addWidget(self.method_combo)
+        options.addWidget(self.width_spin)
+        options.addWidget(self.translate_button)
+        options.addStretch(1)
+        options.addWidget(QLabel("cross-attention of", self))
+        options.addWidget(self.layer_combo)
+        options.addWidget(self.head_combo)
+        form.addRow("decoding", options)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.model_label)
+        layout.addLayout(form)
+        layout.addWidget(self.output_label)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.heatmap, 1)
+        self.translate_button.clicked.connect(self._on_translate_button_clicked)
+        self.sentence_edit.returnPressed.connect(self._on_translate_button_clicked)
+        self.method_combo.currentTextChanged.connect(self._on_method_combo_current_text_changed)
+        self.layer_combo.currentIndexChanged.connect(self._on_view_combo_changed)
+        self.head_combo.currentIndexChanged.connect(self._on_view_combo_changed)
+        self.width_spin.setEnabled(False)
+        self.set_model(None, None, None, 10, "No model yet: train one, or open a saved model (Model → Open…).")
+
+    # ---- model -------------------------------------------------------------------------------
+    def set_model(self, model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int, description: str) -> None:
+        """Use ``model`` (one the training thread does not touch) or ``None`` with the reason in ``description``."""
+        self._model = model
+        self._vocabs = (src_vocab, tgt_vocab) if model is not None else None
+        self._num_steps = int(num_steps)
+        self.model_label.setText(description)
+        self.translate_button.setEnabled(model is not None)
+        if model is not None:
+            cfg = model.config
+            self._fill_combo(self.layer_combo, [f"layer {i + 1}" for i in range(cfg.num_layers)], cfg.num_layers - 1)
+            self._fill_combo(self.head_combo, [MEAN_HEADS, *(f"head {h + 1}" for h in range(cfg.num_heads))], 0)
+
+    @property
+    def has_model(self) -> bool:
+        return self._model is not None
+
+    @staticmethod
+    def _fill_combo(combo: QComboBox, items: list[str], current: int) -> None:
+        if [combo.itemText(i) for i in range(combo.count())] == items:
+            return
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(items)
+        combo.setCurrentIndex(current)
+        combo.blockSignals(False)
+
+    # ---- translating ---------------------------------------------------------------------------
+    def translate_now(self) -> Translation | None:
+        """Translate the sentence box; shows the result or an inline message. Returns the translation."""
+        self.error_label.clear()
+        if self._model is None or self._vocabs is None:
+            self.error_label.setText("There is no model to translate with yet.")
+            return None
+        method = self.method_combo.currentText()
+        try:
+            result = translate(self._model, *self._vocabs, self.sentence_edit.text(), self._num_steps,
+                               method=method, beam_width=self.width_spin.value())
+        except ValueError as exc:  # DatasetError / DecodingError carry user-facing messages
+            self.error_label.setText(str(exc))
+            return None
+        self.result = result
+        self._show_result(result)
+        return result
+
+    def bleu_score(self, result: Translation) -> float | None:
+        """BLEU (k = 2, as the book) of ``result`` against the reference box, or None without one."""
+        reference = tokenize(normalize_side(self.reference_edit.text()))
+        if not reference:
+            return None
+        return bleu(result.tokens, reference, BLEU_K)
+
+    def _show_result(self, result: Translation) -> None:
+        text = escape(result.text) if result.text else "<i>(empty)</i>"
+        parts = [f"<b>Translation:</b> {text}"]
+        if not result.finished:
+            parts.append("<i>(stopped at the length limit before &lt;eos&gt;)</i>")
+        score = self.bleu_score(result)
+        if score is not None:
+            parts.append(f"· <b>BLEU</b> {score:.3f}")
+        if result.unknown:
+            words = ", ".join(escape(w) for w in result.unknown)
+            parts.append(f"<br><span style='color:#b9770e'>Unknown to the model (read as {escape(UNK)}): "
+                         f"{words}</span>")
+        self.output_label.setText(" ".join(parts))
+        self._draw_attention()
+
+    def _draw_attention(self) -> None:
+        result = self.result
+        if result is None or result.cross_attention is None or result.cross_attention.shape[2] == 0:
+            return
+        cross = result.cross_attention  # (L, h, out_len, src_len)
+        layer = min(max(self.layer_combo.currentIndex(), 0), cross.shape[0] - 1)
+        head = self.head_combo.currentIndex() - 1
+        matrix = cross[layer].mean(axis=0) if head < 0 else cross[layer, min(head, cross.shape[1] - 1)]
+        unknown = set(result.unknown)
+        cols = [f"{w} ({UNK})" if w in unknown else w for w in result.src_tokens]
+        self.heatmap.set_matrix(np.asarray(matrix), result.row_labels, cols)
+        self.heatmap.set_title(f"cross-attention · layer {layer + 1} · "
+                               + ("mean of heads" if head < 0 else f"head {head + 1}"))
+
+    def export_target(self) -> ExportTarget:
+        """The decoded sentence's cross-attention for File → Export."""
+        return ExportTarget("translation cross-attention", self.heatmap, self.heatmap.csv_table)
+
+    # ---- slots -------------------------------------------------------------------------------
+    @Slot()
+    def _on_translate_button_clicked(self) -> None:
+        self.translate_now()
+
+    @Slot(str)
+    def _on_method_combo_current_text_changed(self, method: str) -> None:
+        self.width_spin.setEnabled(method == "beam")
+
+    @Slot(int)
+    def _on_view_combo_changed(self, _index: int) -> None:
+        self._draw_attention()
