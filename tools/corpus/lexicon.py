@@ -171,8 +171,9 @@ VERB = {v.en: v for v in VERBS}
 CORE_PAST = ("lose", "win", "pay", "eat", "try", "lie", "sleep", "laugh", "cry", "wait", "work",
              "forget", "leave", "come", "fall")
 CORE_PRESENT = ("know", "understand", "work", "sing", "dance", "swim", "smoke", "lie")
-EXTRA_PRESENT = ("run", "read", "write", "sleep", "cook", "study", "travel", "play", "eat", "smile",
-                 "laugh", "cry", "win", "lose")
+# Verbs whose negative and question sound natural on their own ("I don't cook", "Do you read?").
+ASKABLE_PRESENT = ("know", "understand", "work", "sing", "dance", "swim", "smoke", "read", "write", "cook",
+                   "study", "travel", "play", "eat", "sleep", "run")
 INFINITIVES = ("sleep", "eat", "dance", "sing", "swim", "run", "read", "write", "work", "leave",
                "stay", "play", "win", "travel", "study", "help", "wait", "cook")
 

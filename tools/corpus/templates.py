@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from lexicon import (ALLER, AVOIR, AVOIR_IMPF, AVOIR_STATES, CORE_PAST, CORE_PRESENT, DEVOIR, ETRE,
-                     ETRE_IMPF, EXTRA_PRESENT, INFINITIVES, LIKES, NOUNS, PARTITIVES, PERSON_ADJECTIVES,
+                     ETRE_IMPF, ASKABLE_PRESENT, INFINITIVES, LIKES, NOUNS, PARTITIVES, PERSON_ADJECTIVES,
                      SUBJECTS, THING_ADJECTIVES, VERB, VOULOIR, VOWELS, Noun, Subject, Verb)
 
 Pair = tuple[str, str]
@@ -67,7 +67,7 @@ def family_be_adj(neg: bool = False, past: bool = False, question: bool = False,
     for s in SUBJECTS:
         for e, m, f, mp, gradable in PERSON_ADJECTIVES:
             form, p = agree(s, m, f, mp), s.person
-            if very and not gradable:
+            if (very and not gradable) or (past and e == "back"):
                 continue
             if question:
                 if s.en == "I" and e not in ("late", "early", "right", "lost", "safe"):
@@ -179,7 +179,7 @@ def family_likes(kind: str) -> Iterator[Pair]:
             elif kind == "love":
                 yield en(s.en, "loves" if s.third else "love", e), fr(s.fr, ADORER[p], f)
             elif kind == "question" and s.en not in ("I", "We"):
-                pron = {"tu": "tu", "il": "il", "elle": "elle", "ils": "ils"}.get(s.fr, "il" if not s.feminine else "elle")
+                pron = s.fr if s.en not in NAMES else ("elle" if s.feminine else "il")
                 verb = AIMER[p] + ("-t-" if AIMER[p].endswith("e") else "-") + pron
                 subj = s.fr + " " if s.en in NAMES else ""
                 yield en(s.en_do, "like", e, end="?"), fr(subj + verb, f, end="?")
@@ -274,8 +274,8 @@ def extended_families() -> dict[str, list[Pair]]:
         "avoir_neg": family_avoir(neg=True), "avoir_past": family_avoir(past=True),
         "avoir_q": family_avoir(question=True),
         "past_neg": family_past(CORE_PAST, neg=True), "past_q": family_past(CORE_PAST, question=True),
-        "pres_neg": family_present(CORE_PRESENT + EXTRA_PRESENT, neg=True),
-        "pres_q": family_present(CORE_PRESENT + EXTRA_PRESENT, question=True),
+        "pres_neg": family_present(ASKABLE_PRESENT, neg=True),
+        "pres_q": family_present(ASKABLE_PRESENT, question=True),
         "home_stay": family_home("stay"), "home_go": family_home("go"),
         "want": family_modal("want"), "want_neg": family_modal("want", neg=True),
         "must": family_modal("must"), "going": family_modal("going"),
