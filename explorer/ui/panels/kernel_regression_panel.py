@@ -383,6 +383,9 @@ class KernelRegressionPanel(BasePanel):
     def _on_train_button_clicked(self) -> None:
         if self._worker is not None:
             return
+        if self.x_train.size < 2:
+            self.show_inline_message("The parametric model needs at least two training points (leave-one-out).")
+            return
         if "torch" not in sys.modules:  # import on this thread: PySide6's import hook is not thread-safe
             self.status_message.emit("Loading torch…")
             importlib.import_module("torch")
@@ -391,7 +394,8 @@ class KernelRegressionPanel(BasePanel):
         self.clear_inline_message()
         self._worker_done = threading.Event()
         worker = create_worker(_train, data, self.lr_spin.value(), self.epochs_spin.value(),
-                               self.seed_spin.value(), self._worker_done, _start_thread=False)
+                               self.seed_spin.value(), self._worker_done, _start_thread=False,
+                               _ignore_errors=True)  # errors go to _on_worker_errored, not raised
         worker.yielded.connect(self._on_worker_yielded)
         worker.errored.connect(self._on_worker_errored)
         worker.finished.connect(self._on_worker_finished)
@@ -423,7 +427,7 @@ class KernelRegressionPanel(BasePanel):
                                      f"w = {self.learned_w:.4g}")
             with QSignalBlocker(self.shown_combo):
                 self.shown_combo.setCurrentText("parametric")
-        self._refit()
+            self._refit()
 
     # ------------------------------------------------------------------ shell hooks
     def busy_reason(self) -> str | None:
