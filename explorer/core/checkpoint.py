@@ -324,14 +324,12 @@ def _history(data: Any) -> Any:
 
 
 def _device(name: str) -> torch.device:
-    if name == "auto":
-        from explorer.core.training import resolve_device
+    from explorer.core.training import resolve_device
 
-        return resolve_device(name)
     try:
-        return torch.device(name)
-    except RuntimeError as exc:
-        raise CheckpointError(f"unknown device {name!r}") from exc
+        return resolve_device(name)
+    except ValueError as exc:  # ConfigError: unknown or unavailable device
+        raise CheckpointError(str(exc)) from exc
 
 
 def count_parameters(shapes: Mapping[str, list[int]]) -> int:

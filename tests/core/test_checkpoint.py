@@ -279,3 +279,15 @@ def test_model_without_train_config(tmp_path: Path) -> None:
     model, _, sv, tv, _ = _model_bits()
     loaded = load_model(save_model(tmp_path / "m.safetensors", model, None, sv, tv))
     assert loaded.train_config is None and loaded.history is None
+
+
+def test_unavailable_device_is_a_checkpoint_error(tmp_path: Path) -> None:
+    from explorer.core.checkpoint import load_model, save_model
+
+    model, tcfg, sv, tv, hist = _model_bits()
+    path = save_model(tmp_path / "m.safetensors", model, tcfg, sv, tv, hist)
+    with pytest.raises(CheckpointError, match="device"):
+        load_model(path, device="tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(CheckpointError, match="CUDA"):
+            load_model(path, device="cuda")

@@ -155,15 +155,16 @@ def test_ctrl_c_stops_cleanly_and_still_saves(tmp_path: Path, capsys: pytest.Cap
             signal.raise_signal(signal.SIGINT)  # what Ctrl-C delivers
 
     monkeypatch.setattr(cli_commands.Progress, "on_epoch", interrupt_after_first)
+    before = signal.getsignal(signal.SIGINT)
     out_file = tmp_path / "stopped.safetensors"
-    code, out, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "64", "--epochs", "50",
+    code, out, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "32", "--epochs", "50",
                           "--device", "cpu", *TINY, "--out", str(out_file), "--json")
     assert code == cli.EXIT_INTERRUPTED
     res = _last_json(out)
     assert res["stopped"] is True and res["epochs"] < 50
     assert "stopping" in err and "Traceback" not in err
     assert out_file.is_file()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
+    assert signal.getsignal(signal.SIGINT) is before  # handler restored
 
 
 BAD = [
@@ -243,3 +244,17 @@ def test_module_entry_point_runs_without_qt() -> None:
     assert out.stdout.strip() == "2 []", out.stderr
     assert out.stderr.strip().startswith("error: no such file")
     assert torch.__version__  # the CLI runs on the same torch as the tests
+
+
+def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from explorer.core.events import ErrorEvent
+    from explorer.core.training import Trainer
+
+    monkeypatch.setattr(Trainer, "__iter__", lambda self: iter([ErrorEvent(step=3, message="the loss became NaN")]))
+    out_file = tmp_path / "never.safetensors"
+    code, _, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "8", "--epochs", "1",
+                        "--device", "cpu", *TINY, "--out", str(out_file))
+    assert code == cli.EXIT_FAILED
+    assert err.strip() == "error: training failed at step 3: the loss became NaN"
+    assert not out_file.exists()
