@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 class PanelWalker(QObject):
     """Visits panels one per event-loop turn, waits for each to settle, then calls ``on_settled(key)``.
 
-    A panel has settled when none of its ``LatestOnlyRunner`` children is busy and at least
-    ``min_wait_ms`` have passed (so throttled redraws land), or after ``max_wait_ms``.
+    A panel has settled when none of its ``LatestOnlyRunner`` children is busy, no single-shot
+    ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
+    throttled redraws land), or after ``max_wait_ms``.
     """
 
     def __init__(self, window, keys: list[str], on_settled: Callable[[str], None],
@@ -72,7 +73,10 @@ class PanelWalker(QObject):
 
         key = self._keys[0]
         panel = self._window.panel(key)
-        busy = panel is not None and any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
+        busy = panel is not None and (
+            any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
+            or any(t.isActive() and t.isSingleShot() for t in panel.findChildren(QTimer))  # debounces
+        )
         elapsed = self._clock.elapsed()
         if elapsed < self._max_wait_ms and (busy or elapsed < self._min_wait_ms):
             return

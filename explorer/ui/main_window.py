@@ -9,14 +9,15 @@ import sys
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
 from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.main_menus import build_menus
 from explorer.ui.panel_registry import PANELS, PanelSpec
 from explorer.ui.panel_stack import PanelStack
-from explorer.ui.settings import THEMES, AppSettings
+from explorer.ui.settings import AppSettings
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent
@@ -171,63 +172,26 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.export_action = file_menu.addAction("&Export current plot…")
-        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
-        self.export_action.triggered.connect(self._on_export_action_triggered)
-        file_menu.addSeparator()
-        quit_action = file_menu.addAction("&Quit")
-        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        quit_action.triggered.connect(self.close)
-
-        view_menu = bar.addMenu("&View")
-        group = QActionGroup(self)
-        self._panel_actions: list[QAction] = []
-        for i, spec in enumerate(self.specs, 1):
-            action = view_menu.addAction(spec.title)
-            action.setCheckable(True)
-            action.setData(spec.key)
-            if i <= 9:
-                action.setShortcut(QKeySequence(f"Ctrl+{i}"))
-            group.addAction(action)
-            self._panel_actions.append(action)
-        group.triggered.connect(self._on_panel_group_triggered)
-        view_menu.addSeparator()
-        theme_menu = view_menu.addMenu("&Theme")
-        self._theme_group = QActionGroup(self)
-        for mode in THEMES:
-            action = theme_menu.addAction(mode.capitalize() if mode != "system" else "Follow system")
-            action.setCheckable(True)
-            action.setData(mode)
-            action.setChecked(mode == self.settings.theme)
-            self._theme_group.addAction(action)
-        self._theme_group.triggered.connect(self._on_theme_group_triggered)
-        self.explanation_action = view_menu.addAction("Show formula and &explanation")
-        self.explanation_action.setCheckable(True)
-        self.explanation_action.setShortcut(QKeySequence("Ctrl+I"))
-        self.explanation_action.setChecked(self.settings.get("view/explanation_visible"))
-        self.explanation_action.toggled.connect(self._on_explanation_action_toggled)
-
-        self.help_menu = bar.addMenu("&Help")
-        about = self.help_menu.addAction("&About Attention Explorer")
-        about.setMenuRole(QAction.MenuRole.AboutRole)
-        about.triggered.connect(self.show_about)
+        self.menu_actions = build_menus(self.menuBar(), self.specs, self.settings.theme,
+                                        self.settings.get("view/explanation_visible"), self)
+        self.export_action = self.menu_actions.export
+        self.explanation_action = self.menu_actions.explanation
+        self._panel_actions = self.menu_actions.panels
+        self.menu_actions.export.triggered.connect(self._on_export_action_triggered)
+        self.menu_actions.quit.triggered.connect(self.close)
+        self.menu_actions.panel_group.triggered.connect(self._on_panel_group_triggered)
+        self.menu_actions.theme_group.triggered.connect(self._on_theme_group_triggered)
+        self.menu_actions.explanation.toggled.connect(self._on_explanation_action_toggled)
+        self.menu_actions.about.triggered.connect(self.show_about)
 
     def _update_panel_menu(self) -> None:
-        current = self.current_key()
-        panel = self.stack.panel(current)
-        if panel is not None and current not in self._panel_menus:
-            menu = panel.panel_menu()
-            if menu is not None:
-                action = self.menuBar().insertMenu(self.help_menu.menuAction(), menu)
-                self._panel_menus[current] = action
-        for key, action in self._panel_menus.items():
-            action.setVisible(key == current)
+        key = self.current_key()
+        panel = self.stack.panel(key)
+        fresh = panel is not None and key not in self.menu_actions.panel_menus
+        self.menu_actions.show_panel_menu(self.menuBar(), key, self._ask(panel.panel_menu) if fresh else None)
 
     def panel_menu_titles(self) -> list[str]:
-        """Titles of the menu-bar menus visible now (for tests)."""
+        """Titles of the menu-bar menus visible now."""
         return [a.text() for a in self.menuBar().actions() if a.isVisible()]
 
     @Slot(QAction)
@@ -236,20 +200,16 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_export_action_triggered(self) -> None:
-        from explorer.ui.widgets.export import ExportDialog
+        from explorer.ui.widgets.export import run_export_dialog
 
         panel = self.stack.panel(self.current_key())
-        targets = panel.export_targets() if panel is not None else []
+        targets = self._ask(panel.export_targets) if panel is not None else None
         if not targets:
             self.statusBar().showMessage("This panel has no plot to export.", 5000)
             return
-        dialog = ExportDialog(targets, self.current_key(), self.settings.get("export/last_dir"),
-                              self.settings.get("export/last_format"), self.settings.get("export/png_width"), self)
-        if dialog.exec() and dialog.written is not None:
-            self.settings.set("export/last_dir", str(dialog.written.parent))
-            self.settings.set("export/last_format", dialog.fmt())
-            self.settings.set("export/png_width", dialog.width_spin.value())
-            self.statusBar().showMessage(f"Exported {dialog.written}", 10_000)
+        written = run_export_dialog(targets, self.current_key(), self.settings, self)
+        if written is not None:
+            self.statusBar().showMessage(f"Exported {written}", 10_000)
 
     @Slot()
     def show_about(self) -> None:
@@ -263,8 +223,7 @@ class MainWindow(QMainWindow):
     def set_theme_mode(self, mode: str) -> None:
         """Switch to ``system``/``light``/``dark``, restyling every built panel."""
         self.settings.theme = mode
-        for action in self._theme_group.actions():
-            action.setChecked(action.data() == mode)
+        self.menu_actions.check_theme(mode)
         self._apply_dark(theme.resolve_dark(mode))
 
     def _apply_dark(self, dark: bool) -> None:

@@ -40,14 +40,6 @@ def test_screenshots_writes_one_non_blank_png_per_panel(tmp_path: Path) -> None:
         tmp_path / "settings" / "attention-explorer.ini").read_text()  # screenshots leave settings alone
 
 
-def test_bench_flag_reports_first_paint_and_ready(tmp_path: Path) -> None:
-    result = _run(["main.py", "--bench-startup"], tmp_path)
-    assert result.returncode == 0, result.stderr
-    lines = [line.split() for line in result.stdout.splitlines() if line.startswith("BENCH")]
-    assert [parts[1] for parts in lines] == ["first_paint", "ready"]
-    assert float(lines[0][2]) <= float(lines[1][2])
-
-
 def test_unknown_panel_is_a_clear_error(tmp_path: Path) -> None:
     result = _run(["-m", "explorer", "--panel", "nope", "--screenshots", str(tmp_path / "x")], tmp_path)
     assert result.returncode == 2

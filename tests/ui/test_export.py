@@ -108,3 +108,26 @@ def test_dialog_writes_the_chosen_target_and_format(qtbot, target: ExportTarget,
     dialog.path_edit.setText(str(tmp_path / "nowhere" / "x.csv"))
     dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
     assert "does not exist" in dialog.error_label.text()
+
+
+def test_export_dialog_helper_remembers_folder_format_and_width(qtbot, target: ExportTarget, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.widgets.export import run_export_dialog
+
+    settings = AppSettings(tmp_path / "settings")
+    settings.set("export/last_dir", str(tmp_path))
+    settings.set("export/last_format", "svg")
+
+    def fake_exec(dialog: ExportDialog) -> int:  # stands in for the user pressing Save
+        assert dialog.fmt() == "svg" and dialog.path_edit.text().startswith(str(tmp_path))
+        dialog.format_combo.setCurrentIndex(dialog.format_combo.findData("png"))
+        dialog.width_spin.setValue(640)
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Save).click()
+        return dialog.result()
+
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    written = run_export_dialog([target], "scoring", settings)
+    assert written == tmp_path / "scoring-fitted-curve.png"
+    assert QImage(str(written)).width() == 640
+    assert settings.get("export/last_format") == "png" and settings.get("export/png_width") == 640

@@ -266,3 +266,24 @@ def test_keyboard_shortcuts_are_declared(make_window) -> None:
     assert window.nav.count() == len(FAKES)
     assert window.nav.item(0).text() == "1. Alpha"
     assert Qt.ColorScheme.Dark != Qt.ColorScheme.Light  # the enum the theme follows exists
+
+
+def test_export_action_offers_the_current_panels_targets(make_window, monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    import explorer.ui.widgets.export as export
+
+    seen: list[tuple[list[str], str]] = []
+
+    def fake_dialog(targets, panel_key, settings, parent):
+        seen.append(([t.name for t in targets], panel_key))
+        return tmp_path / "x.png"
+
+    monkeypatch.setattr(export, "run_export_dialog", fake_dialog)
+    window = make_window()
+    window.show_panel("missing")
+    window.export_action.trigger()
+    assert seen == [] and "no plot" in window.statusBar().currentMessage()
+    window.show_panel("beta")
+    window.export_action.trigger()
+    assert seen == [(["curve"], "beta")]
+    assert "x.png" in window.statusBar().currentMessage()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 if TYPE_CHECKING:
     from explorer.ui.panels.base_panel import ExportTarget
+    from explorer.ui.settings import AppSettings
 
 FORMATS: tuple[str, ...] = ("png", "svg", "csv")
 
@@ -256,3 +257,16 @@ class ExportDialog(QDialog):
             self.error_label.setText(str(exc))
             return
         self.accept()
+
+
+def run_export_dialog(targets: list[ExportTarget], panel_key: str, settings: AppSettings,
+                      parent: QWidget | None = None) -> Path | None:
+    """Show the export dialog with remembered folder, format and width; returns the file written."""
+    dialog = ExportDialog(targets, panel_key, settings.get("export/last_dir"), settings.get("export/last_format"),
+                          settings.get("export/png_width"), parent)
+    if not dialog.exec() or dialog.written is None:
+        return None
+    settings.set("export/last_dir", str(dialog.written.parent))
+    settings.set("export/last_format", dialog.fmt())
+    settings.set("export/png_width", dialog.width_spin.value())
+    return dialog.written

@@ -1,0 +1,79 @@
+"""The main window's menu bar: File, View (panels, theme, explanation), the current panel's menu, Help."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
+
+from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.settings import THEMES
+
+
+@dataclass
+class MenuActions:
+    """The actions the main window connects to; ``panel_menus`` holds each panel's inserted menu."""
+
+    export: QAction
+    quit: QAction
+    panels: list[QAction]
+    panel_group: QActionGroup
+    theme_group: QActionGroup
+    explanation: QAction
+    about: QAction
+    help_menu: QMenu
+    panel_menus: dict[str, QAction] = field(default_factory=dict)
+
+    def check_theme(self, mode: str) -> None:
+        """Tick the theme entry for ``mode``."""
+        for action in self.theme_group.actions():
+            action.setChecked(action.data() == mode)
+
+    def show_panel_menu(self, bar: QMenuBar, key: str, menu: QMenu | None) -> None:
+        """Insert ``menu`` for ``key`` (once, before Help) and show only the menu of ``key``."""
+        if menu is not None and key not in self.panel_menus:
+            self.panel_menus[key] = bar.insertMenu(self.help_menu.menuAction(), menu)
+        for other, action in self.panel_menus.items():
+            action.setVisible(other == key)
+
+
+def build_menus(bar: QMenuBar, specs: tuple[PanelSpec, ...], theme_mode: str, explanation_visible: bool,
+                owner: QWidget) -> MenuActions:
+    """Fill ``bar`` and return its actions (unconnected)."""
+    file_menu = bar.addMenu("&File")
+    export = file_menu.addAction("&Export current plot…")
+    export.setShortcut(QKeySequence("Ctrl+E"))
+    file_menu.addSeparator()
+    quit_action = file_menu.addAction("&Quit")
+    quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+    quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+
+    view_menu = bar.addMenu("&View")
+    panel_group = QActionGroup(owner)
+    panels: list[QAction] = []
+    for i, spec in enumerate(specs, 1):
+        action = view_menu.addAction(spec.title)
+        action.setCheckable(True)
+        action.setData(spec.key)
+        if i <= 9:
+            action.setShortcut(QKeySequence(f"Ctrl+{i}"))
+        panel_group.addAction(action)
+        panels.append(action)
+    view_menu.addSeparator()
+    theme_menu = view_menu.addMenu("&Theme")
+    theme_group = QActionGroup(owner)
+    for mode in THEMES:
+        action = theme_menu.addAction("Follow system" if mode == "system" else mode.capitalize())
+        action.setCheckable(True)
+        action.setData(mode)
+        action.setChecked(mode == theme_mode)
+        theme_group.addAction(action)
+    explanation = view_menu.addAction("Show formula and &explanation")
+    explanation.setCheckable(True)
+    explanation.setShortcut(QKeySequence("Ctrl+I"))
+    explanation.setChecked(explanation_visible)
+
+    help_menu = bar.addMenu("&Help")
+    about = help_menu.addAction("&About Attention Explorer")
+    about.setMenuRole(QAction.MenuRole.AboutRole)
+    return MenuActions(export, quit_action, panels, panel_group, theme_group, explanation, about, help_menu)
