@@ -184,8 +184,9 @@ def beam_search(model: Seq2SeqTransformer, src: Tensor, src_valid_len: Tensor, b
     """Beam search for one sentence (src (1, Ts)); the model must be in eval mode.
 
     Candidates are ranked by ``log P(y) / L**length_penalty`` with L the number of produced tokens
-    (``<eos>`` included), as in d2l §10.8. Returns the best ids (without ``<eos>``), whether it ended in
-    ``<eos>``, its score, and its cross weights (out_len, L, h, Ts).
+    (``<eos>`` included), as in d2l §10.8. A hypothesis ends when ``<eos>`` ranks among the top
+    ``beam_width`` expansions, so a width of 1 is greedy search. Returns the best ids (without
+    ``<eos>``), whether it ended in ``<eos>``, its score, and its cross weights (out_len, L, h, Ts).
     """
     decoder = IncrementalDecoder(model, src, src_valid_len)
     y = torch.tensor([bos], device=src.device)
@@ -202,10 +203,11 @@ def beam_search(model: Seq2SeqTransformer, src: Tensor, src_valid_len: Tensor, b
         top_v, top_i = cand.reshape(-1).topk(min(2 * beam_width, cand.numel()))  # (2k,)
         keep: list[int] = []
         parents: list[int] = []
-        for value, flat in zip(top_v.tolist(), top_i.tolist()):
+        for rank, (value, flat) in enumerate(zip(top_v.tolist(), top_i.tolist())):
             parent, token = divmod(flat, vocab)
             if token == eos:
-                done.append((value / (t + 1) ** length_penalty, seqs[parent], True, history[parent]))
+                if rank < beam_width:  # an ending counts only when it ranks among the beam
+                        done.append((value / (t + 1) ** length_penalty, seqs[parent], True, history[parent]))
             elif len(keep) < beam_width:
                 keep.append(flat)
                 parents.append(parent)

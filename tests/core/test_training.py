@@ -1,0 +1,227 @@
+"""The trainer as an iterator of events (d2l §11.7 training): losses, determinism, control flags, failures."""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.core.events import ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent
+from explorer.core.text import build_dataset
+from explorer.core.training import (ConfigError, Trainer, TrainingConfig, TrainingHistory, clip_grad_norm,
+                                    resolve_device)
+from explorer.core.transformer import TransformerConfig
+
+WORDS = "a b c d e f g h".split()
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: threads only add overhead, and the CPU is shared
+    yield
+    torch.set_num_threads(before)
+
+
+def _dataset(n: int = 40, num_steps: int = 8):
+    rng = np.random.default_rng(0)
+    pairs = []
+    for _ in range(n):
+        words = list(rng.choice(WORDS, size=int(rng.integers(1, 6))))
+        pairs.append((" ".join(words), " ".join(reversed(words))))
+    return build_dataset(pairs, num_steps, min_freq=1)
+
+
+def _config(**kw: object) -> TrainingConfig:
+    base = dict(model=TransformerConfig(num_hiddens=16, num_heads=2, ffn_num_hiddens=32), batch_size=16,
+                num_steps=8, num_epochs=2, snapshot_every=2, device="cpu")
+    base.update(kw)
+    return TrainingConfig(**base)  # type: ignore[arg-type]
+
+
+def test_event_stream_shape_and_history() -> None:
+    ds = _dataset()
+    trainer = Trainer(_config(), ds, probe=("a b c", "c b a"))
+    events = list(trainer)
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "snapshot" and kinds[-1] == "finished"
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert [e.step for e in steps] == list(range(1, 7))  # 40 pairs / 16 = 3 batches × 2 epochs
+    assert kinds.count("epoch") == 2 and kinds.count("snapshot") == 1 + 3
+    assert steps[-1].progress == 1.0 and steps[2].epoch_fraction == 1.0
+    assert all(e.book_loss == pytest.approx(e.loss / 8) for e in steps)
+    assert sum(e.tokens for e in steps[:3]) == int(ds.tgt_valid_len.sum())
+    assert trainer.history.step_loss == [e.loss for e in steps]
+    assert len(trainer.history.epoch_loss) == 2
+    assert TrainingHistory.from_dict(trainer.history.to_dict()) == trainer.history
+    finished = events[-1]
+    assert isinstance(finished, FinishedEvent) and not finished.stopped and finished.device == "cpu"
+    snap = next(e for e in events if isinstance(e, SnapshotEvent))
+    assert snap.src_tokens == ["a", "b", "c", "<eos>"] and snap.tgt_input_tokens == ["<bos>", "c", "b", "a"]
+    assert snap.maps["encoder_self"].shape == (2, 2, 4, 4) and snap.maps["cross"].shape == (2, 2, 4, 4)
+    np.testing.assert_allclose(snap.maps["cross"].sum(-1), 1.0, atol=1e-5)
+    with pytest.raises(RuntimeError, match="runs once"):
+        iter(trainer)
+
+
+def test_same_seed_same_losses_and_other_seed_differs() -> None:
+    ds = _dataset()
+    run = lambda seed: [e.loss for e in Trainer(_config(seed=seed, snapshot_every=0), ds)  # noqa: E731
+                        if isinstance(e, StepEvent)]
+    first, again, other = run(3), run(3), run(4)
+    assert first == again
+    assert first != other
+
+
+def test_reported_loss_is_the_masked_per_token_cross_entropy() -> None:
+    ds = _dataset()
+    cfg = _config(batch_size=64, num_epochs=1, snapshot_every=0, model=TransformerConfig(
+        num_hiddens=16, num_heads=2, ffn_num_hiddens=32, dropout=0.0))
+    trainer = Trainer(cfg, ds)
+    model = trainer.model
+    with torch.no_grad():  # one batch holds the whole (shuffled) data set: the sum does not depend on order
+        dec_in = torch.cat([torch.full((len(ds), 1), ds.tgt_vocab.bos), ds.tgt[:, :-1]], dim=1)
+        logits, _ = model(ds.src, ds.src_valid_len, dec_in)
+        logp = torch.log_softmax(logits.double(), -1).gather(-1, ds.tgt[..., None])[..., 0]  # (N, T)
+        mask = torch.arange(8)[None, :] < ds.tgt_valid_len[:, None]
+        per_token = float(-(logp * mask).sum() / mask.sum())
+    step = next(e for e in trainer if isinstance(e, StepEvent))
+    assert step.loss == pytest.approx(per_token, rel=1e-5)
+    assert step.book_loss == pytest.approx(per_token / 8, rel=1e-5)
+
+
+def test_clipping_matches_the_books_rule() -> None:
+    g = torch.Generator().manual_seed(0)
+    grads = [torch.randn(5, 3, generator=g), torch.randn(7, generator=g)]
+    norm_ref = torch.sqrt(sum((t ** 2).sum() for t in grads))
+    big = [t.clone() for t in grads]
+    norm = clip_grad_norm(big, 1.0)
+    torch.testing.assert_close(norm, norm_ref)
+    for a, b in zip(big, grads):
+        torch.testing.assert_close(a, b / norm_ref)
+    small = [t.clone() for t in grads]
+    clip_grad_norm(small, 100.0)
+    assert all(torch.equal(a, b) for a, b in zip(small, grads))  # below the threshold: untouched
+
+
+def _run_in_thread(trainer: Trainer) -> tuple[threading.Thread, queue.Queue]:
+    events: queue.Queue = queue.Queue()
+
+    def consume() -> None:
+        for event in trainer:
+            events.put(event)
+
+    thread = threading.Thread(target=consume, daemon=True)
+    thread.start()
+    return thread, events
+
+
+def _next_step(events: queue.Queue, timeout: float = 30.0) -> StepEvent | FinishedEvent:
+    deadline = time.monotonic() + timeout
+    while True:
+        event = events.get(timeout=max(deadline - time.monotonic(), 0.01))
+        if isinstance(event, (StepEvent, FinishedEvent)):
+            return event
+
+
+def test_pause_single_step_resume_and_stop_from_another_thread() -> None:
+    trainer = Trainer(_config(num_epochs=200, snapshot_every=0), _dataset())
+    trainer.pause()
+    thread, events = _run_in_thread(trainer)
+    time.sleep(0.3)
+    assert events.empty() and trainer.paused  # blocked inside the iterator before step 1
+    trainer.request_step()
+    assert _next_step(events).step == 1
+    time.sleep(0.3)
+    assert all(not isinstance(e, StepEvent) for e in list(events.queue))  # still paused after one batch
+    trainer.resume()
+    first = _next_step(events)
+    assert first.step == 2
+    trainer.stop()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    tail = list(events.queue)
+    assert isinstance(tail[-1], FinishedEvent) and tail[-1].stopped
+    assert tail[-1].step < trainer.total_steps
+
+
+def test_stop_wakes_a_paused_trainer() -> None:
+    trainer = Trainer(_config(snapshot_every=0), _dataset())
+    trainer.pause()
+    thread, events = _run_in_thread(trainer)
+    time.sleep(0.2)
+    trainer.stop()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    final = events.get_nowait()
+    assert isinstance(final, FinishedEvent) and final.stopped and final.step == 0
+
+
+def test_nonfinite_loss_reports_the_step_and_keeps_last_good_weights() -> None:
+    trainer = Trainer(_config(snapshot_every=0), _dataset())
+    model = trainer.model
+    forward = model.forward
+    calls = {"n": 0}
+    kept: dict[str, torch.Tensor] = {}
+
+    def poisoned(*args, **kwargs):
+        calls["n"] += 1
+        logits, maps = forward(*args, **kwargs)
+        return (logits * float("nan") if calls["n"] == 3 else logits), maps
+
+    model.forward = poisoned  # type: ignore[method-assign]
+    events = []
+    for event in trainer:
+        events.append(event)
+        if isinstance(event, StepEvent) and event.step == 2:
+            kept = {k: v.clone() for k, v in model.state_dict().items()}
+    error = events[-1]
+    assert isinstance(error, ErrorEvent) and error.step == 3 and error.reason == "nonfinite"
+    assert "step 3" in error.message and "learning rate" in error.message
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, kept[k]), k
+
+
+def test_out_of_memory_becomes_an_error_event() -> None:
+    trainer = Trainer(_config(snapshot_every=0), _dataset())
+
+    def oom(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    trainer.model.forward = oom  # type: ignore[method-assign]
+    events = list(trainer)
+    assert len(events) == 1 and isinstance(events[0], ErrorEvent)
+    assert events[0].reason == "out_of_memory" and "smaller batch size" in events[0].message
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"batch_size": 0}, "batch_size"), ({"lr": -1.0}, "lr"), ({"lr": float("nan")}, "lr"),
+    ({"objective": "fancy"}, "objective"), ({"device": "tpu"}, "device"), ({"num_steps": 1}, "num_steps"),
+    ({"model": TransformerConfig(num_hiddens=10, num_heads=4)}, "divisible"),
+])
+def test_training_config_rejects_bad_settings(kwargs: dict, fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        _config(**kwargs).validate()
+
+
+def test_training_config_round_trip_and_mismatched_dataset() -> None:
+    cfg = _config(lr=0.01, objective="token_mean")
+    assert TrainingConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ConfigError, match="unknown training setting"):
+        TrainingConfig.from_dict({**cfg.to_dict(), "speed": "max"})
+    with pytest.raises(ConfigError, match="num_steps"):
+        Trainer(_config(num_steps=10), _dataset(num_steps=8))
+
+
+def test_resolve_device() -> None:
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type in {"cpu", "cuda", "mps"}
+    if not torch.cuda.is_available():
+        assert resolve_device("auto").type != "cuda"
+        with pytest.raises(ConfigError, match="CUDA"):
+            resolve_device("cuda")
+    with pytest.raises(ConfigError):
+        resolve_device("quantum")
