@@ -168,7 +168,9 @@ def _read_header(name: str, data: bytes) -> dict[str, Any]:
         if key == "__metadata__":
             continue
         offsets = entry.get("data_offsets") if isinstance(entry, dict) else None
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)):
+        shape = entry.get("shape") if isinstance(entry, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(isinstance(o, int) for o in offsets)
+                and isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)):
             raise CheckpointError(f"{name} has a damaged header (tensor {key!r})")
         if offsets[1] > body:
             raise CheckpointError(f"{name} is truncated: tensor {key!r} runs past the end of the file")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer.core import checkpoint as ck
 from explorer.core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -291,3 +293,47 @@ def test_unavailable_device_is_a_checkpoint_error(tmp_path: Path) -> None:
     if not torch.cuda.is_available():
         with pytest.raises(CheckpointError, match="CUDA"):
             load_model(path, device="cuda")
+
+
+_GOOD: dict[str, bytes] = {}
+
+
+def _good_model_bytes() -> bytes:
+    if "m" not in _GOOD:
+        import tempfile
+
+        from explorer.core.checkpoint import save_model
+
+        model, tcfg, sv, tv, hist = _model_bits()
+        with tempfile.TemporaryDirectory() as d:
+            _GOOD["m"] = save_model(Path(d) / "m.safetensors", model, tcfg, sv, tv, hist, "x").read_bytes()
+    return _GOOD["m"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_files_load_or_raise_checkpoint_error(tmp_path: Path, data: st.DataObject) -> None:
+    """Any byte damage (flips, cuts, insertions) either still loads or is a CheckpointError, never a crash."""
+    from explorer.core.checkpoint import load_model
+
+    raw = bytearray(_good_model_bytes())
+    (n,) = struct.unpack("<Q", raw[:8])
+    for _ in range(data.draw(st.integers(1, 4))):
+        where = data.draw(st.sampled_from(["header", "anywhere", "length"]))
+        hi = {"header": 8 + n, "anywhere": len(raw), "length": 8}[where]
+        pos = data.draw(st.integers(0, hi - 1))
+        action = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+        if action == "flip":
+            raw[pos] ^= data.draw(st.integers(1, 255))
+        elif action == "cut":
+            del raw[pos:pos + data.draw(st.integers(1, 64))]
+        else:
+            raw[pos:pos] = data.draw(st.binary(min_size=1, max_size=16))
+    path = tmp_path / "damaged.safetensors"
+    path.write_bytes(bytes(raw))
+    try:
+        loaded = load_model(path)
+    except CheckpointError as exc:
+        assert str(exc)
+    else:
+        assert len(loaded.src_vocab) > 0
