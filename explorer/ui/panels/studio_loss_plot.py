@@ -5,9 +5,12 @@ only when the panel's redraw timer calls :meth:`LossPlotWidget.refresh`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QSettings, Signal, Slot
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from scipy.signal import lfilter
 
 from explorer.ui.worker import emit
@@ -215,3 +218,58 @@ class LossPlotWidget(pg.PlotWidget):
         step = self.step_at_x(x)
         if step is not None:
             emit(self.step_clicked, step)
+
+
+class LossView(QWidget):
+    """The loss plot with its options row: x axis units, log-y, smoothing."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = LossPlotWidget(self)
+        self.x_combo = QComboBox(self)
+        self.x_combo.addItems(X_MODES)
+        self.log_box = QCheckBox("log y", self)
+        self.smooth_spin = QDoubleSpinBox(self)
+        self.smooth_spin.setRange(0.0, 0.99)
+        self.smooth_spin.setSingleStep(0.1)
+        self.smooth_spin.setDecimals(2)
+        self.smooth_spin.setToolTip("Exponential smoothing of the per-step loss (0 = off)")
+        options = QHBoxLayout()
+        for widget in (QLabel("x axis", self), self.x_combo, self.log_box, QLabel("smoothing", self),
+                       self.smooth_spin):
+            options.addWidget(widget)
+        options.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(options)
+        layout.addWidget(self.plot, 1)
+        self.x_combo.currentTextChanged.connect(self._on_x_combo_current_text_changed)
+        self.log_box.toggled.connect(self._on_log_box_toggled)
+        self.smooth_spin.valueChanged.connect(self._on_smooth_spin_value_changed)
+
+    def save_settings(self, settings: QSettings, key: Callable[[str], str]) -> None:
+        settings.setValue(key("x_mode"), self.plot.x_mode)
+        settings.setValue(key("log_y"), self.log_box.isChecked())
+        settings.setValue(key("smoothing"), self.smooth_spin.value())
+
+    def restore_settings(self, settings: QSettings, key: Callable[[str], str]) -> None:
+        mode = str(settings.value(key("x_mode"), "steps"))
+        if mode in X_MODES:
+            self.x_combo.setCurrentText(mode)
+        self.log_box.setChecked(str(settings.value(key("log_y"), "false")).lower() == "true")
+        try:
+            self.smooth_spin.setValue(float(settings.value(key("smoothing"), 0.0)))
+        except (TypeError, ValueError):
+            pass
+
+    @Slot(str)
+    def _on_x_combo_current_text_changed(self, mode: str) -> None:
+        self.plot.set_x_mode(mode)
+
+    @Slot(bool)
+    def _on_log_box_toggled(self, on: bool) -> None:
+        self.plot.set_log_y(on)
+
+    @Slot(float)
+    def _on_smooth_spin_value_changed(self, value: float) -> None:
+        self.plot.set_smoothing(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -11,7 +12,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
-from explorer.core.checkpoint import SUFFIX
+from explorer.core.checkpoint import SUFFIX, load_model, save_model
 from explorer.core.events import SnapshotEvent
 from explorer.core.text import encode_sentence
 from explorer.ui.worker import emit
@@ -102,3 +103,34 @@ def probe_snapshot(record: ModelRecord, probe: tuple[str, str], step: int = 0) -
     arrays = maps.cropped_numpy(0, len(src.tokens), len(tgt.tokens))
     return SnapshotEvent(step=step, epoch=0, maps=arrays, src_tokens=list(src.tokens),
                          tgt_tokens=list(tgt.tokens), tgt_input_tokens=["<bos>", *tgt.tokens[:-1]])
+
+
+def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
+    """Load a checkpoint on the CPU as a :class:`ModelRecord` (plus the core ``LoadedModel``).
+
+    Raises ``CheckpointError`` (a ``ValueError``) or ``OSError`` with a message fit for users.
+    """
+    loaded = load_model(path, device="cpu")
+    num_steps = loaded.train_config.num_steps if loaded.train_config is not None else fallback_num_steps
+    cfg = loaded.model_config
+    origin = (f"opened {Path(path).name} ({cfg.num_layers} layers, {cfg.num_heads} heads, "
+              f"{cfg.num_hiddens} hidden)")
+    record = ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config,
+                         loaded.history, num_steps, origin)
+    return record, loaded
+
+
+def save_record(path: str, record: ModelRecord, source_name: str = "") -> Path:
+    """Save a :class:`ModelRecord` with ``checkpoint.save_model``; raises ``CheckpointError``/``OSError``."""
+    return save_model(path, record.model, record.train_config, record.src_vocab, record.tgt_vocab,
+                      record.history, source_name=source_name)
+
+
+def history_rows(history: Any) -> tuple[list[tuple[int, float, float]], list[tuple[int, int, float]]]:
+    """A saved ``TrainingHistory`` as loss-plot rows: ``(step, epoch_fraction, loss)`` and ``(epoch, step, loss)``."""
+    steps = list(getattr(history, "step_loss", []) or [])
+    epochs = list(getattr(history, "epoch_loss", []) or [])
+    per_epoch = len(steps) / len(epochs) if epochs and steps else 1.0
+    step_rows = [(i, i / per_epoch, float(loss)) for i, loss in enumerate(steps, start=1)]
+    epoch_rows = [(e, int(round(e * per_epoch)), float(loss)) for e, loss in enumerate(epochs, start=1)]
+    return step_rows, epoch_rows

@@ -8,27 +8,23 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QLabel,
-                               QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from explorer.core.checkpoint import CheckpointError, load_model, save_model
-from explorer.core.data_sources import DataSource, load_source
-from explorer.core.snapshot_history import SnapshotHistory
-from explorer.core.tasks import alignment_scores, ideal_alignment
+from explorer.core.checkpoint import CheckpointError
 from explorer.core.text import DatasetError, build_dataset
 from explorer.core.training import Trainer
 from explorer.core.transformer import ConfigError
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.studio_attention_grid import AttentionGrid
 from explorer.ui.panels.studio_controls import TrainingControls
+from explorer.ui.panels.studio_data import DataBox
 from explorer.ui.panels.studio_detail import AttentionDetail
 from explorer.ui.panels.studio_form import TrainingForm
-from explorer.ui.panels.studio_history import HistoryScrubber
-from explorer.ui.panels.studio_loss_plot import X_MODES, LossPlotWidget
+from explorer.ui.panels.studio_live import LiveAttention, snapshot_caption
+from explorer.ui.panels.studio_loss_plot import LossView
 from explorer.ui.panels.studio_model_io import (CHECKPOINT_FILTER, DATASET_FILTER, DATASET_SUFFIXES, SUFFIX,
-                                                ModelMenu, ModelRecord, cpu_copy, probe_snapshot)
+                                                ModelMenu, ModelRecord, cpu_copy, history_rows, open_record,
+                                                probe_snapshot, save_record)
 from explorer.ui.panels.studio_translate import TranslateView
 from explorer.ui.worker import TrainingWorker, emit
 
@@ -52,68 +48,45 @@ class StudioPanel(BasePanel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.history = SnapshotHistory()
         self.worker: TrainingWorker | None = None
         self.trainer: Trainer | None = None
         self.record: ModelRecord | None = None
-        self.source: DataSource | None = None
         self.last_error: str | None = None
-        self._ideal: tuple[Any, np.ndarray | None] | None = None
         self._latest_step: Any = None
         self._drawn_step: Any = None
-        self._new_snapshot = False
-        self._shown_index: int | None = None
         self._menu: ModelMenu | None = None
+        self._loaded_min_freq = -1
         self._build_widgets()
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
         self._load_source()
-        self._on_form_settings_changed()
 
     # ------------------------------------------------------------------ layout
     def _build_widgets(self) -> None:
         self.form = TrainingForm()
+        self.data = DataBox()
         self.controls = TrainingControls()
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 4, 0)
         left_layout.addWidget(self.controls)
+        left_layout.addWidget(self.data)
         left_layout.addWidget(self.form, 1)
         scroll = QScrollArea()
         scroll.setWidget(left)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(430)
 
-        self.loss_plot = LossPlotWidget()
-        self.x_combo = QComboBox()
-        self.x_combo.addItems(X_MODES)
-        self.log_box = QCheckBox("log y")
-        self.smooth_spin = QDoubleSpinBox()
-        self.smooth_spin.setRange(0.0, 0.99)
-        self.smooth_spin.setSingleStep(0.1)
-        self.smooth_spin.setDecimals(2)
-        self.smooth_spin.setToolTip("Exponential smoothing of the per-step loss (0 = off)")
-        options = QHBoxLayout()
-        for widget in (QLabel("x axis"), self.x_combo, self.log_box, QLabel("smoothing"), self.smooth_spin):
-            options.addWidget(widget)
-        options.addStretch(1)
-        loss_box = QWidget()
-        loss_layout = QVBoxLayout(loss_box)
-        loss_layout.setContentsMargins(0, 0, 0, 0)
-        loss_layout.addLayout(options)
-        loss_layout.addWidget(self.loss_plot, 1)
-
-        self.grid = AttentionGrid()
-        self.scrubber = HistoryScrubber()
-        grid_box = QWidget()
-        grid_layout = QVBoxLayout(grid_box)
-        grid_layout.setContentsMargins(0, 0, 0, 0)
-        grid_layout.addWidget(self.grid, 1)
-        grid_layout.addWidget(self.scrubber)
+        self.loss_view = LossView()
+        self.loss_plot = self.loss_view.plot
+        self.live = LiveAttention()
+        self.history = self.live.history
+        self.grid = self.live.grid
+        self.scrubber = self.live.scrubber
         live = QSplitter(Qt.Orientation.Vertical)
-        live.addWidget(loss_box)
-        live.addWidget(grid_box)
+        live.addWidget(self.loss_view)
+        live.addWidget(self.live)
         live.setSizes([300, 400])
 
         self.detail = AttentionDetail()
@@ -130,20 +103,16 @@ class StudioPanel(BasePanel):
         self.body_layout.addWidget(splitter)
 
         self.form.settings_changed.connect(self._on_form_settings_changed)
-        self.form.source_changed.connect(self._on_form_source_changed)
-        self.form.open_file_clicked.connect(self._on_form_open_file_clicked)
+        self.data.source_changed.connect(self._on_data_source_changed)
+        self.data.open_file_clicked.connect(self._on_data_open_file_clicked)
         self.controls.start_button.clicked.connect(self._on_start_button_clicked)
         self.controls.pause_button.clicked.connect(self._on_pause_button_clicked)
         self.controls.step_button.clicked.connect(self._on_step_button_clicked)
         self.controls.stop_button.clicked.connect(self._on_stop_button_clicked)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
-        self.x_combo.currentTextChanged.connect(self._on_x_combo_current_text_changed)
-        self.log_box.toggled.connect(self._on_log_box_toggled)
-        self.smooth_spin.valueChanged.connect(self._on_smooth_spin_value_changed)
         self.loss_plot.step_clicked.connect(self._on_loss_plot_step_clicked)
-        self.grid.thumbnail_clicked.connect(self._on_grid_thumbnail_clicked)
-        self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
-        self.scrubber.live_toggled.connect(self._on_scrubber_live_toggled)
+        self.live.thumbnail_clicked.connect(self._on_live_thumbnail_clicked)
+        self.live.snapshot_shown.connect(self._on_live_snapshot_shown)
 
     # ------------------------------------------------------------------ state
     @property
@@ -157,6 +126,7 @@ class StudioPanel(BasePanel):
     def _set_state(self, state: str) -> None:
         self.controls.set_state(state)
         self.form.set_editable(state in ("idle", "finished"))
+        self.data.set_editable(state in ("idle", "finished"))
         if self._menu is not None:
             self._menu.save_action.setEnabled(self.record is not None and state != "running")
             self._menu.open_action.setEnabled(not self.is_training())
@@ -170,42 +140,32 @@ class StudioPanel(BasePanel):
             QMessageBox.warning(self, "Transformer studio", text)
 
     # ------------------------------------------------------------------ data
-    def _load_source(self, spec: str | None = None) -> bool:
-        spec = spec or self.form.source_spec()
-        try:
-            self.source = load_source(spec, self.form.num_examples.value(), seed=self.form.values()["seed"])
-            dataset = build_dataset(self.source.pairs, self.form.values()["num_steps"], self.form.values()["min_freq"])
-        except (DatasetError, ValueError) as exc:
-            self.source = None
-            self.form.set_data_info(f"<span style='color:#c0392b'>{exc}</span>")
-            self._report(f"Could not load the data: {exc}", error=True)
-            self._update_can_start()
-            return False
-        skipped = f" · {self.source.skipped} malformed line(s) skipped" if self.source.skipped else ""
-        lines = self.source.skipped_lines[:5]
-        if lines:
-            skipped += f" (lines {', '.join(map(str, lines))}{'…' if self.source.skipped > 5 else ''})"
-        self.form.set_data_info(f"{self.source.name} · vocab {len(dataset.src_vocab)} source / "
-                                f"{len(dataset.tgt_vocab)} target tokens{skipped}")
-        self.clear_inline_message()
+    @property
+    def source(self) -> Any:
+        """The loaded ``DataSource`` (None if loading failed)."""
+        return self.data.source
+
+    def _load_source(self) -> bool:
+        v = self.form.values()
+        self._loaded_min_freq = v["min_freq"]
+        error = self.data.load(v["num_steps"], v["min_freq"], v["seed"])
+        if error:
+            self._report(f"Could not load the data: {error}", error=True)
+        else:
+            self.clear_inline_message()
         self._update_can_start()
-        return True
+        return error is None
 
     def open_dataset(self, path: str) -> bool:
         """Use a Tatoeba-style file (or zip) as the data source."""
         if self.is_training():
             self._report("Stop training before choosing another dataset.", error=True)
             return False
-        previous = self.form.source_combo.currentIndex()
-        self.form.source_combo.blockSignals(True)
-        self.form.set_file(path, Path(path).name)
-        self.form.source_combo.blockSignals(False)
-        if not self._load_source(path):
-            self.form.source_combo.removeItem(self.form.source_combo.findData(path))
-            self.form.source_combo.setCurrentIndex(previous)
+        previous = self.data.choose_file(path)
+        if not self._load_source():
+            self.data.forget_file(path, previous)
+            self._load_source()
             return False
-        if not self.form.probe_edited:  # a new corpus: its first pair is a probe that surely fits
-            self.form.set_probe(*self.source.pairs[0])
         self._report(f"Loaded {self.source.name}.")
         return True
 
@@ -224,7 +184,7 @@ class StudioPanel(BasePanel):
         config = self.form.config().validate()
         try:
             dataset = build_dataset(self.source.pairs, config.num_steps, config.min_freq)
-            trainer = Trainer(config, dataset, probe=self.form.probe())
+            trainer = Trainer(config, dataset, probe=self.data.probe())
         except (ConfigError, DatasetError, ValueError, RuntimeError) as exc:
             self._report(f"Cannot start: {exc}", error=True)
             return False
@@ -232,13 +192,10 @@ class StudioPanel(BasePanel):
         self.clear_inline_message()
         self.last_error = None
         self.trainer = trainer
-        self.history.clear()
+        self.live.clear(self.data.task_name())
         self.loss_plot.new_run()
         self.controls.reset_progress()
         self._latest_step = self._drawn_step = None
-        self._shown_index = None
-        self.scrubber.set_live(True)
-        self.scrubber.set_count(0)
         worker = TrainingWorker(trainer, self)
         worker.step_finished.connect(self._on_worker_step_finished)
         worker.epoch_finished.connect(self._on_worker_epoch_finished)
@@ -255,25 +212,6 @@ class StudioPanel(BasePanel):
         self._timer.start()
         self._report(f"Training on {trainer.device} ({len(dataset)} pairs, {trainer.total_steps} steps).")
         return True
-
-    def _alignment_scores(self, snap: Any) -> np.ndarray | None:
-        """Per-head cross-attention alignment ``(L, h)`` against the task's ideal, or None (no task / no fit)."""
-        task = self.form.task_name()
-        if not task:
-            return None
-        key = (task, tuple(snap.src_tokens), tuple(snap.tgt_tokens))
-        if self._ideal is None or self._ideal[0] != key:
-            try:  # tokens end with <eos>; the ideal adds its own <eos> row and column
-                ideal = ideal_alignment(task, snap.src_tokens[:-1], snap.tgt_tokens[:-1])
-            except (DatasetError, ValueError):
-                ideal = None
-            self._ideal = (key, ideal)
-        if self._ideal[1] is None:
-            return None
-        try:
-            return alignment_scores(snap.maps["cross"], self._ideal[1])  # (L, h)
-        except ValueError:
-            return None
 
     def _retire_worker(self) -> None:
         if self.worker is None:
@@ -315,22 +253,7 @@ class StudioPanel(BasePanel):
                                         str(self.trainer.device) if self.trainer is not None else "")
             if self.state == "paused":
                 self._offer_model(f"paused at step {step.step}")
-        if self._new_snapshot:
-            self._new_snapshot = False
-            self.scrubber.set_count(len(self.history))
-            if self.scrubber.live and len(self.history):
-                self.show_snapshot(len(self.history) - 1)
-
-    def show_snapshot(self, index: int) -> None:
-        """Draw history snapshot ``index`` in the grid, the detail view and the loss-curve marker."""
-        snap = self.history[index]
-        self.grid.set_snapshot(snap, self._alignment_scores(snap))
-        caption = f"step {snap.step}, epoch {snap.epoch}"
-        if self.detail.has_map or self.tabs.currentWidget() is self.detail:
-            self.detail.show_snapshot(snap, caption)
-        self.loss_plot.set_marker(snap.step)
-        self.scrubber.show_index(index, f"snapshot {index + 1}/{len(self.history)} · {caption}")
-        self._shown_index = index
+        self.live.refresh()
 
     # ------------------------------------------------------------------ worker slots (GUI thread)
     @Slot(object)
@@ -344,8 +267,7 @@ class StudioPanel(BasePanel):
 
     @Slot(object)
     def _on_worker_snapshot_taken(self, event: Any) -> None:
-        self.history.append(event.step, event)
-        self._new_snapshot = True
+        self.live.add_snapshot(event)
 
     @Slot(object)
     def _on_worker_training_finished(self, event: Any) -> None:
@@ -407,10 +329,8 @@ class StudioPanel(BasePanel):
         self._retire_worker()
         self.trainer = None
         self.record = None
-        self.history.clear()
+        self.live.clear()
         self.loss_plot.clear_all()
-        self.grid.clear_grid()
-        self.scrubber.set_count(0)
         self.controls.reset_progress()
         self.translate_view.set_model(None, None, None, 10, "No model yet: train one, or open a saved model.")
         self._latest_step = self._drawn_step = None
@@ -420,54 +340,38 @@ class StudioPanel(BasePanel):
     # ------------------------------------------------------------------ view slots
     @Slot()
     def _on_form_settings_changed(self) -> None:
-        self._update_can_start()
+        if self.form.values()["min_freq"] != self._loaded_min_freq:  # the vocabulary sizes change
+            self._load_source()
+        else:
+            self._update_can_start()
 
     @Slot()
-    def _on_form_source_changed(self) -> None:
+    def _on_data_source_changed(self) -> None:
         self._load_source()
 
     @Slot()
-    def _on_form_open_file_clicked(self) -> None:
+    def _on_data_open_file_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open sentence pairs", "", DATASET_FILTER)
         if path:
             self.open_dataset(path)
 
-    @Slot(str)
-    def _on_x_combo_current_text_changed(self, mode: str) -> None:
-        self.loss_plot.set_x_mode(mode)
-
-    @Slot(bool)
-    def _on_log_box_toggled(self, on: bool) -> None:
-        self.loss_plot.set_log_y(on)
-
-    @Slot(float)
-    def _on_smooth_spin_value_changed(self, value: float) -> None:
-        self.loss_plot.set_smoothing(value)
-
     @Slot(float)
     def _on_loss_plot_step_clicked(self, step: float) -> None:
-        index = self.history.nearest_index(step)
-        if index is not None:
-            self.scrubber.set_live(False)
-            self.show_snapshot(index)
+        self.live.jump_to_step(step)
+
+    @Slot(object)
+    def _on_live_snapshot_shown(self, snap: Any) -> None:
+        self.loss_plot.set_marker(snap.step)
+        if self.detail.has_map:
+            self.detail.show_snapshot(snap, snapshot_caption(snap))
 
     @Slot(str, int, int)
-    def _on_grid_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
+    def _on_live_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
         self.detail.select(kind, layer, head)
-        if self._shown_index is not None and self._shown_index < len(self.history):
-            snap = self.history[self._shown_index]
-            self.detail.show_snapshot(snap, f"step {snap.step}, epoch {snap.epoch}")
+        snap = self.live.current()
+        if snap is not None:
+            self.detail.show_snapshot(snap, snapshot_caption(snap))
         self.tabs.setCurrentWidget(self.detail)
-
-    @Slot(int)
-    def _on_scrubber_index_chosen(self, index: int) -> None:
-        if 0 <= index < len(self.history):
-            self.show_snapshot(index)
-
-    @Slot(bool)
-    def _on_scrubber_live_toggled(self, live: bool) -> None:
-        if live and len(self.history):
-            self.show_snapshot(len(self.history) - 1)
 
     # ------------------------------------------------------------------ models
     def save_model_to(self, path: str) -> bool:
@@ -476,9 +380,7 @@ class StudioPanel(BasePanel):
             self._report("There is no model to save yet (pause or finish training first).", error=True)
             return False
         try:
-            saved = save_model(path, self.record.model, self.record.train_config, self.record.src_vocab,
-                               self.record.tgt_vocab, self.record.history,
-                               source_name=self.source.name if self.source is not None else "")
+            saved = save_record(path, self.record, self.source.name if self.source is not None else "")
         except (CheckpointError, OSError, ValueError) as exc:
             self._report(f"Could not save the model: {exc}", error=True, dialog=True)
             return False
@@ -491,42 +393,30 @@ class StudioPanel(BasePanel):
             self._report("Stop training before opening a model.", error=True)
             return False
         try:
-            loaded = load_model(path, device="cpu")
+            record, _loaded = open_record(path, self.form.values()["num_steps"])
         except (CheckpointError, OSError, ValueError) as exc:
             self._report(f"Could not open the model: {exc}", error=True, dialog=True)
             return False
-        num_steps = loaded.train_config.num_steps if loaded.train_config is not None else self.form.values()["num_steps"]
-        name = Path(path).name
-        self.record = ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config,
-                                  loaded.history, num_steps, f"opened {name}")
-        self.trainer = None
-        self.translate_view.set_model(loaded.model, loaded.src_vocab, loaded.tgt_vocab, num_steps,
-                                      f"Model: opened {name} ({loaded.model_config.num_layers} layers, "
-                                      f"{loaded.model_config.num_heads} heads, {loaded.model_config.num_hiddens} hidden).")
-        self._show_loaded_history(loaded.history)
-        self.history.clear()
-        try:
-            self.history.append(0, probe_snapshot(self.record, self.form.probe()))
-        except ValueError as exc:
-            self._report(f"Opened {name}, but the probe pair cannot be shown: {exc}", error=True)
-        else:
-            self.clear_inline_message()
-            self.scrubber.set_count(1)
-            self.show_snapshot(0)
-        self._set_state(self.state)
-        self._report(f"Opened {name}: translate it in the Translate tab.")
-        return True
-
-    def _show_loaded_history(self, history: Any) -> None:
+        self._retire_worker()
+        self.trainer, self.record = None, record
+        self.translate_view.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
+                                      f"Model: {record.origin}.")
         self.loss_plot.new_run()
-        steps = list(getattr(history, "step_loss", []) or [])
-        epochs = list(getattr(history, "epoch_loss", []) or [])
-        per_epoch = len(steps) / len(epochs) if epochs else 1.0
-        for i, loss in enumerate(steps, start=1):
-            self.loss_plot.append_step(i, i / per_epoch, 0.0, loss)
-        for e, loss in enumerate(epochs, start=1):
-            self.loss_plot.append_epoch(e, int(round(e * per_epoch)), 0.0, loss)
-        self.loss_plot.refresh()
+        step_rows, epoch_rows = history_rows(record.history)
+        for step, epoch_fraction, loss in step_rows:
+            self.loss_plot.append_step(step, epoch_fraction, 0.0, loss)
+        for epoch, step, loss in epoch_rows:
+            self.loss_plot.append_epoch(epoch, step, 0.0, loss)
+        self.live.clear(self.data.task_name())
+        self.clear_inline_message()
+        try:
+            self.live.add_snapshot(probe_snapshot(record, self.data.probe(), step=len(step_rows)))
+        except ValueError as exc:
+            self._report(f"The probe pair cannot be shown with this model: {exc}", error=True)
+        self.redraw()
+        self._set_state("finished" if self.state == "finished" else "idle")
+        self._report(f"Model: {record.origin}. Translate with it in the Translate tab.")
+        return True
 
     @Slot()
     def _on_menu_save_triggered(self) -> None:
@@ -546,7 +436,7 @@ class StudioPanel(BasePanel):
             self._menu = ModelMenu(self)
             self._menu.save_triggered.connect(self._on_menu_save_triggered)
             self._menu.open_triggered.connect(self._on_menu_open_triggered)
-            self._menu.open_dataset_triggered.connect(self._on_form_open_file_clicked)
+            self._menu.open_dataset_triggered.connect(self._on_data_open_file_clicked)
             self._set_state(self.state)
         return self._menu
 
@@ -587,8 +477,7 @@ class StudioPanel(BasePanel):
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue(self.settings_key("form"), json.dumps(self.form.values()))
-        settings.setValue(self.settings_key("x_mode"), self.loss_plot.x_mode)
-        settings.setValue(self.settings_key("log_y"), self.log_box.isChecked())
+        self.loss_view.save_settings(settings, self.settings_key)
 
     def restore_settings(self, settings: QSettings) -> None:
         try:
@@ -597,7 +486,4 @@ class StudioPanel(BasePanel):
             values = {}
         if isinstance(values, dict):
             self.form.set_values(values)
-        mode = str(settings.value(self.settings_key("x_mode"), "steps"))
-        if mode in X_MODES:
-            self.x_combo.setCurrentText(mode)
-        self.log_box.setChecked(str(settings.value(self.settings_key("log_y"), "false")).lower() == "true")
+        self.loss_view.restore_settings(settings, self.settings_key)
