@@ -203,9 +203,10 @@ def multihead_demo(num_hiddens: int = 16, num_heads: int = 4, sentence: str | No
     mha = MultiHeadAttention(num_hiddens, num_heads)
     gen = torch.Generator().manual_seed(seed + 7919)
     with torch.no_grad():
-        for layer in (mha.W_q, mha.W_k, mha.W_v, mha.W_o):
-            # N(0, 1/H): projections keep unit variance, so the heads show visible structure
-            layer.weight.copy_(torch.randn(layer.weight.shape, generator=gen) / math.sqrt(layer.in_features))
+        for layer, gain in ((mha.W_q, 2.0), (mha.W_k, 2.0), (mha.W_v, 1.0), (mha.W_o, 1.0)):
+            # N(0, gain/H): queries and keys of variance 2 give scaled scores of std ≈ 2, so the
+            # heads show visible structure instead of near-uniform weights
+            layer.weight.copy_(torch.randn(layer.weight.shape, generator=gen) * math.sqrt(gain / layer.in_features))
         _, weights = mha.eval()(X, X, X, need_weights=True)
     w = _np(weights[0])  # (h, T, T)
     return MultiHeadResult(weights=w, average=w.mean(axis=0), tokens=tokens)

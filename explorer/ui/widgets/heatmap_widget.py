@@ -5,12 +5,14 @@ and a hover readout around it.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 
 DEFAULT_COLORMAP = "viridis"
 _MAX_TICKS = 30
@@ -48,9 +50,9 @@ def hatch_overlay(masked: np.ndarray, dark: bool = False) -> np.ndarray:
     return rgba
 
 
-def _ticks(labels: Sequence[str], max_ticks: int = _MAX_TICKS) -> list[list[tuple[float, str]]]:
-    """Tick list with labels at cell centres, thinned so at most `max_ticks` show."""
-    step = max(1, int(np.ceil(len(labels) / max_ticks)))
+def _ticks(labels: Sequence[str], max_ticks: int = _MAX_TICKS, step: int = 1) -> list[list[tuple[float, str]]]:
+    """Tick list with labels at cell centres: every `step`-th, and at most `max_ticks` of them."""
+    step = max(1, step, int(np.ceil(len(labels) / max_ticks)))
     return [[(i + 0.5, str(labels[i])) for i in range(0, len(labels), step)]]
 
 
@@ -112,6 +114,8 @@ class HeatmapPlotItem(pg.PlotItem):
         self.addItem(self.image_item)
         self.addItem(self.mask_item)
         self.addItem(self.highlight_item)
+        self.vb.sigResized.connect(self._on_view_resized)
+        self.vb.sigRangeChanged.connect(self._on_view_resized)
         self.invertY(True)
         self.setMenuEnabled(False)
         self.hideButtons()
@@ -154,13 +158,36 @@ class HeatmapPlotItem(pg.PlotItem):
         self.image_item.setImage(img, autoLevels=False)
         self.image_item.setLevels(self.levels)  # after setImage: a colour bar may have deferred levels
         self._set_mask(mask)
-        self.getAxis("left").setTicks(_ticks(rows, self.max_ticks))
-        self.getAxis("bottom").setTicks(_ticks(cols, self.max_ticks))
+        self._update_ticks()
         if reshaped:
             self.setLimits(xMin=0, xMax=k, yMin=0, yMax=q)
             self.setRange(xRange=(0, k), yRange=(0, q), padding=0)
         if self.highlighted_row is not None:
             self.highlight_row(self.highlighted_row if self.highlighted_row < q else None)
+
+    def _update_ticks(self) -> None:
+        """Label as many cells as fit: a column label is skipped when it would overlap the previous one."""
+        if self.matrix is None:
+            return
+        rect = self.vb.viewRect()
+        metrics = QFontMetrics(self.getAxis("bottom").font())
+        row_step, cols = 1, _ticks(self.col_labels, self.max_ticks)
+        if self.vb.width() > 1 and rect.width() > 0:
+            px_per_col = self.vb.width() / rect.width()
+            cols, right = [[]], 0.0  # pyqtgraph drops labels that stick out of the axis
+            for j, label in enumerate(self.col_labels):
+                half = metrics.horizontalAdvance(label) / 2 + 3
+                centre = (j + 0.5 - rect.left()) * px_per_col
+                if centre - half >= right and centre + half <= self.vb.width():
+                    cols[0].append((j + 0.5, label))
+                    right = centre + half
+        if self.vb.height() > 1 and rect.height() > 0:
+            row_step = math.ceil((metrics.height() + 2) * rect.height() / self.vb.height())
+        self.getAxis("left").setTicks(_ticks(self.row_labels, self.max_ticks, row_step))
+        self.getAxis("bottom").setTicks(cols)
+
+    def _on_view_resized(self, *_args) -> None:
+        self._update_ticks()
 
     def _set_mask(self, mask: np.ndarray | None) -> None:
         if mask is None:

@@ -1,0 +1,169 @@
+"""Multi-head attention panel (book §11.5): one heatmap per head plus their average, for random
+input or a typed sentence (self-attention of seeded random projections; trained heads are the studio's).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from superqt.utils import qdebounced
+
+from explorer.core.attention_demos import DemoError, MultiHeadResult, head_choices, multihead_demo
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
+                                                       spin_box)
+from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+
+INPUT_MODES = ("typed sentence", "random input")
+DEFAULT_SENTENCE = "the cat sat on the mat because it was tired ."
+
+
+class MultiHeadPanel(BasePanel):
+    """Per-head self-attention weights of a random `MultiHeadAttention`."""
+
+    key = "multihead"
+    title = "Multi-head attention"
+    formula_html = (
+        "head<sub>i</sub> = softmax(<b>QW</b><sub>i</sub><sup>(q)</sup> (<b>KW</b><sub>i</sub><sup>(k)</sup>)"
+        "<sup>⊤</sup> / √(d/h)) <b>VW</b><sub>i</sub><sup>(v)</sup> &nbsp;&nbsp; "
+        "MultiHead(<b>Q</b>, <b>K</b>, <b>V</b>) = [head<sub>1</sub>, …, head<sub>h</sub>] <b>W</b><sub>o</sub>")
+    explanation_html = (
+        "Instead of one attention over the full hidden vector, multi-head attention cuts it into h equal "
+        "slices (so num_hiddens must be divisible by num_heads), gives each slice its own query, key and "
+        "value projections, and lets every head attend on its own; the heads' outputs are joined and mixed "
+        "by W<sub>o</sub>. Here every word gets a fixed random embedding and the projections are random "
+        "(set by the seed), so the patterns show what differently projected heads can look at, not what a "
+        "trained model learned; the Transformer studio shows trained heads. Without positional encoding, "
+        "equal words attend identically: tick the box to add it.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: MultiHeadResult | None = None
+        self.hiddens_spin = spin_box(1, 256, 16, "num_hiddens: size of each token's hidden vector")
+        self.heads_spin = spin_box(1, 16, 4, "num_heads: into how many slices the hidden vector is cut")
+        self.mode_combo = combo_box(list(INPUT_MODES), INPUT_MODES[0], "attend over a typed sentence or random vectors")
+        self.sentence_edit = QLineEdit(DEFAULT_SENTENCE)
+        self.sentence_edit.setToolTip("words and punctuation become tokens (at most 40)")
+        self.sentence_edit.setCursorPosition(0)
+        self.tokens_spin = spin_box(2, 40, 8, "number of random input vectors")
+        self.seed_spin = spin_box(0, 9999, 0, "seed of the embeddings and projections")
+        self.positions_check = QCheckBox("add positional encoding")
+        self.positions_check.setToolTip("add the sinusoidal P (§11.6) to the embeddings first")
+        self.stretch_check = QCheckBox("stretch colours to the data")
+        self.stretch_check.setToolTip("colour range = smallest..largest weight instead of 0..1")
+        self.info_label = QLabel()
+        self.info_label.setWordWrap(True)
+        self.info_label.setTextFormat(Qt.TextFormat.RichText)
+        group = form_group("Heads and input", [
+            ("num_hiddens", self.hiddens_spin), ("num_heads", self.heads_spin), ("input", self.mode_combo),
+            ("sentence", self.sentence_edit), ("tokens", self.tokens_spin), ("seed", self.seed_spin),
+            ("", self.positions_check), ("", self.stretch_check), ("", self.info_label)])
+        self._form: QFormLayout = group.layout()
+        group.setFixedWidth(300)
+        side = QVBoxLayout()
+        side.addWidget(group)
+        side.addStretch(1)
+        self.grid = HeatmapGridWidget(max_columns=4, max_ticks=20)
+        self.grid.cell_clicked.connect(self._on_grid_cell_clicked)
+        row = QHBoxLayout()
+        row.addLayout(side)
+        row.addWidget(self.grid, 1)
+        self.body_layout.addLayout(row)
+
+        self.controls: dict[str, QWidget] = {
+            "num_hiddens": self.hiddens_spin, "num_heads": self.heads_spin, "input": self.mode_combo,
+            "sentence": self.sentence_edit, "num_tokens": self.tokens_spin, "seed": self.seed_spin,
+            "add_positions": self.positions_check, "stretch_colours": self.stretch_check}
+        for spin in (self.hiddens_spin, self.heads_spin, self.tokens_spin, self.seed_spin):
+            spin.valueChanged.connect(self._on_control_changed)
+        self.mode_combo.currentIndexChanged.connect(self._on_control_changed)
+        for check in (self.positions_check, self.stretch_check):
+            check.toggled.connect(self._on_control_changed)
+        self.sentence_edit.editingFinished.connect(self._on_control_changed)
+        self._recompute_while_typing = qdebounced(self.recompute, timeout=300, parent=self)
+        self.sentence_edit.textEdited.connect(self._on_sentence_edit_text_edited)
+        self._sync_controls()
+        self.recompute()
+
+    # --- compute and draw ---------------------------------------------------------------------
+    def recompute(self) -> None:
+        """Ask core for the heads' weights; an impossible setting is explained inline."""
+        hiddens, heads = self.hiddens_spin.value(), self.heads_spin.value()
+        typed = self.mode_combo.currentText() == INPUT_MODES[0]
+        try:
+            self.result = multihead_demo(
+                num_hiddens=hiddens, num_heads=heads, sentence=self.sentence_edit.text() if typed else None,
+                num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
+                add_positions=self.positions_check.isChecked())
+        except DemoError as err:
+            self.show_inline_message(str(err))
+            self.info_label.setText(f"num_hiddens = {hiddens} splits evenly into "
+                                    f"{', '.join(map(str, head_choices(hiddens)))} heads.")
+            return
+        self.clear_inline_message()
+        self.info_label.setText(f"each head sees <b>{hiddens // heads}</b> of the {hiddens} dimensions; "
+                                f"its scores are divided by √{hiddens // heads}.<br>"
+                                "Click a cell to outline that query in every head.")
+        self._draw()
+
+    def _draw(self) -> None:
+        r = self.result
+        n = r.weights.shape[0]
+        tiles = [*r.weights, r.average]
+        titles = [f"head {i + 1}" for i in range(n)] + ([f"average of {n} heads"] if n > 1 else ["average"])
+        self.grid.set_matrices(tiles, titles=titles, row_labels=r.tokens, col_labels=r.tokens,
+                               levels=None if self.stretch_check.isChecked() else (0.0, 1.0),
+                               columns=min(4, math.ceil(math.sqrt(n + 1))))
+        self.grid.highlight_row(None)
+
+    def _sync_controls(self) -> None:
+        typed = self.mode_combo.currentText() == INPUT_MODES[0]
+        self._form.setRowVisible(self.sentence_edit, typed)
+        self._form.setRowVisible(self.tokens_spin, not typed)
+
+    # --- slots --------------------------------------------------------------------------------
+    @Slot()
+    def _on_control_changed(self, *_args) -> None:
+        self._sync_controls()
+        self.recompute()
+
+    @Slot(str)
+    def _on_sentence_edit_text_edited(self, _text: str) -> None:
+        self._recompute_while_typing()
+
+    @Slot(int, int, int)
+    def _on_grid_cell_clicked(self, tile: int, row: int, _col: int) -> None:
+        self.grid.highlight_row(row)
+        if self.result is None:
+            return
+        r = self.result
+        weights = r.weights[tile] if tile < r.weights.shape[0] else r.average
+        best = int(np.argmax(weights[row]))
+        self.status_message.emit(f"{self.grid.titles[tile]}: '{r.tokens[row]}' attends most to "
+                                 f"'{r.tokens[best]}' ({weights[row, best]:.2f})")
+
+    # --- panel hooks --------------------------------------------------------------------------
+    def save_settings(self, settings: QSettings) -> None:
+        save_controls(self, settings, self.controls)
+
+    def restore_settings(self, settings: QSettings) -> None:
+        restore_controls(self, settings, self.controls)
+        self._sync_controls()
+        self.recompute()
+
+    def export_targets(self) -> list[ExportTarget]:
+        return [ExportTarget("heads", self.grid, self._heads_csv)]
+
+    def _heads_csv(self) -> tuple[list[str], np.ndarray]:
+        """One line per (head, query, key); the last head index is the average."""
+        header, data = self.grid.csv_table()
+        return ["head", "query", "key", "weight"], data
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        self.grid.apply_theme(dark)
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self._recompute_while_typing.cancel()
