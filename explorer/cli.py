@@ -123,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 training failed, 2 bad input, 130 interrupted)."""
     from explorer import cli_commands
 
+    _tolerant_streams()
     args = build_parser().parse_args(argv)
     commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
                 "inspect": cli_commands.run_inspect}
@@ -134,6 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
+
+
+def _tolerant_streams() -> None:
+    """French text on a console that is not UTF-8 (e.g. a cp437 pipe) prints with '?' instead of crashing."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding != "utf8" and callable(reconfigure):
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:

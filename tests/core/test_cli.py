@@ -256,3 +256,12 @@ def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch
     assert code == cli.EXIT_FAILED
     assert err.strip() == "error: training failed at step 3: the loss became NaN"
     assert not out_file.exists()
+
+
+def test_non_utf8_console_does_not_crash(trained: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = io.BytesIO()
+    ascii_out = io.TextIOWrapper(raw, encoding="ascii")
+    monkeypatch.setattr(sys, "stdout", ascii_out)
+    code = cli.main(["translate", "--model", str(trained.path), "à la maison ."])
+    ascii_out.flush()
+    assert code == 0 and raw.getvalue().startswith(b"? la maison . => ")
