@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
 
 PLOT_COLOURS: dict[bool, tuple[str, str]] = {  # dark -> (background, foreground)
     False: ("#ffffff", "#202020"),
-    True: ("#1e1f22", "#d4d4d4"),
+    True: ("#000000", "#d4d4d4"),
 }
 
 

@@ -287,3 +287,28 @@ def test_export_action_offers_the_current_panels_targets(make_window, monkeypatc
     window.export_action.trigger()
     assert seen == [(["curve"], "beta")]
     assert "x.png" in window.statusBar().currentMessage()
+
+
+def test_dropping_files_on_the_window_reaches_the_panel(make_window, tmp_path: Path) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    window = make_window()
+    window.show_panel("alpha")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path / "fra-eng.zip"))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert ("drop", [str(tmp_path / "fra-eng.zip")]) in window.panel("alpha").calls
+
+
+def test_system_theme_follows_the_platform_scheme(make_window) -> None:
+    window = make_window()
+    window.show_panel("alpha")
+    window.set_theme_mode("system")
+    window._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)
+    assert window.dark and window.panel("alpha").dark
+    window.set_theme_mode("light")
+    window._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)  # an explicit choice wins
+    assert not window.dark
