@@ -49,6 +49,7 @@ class Progress:
         self._drawn = False
 
     def on_step(self, ev: Any) -> None:
+        """Redraw the bar (terminal only, at most ~10 times a second) from a ``StepEvent``."""
         now = time.monotonic()
         frac = min(max(float(ev.progress), 0.0), 1.0)
         if not self.tty or (now - self._last_draw < 0.1 and frac < 1.0):  # ~10 redraws/s, and the last
@@ -63,6 +64,7 @@ class Progress:
         self._drawn = True
 
     def on_epoch(self, ev: Any) -> None:
+        """Print one line for an ``EpochEvent`` every ``every`` epochs (and the last), when not a terminal."""
         if self.tty or not (ev.epoch % self.every == 0 or ev.epoch >= self.num_epochs):
             return
         self.stream.write(f"epoch {ev.epoch:>4}/{self.num_epochs}  loss {ev.loss:.4f} "
@@ -70,6 +72,7 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
+        """End the bar's line."""
         if self._drawn:
             self.stream.write("\n")
             self.stream.flush()
@@ -128,6 +131,7 @@ def _describe_device(device: Any) -> str:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    """``train``: build the configs, load the data, run the trainer, probe, save, and report."""
     from explorer.core.checkpoint import save_model
     from explorer.core.data_sources import load_source
     from explorer.core.text import build_dataset
@@ -236,6 +240,7 @@ def _num_steps(loaded: Any) -> int:
 
 
 def run_translate(args: argparse.Namespace) -> int:
+    """``translate``: greedy (batched) or beam-search translations of the given sentences."""
     from explorer.core.decoding import translate, translate_batch
     from explorer.core.text import encode_sentence
 
@@ -284,6 +289,7 @@ def _history_summary(history: Any) -> dict[str, Any]:
 
 
 def run_inspect(args: argparse.Namespace) -> int:
+    """``inspect``: what a checkpoint holds (configs, vocab sizes, parameters, history, data source)."""
     loaded = _load(args.model, "cpu")
     meta = loaded.meta
     params = sum(p.numel() for p in loaded.model.parameters())
