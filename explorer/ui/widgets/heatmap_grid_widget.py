@@ -39,10 +39,12 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
     def set_matrices(self, matrices: Sequence[np.ndarray] | np.ndarray, titles: Sequence[str] | None = None,
                      row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
                      mask: np.ndarray | None = None, levels: tuple[float, float] | None = (0.0, 1.0),
-                     columns: int | None = None) -> None:
+                     columns: int | None = None,
+                     tile_col_labels: Sequence[Sequence[str] | None] | None = None) -> None:
         """Show ``matrices`` (n, Q, K) as n tiles; ``mask`` bool (Q, K) or (n, Q, K), True = kept.
 
-        ``levels=None`` uses the common range of all tiles.
+        ``levels=None`` uses the common range of all tiles. ``tile_col_labels`` gives each tile its own
+        column labels (tiles may then differ in width K).
         """
         mats = [np.asarray(m) for m in matrices]
         if not mats:
@@ -59,8 +61,9 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         if n != len(self.plots) or cols != self._columns:
             self._rebuild(n, cols)
         masks = np.broadcast_to(mask, (n,) + np.shape(mask)[-2:]) if mask is not None else [None] * n
+        per_tile = list(tile_col_labels) if tile_col_labels is not None else [col_labels] * n
         for i, plot in enumerate(self.plots):
-            plot.set_matrix(mats[i], row_labels, col_labels, masks[i], levels)
+            plot.set_matrix(mats[i], row_labels, per_tile[i], masks[i], levels)
             plot.setTitle(titles[i], color=self._fg())
         self.titles = titles
         self.color_bar.setLevels(tuple(levels))

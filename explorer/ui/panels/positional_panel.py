@@ -1,0 +1,228 @@
+"""Positional encoding panel (book §11.6): the sinusoidal P, chosen columns as curves, the binary
+analogy, the relative-position map M(δ) with P[i+δ] = M(δ)P[i], and the similarity P Pᵀ.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from superqt.utils import qthrottled
+
+from explorer.core.attention_demos import DemoError, PositionalResult, positional_demo
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.scoring_panel_controls import (form_group, labeled_slider, restore_controls, save_controls,
+                                                       spin_box)
+from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+DIVERGING = "CET-D1"
+MAX_CURVES = 8
+CURVE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+class PositionalPanel(BasePanel):
+    """Sinusoidal positional encoding and its relative-position property."""
+
+    key = "positional"
+    title = "Positional encoding"
+    formula_html = (
+        "p<sub>i, 2j</sub> = sin(i / 10000<sup>2j/d</sup>) &nbsp; p<sub>i, 2j+1</sub> = cos(i / 10000<sup>2j/d</sup>)"
+        " &nbsp;&nbsp;|&nbsp;&nbsp; [p<sub>i+δ, 2j</sub>, p<sub>i+δ, 2j+1</sub>]<sup>⊤</sup> = "
+        "[[cos δω<sub>j</sub>, sin δω<sub>j</sub>], [−sin δω<sub>j</sub>, cos δω<sub>j</sub>]] "
+        "[p<sub>i, 2j</sub>, p<sub>i, 2j+1</sub>]<sup>⊤</sup>")
+    explanation_html = (
+        "Self-attention treats its input as a set, so the Transformer adds a position signal to each token: "
+        "row i of P. Each pair of columns is a sine and a cosine of the position at its own frequency, fast "
+        "on the left and slower to the right, much like the bits of a binary counter, where the lowest bit "
+        "flips every step and higher bits flip ever more slowly. Because every column pair turns by a fixed "
+        "angle per step, moving δ positions is the same rotation M(δ) wherever you start: P[i+δ] = M(δ)P[i] "
+        "for every i, which lets attention pick up relative positions. P Pᵀ shows that nearby positions "
+        "look alike and the likeness fades with distance.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: PositionalResult | None = None
+        self.dim_spin = spin_box(1, 128, 32, "encoding_dim d: number of columns of P")
+        self.steps_spin = spin_box(2, 200, 60, "num_steps: number of positions (rows of P)")
+        self.first_col_spin = spin_box(0, 127, 6, "first column drawn as a curve")
+        self.last_col_spin = spin_box(0, 127, 9, f"last column drawn as a curve (at most {MAX_CURVES})")
+        self.delta_slider = labeled_slider(-30, 30, 5, "offset δ")
+        self.row_slider = labeled_slider(0, 199, 10, "position i whose encoding is shifted by δ")
+        cols = QHBoxLayout()
+        cols.addWidget(self.first_col_spin)
+        cols.addWidget(QLabel("to"))
+        cols.addWidget(self.last_col_spin)
+        cols_widget = QWidget()
+        cols_widget.setLayout(cols)
+        cols.setContentsMargins(0, 0, 0, 0)
+        self.offset_label = QLabel()
+        self.offset_label.setWordWrap(True)
+        group = form_group("Encoding", [("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin),
+                                        ("columns", cols_widget), ("offset δ", self.delta_slider),
+                                        ("row i", self.row_slider), ("", self.offset_label)])
+        group.setFixedWidth(270)
+
+        self.p_map = HeatmapWidget(colormap=DIVERGING, title="P", levels=(-1.0, 1.0))
+        self.p_map.set_axis_labels("position i", "dimension")
+        self.curves_plot = pg.PlotWidget(title="columns of P")
+        self.curves_plot.setLabel("bottom", "position i")
+        self.curves_legend = self.curves_plot.addLegend(offset=(-5, 5), brush=pg.mkBrush(255, 255, 255, 190))
+        self.curves = [self.curves_plot.plot(pen=pg.mkPen(c, width=2)) for c in CURVE_COLOURS]
+        self.binary_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2, max_ticks=12)
+        self.m_map = HeatmapWidget(colormap=DIVERGING, title="M(δ)", levels=(-1.0, 1.0))
+        self.check_plot = pg.PlotWidget(title="P[i+δ] and M(δ)P[i]")
+        self.check_plot.setLabel("bottom", "dimension")
+        self.check_plot.addLegend(offset=(-5, -5), brush=pg.mkBrush(255, 255, 255, 190))
+        self.start_curve = self.check_plot.plot(pen=pg.mkPen("#aaaaaa", width=1), name="P[i]")
+        self.target_curve = self.check_plot.plot(pen=pg.mkPen("#1f77b4", width=3), name="P[i+δ]")
+        self.mapped_curve = self.check_plot.plot(pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                                                 symbol="x", symbolPen="#d62728", symbolSize=7, name="M(δ)P[i]")
+        self.sim_map = HeatmapWidget(title="similarity P Pᵀ")
+        self.sim_map.set_axis_labels("position", "position")
+
+        plots = QGridLayout()
+        for (r, c), w in zip([(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
+                             [self.p_map, self.curves_plot, self.binary_grid, self.m_map, self.check_plot,
+                              self.sim_map]):
+            plots.addWidget(w, r, c)
+        side = QVBoxLayout()
+        side.addWidget(group)
+        side.addStretch(1)
+        row = QHBoxLayout()
+        row.addLayout(side)
+        row.addLayout(plots, 1)
+        self.body_layout.addLayout(row)
+
+        self.controls: dict[str, QWidget] = {
+            "encoding_dim": self.dim_spin, "num_steps": self.steps_spin, "first_column": self.first_col_spin,
+            "last_column": self.last_col_spin, "delta": self.delta_slider, "row": self.row_slider}
+        for spin in (self.dim_spin, self.steps_spin, self.first_col_spin, self.last_col_spin):
+            spin.valueChanged.connect(self._on_control_changed)
+        self._recompute_throttled = qthrottled(self.recompute, timeout=30, leading=True, parent=self)
+        for slider in (self.delta_slider, self.row_slider):
+            slider.valueChanged.connect(self._on_slider_value_changed)
+        self.apply_theme(False)
+        self.recompute()
+
+    # --- compute and draw ---------------------------------------------------------------------
+    def columns(self) -> list[int]:
+        """The columns drawn as curves (clamped to the encoding and to `MAX_CURVES`)."""
+        d = self.dim_spin.value()
+        first = min(self.first_col_spin.value(), d - 1)
+        last = min(max(self.last_col_spin.value(), first), d - 1, first + MAX_CURVES - 1)
+        return list(range(first, last + 1))
+
+    def recompute(self) -> None:
+        """Ask core for P, M(δ), P Pᵀ and the bits, then draw them."""
+        try:
+            self.result = positional_demo(num_steps=self.steps_spin.value(), encoding_dim=self.dim_spin.value(),
+                                          delta=self.delta_slider.value(), row=self.row_slider.value())
+        except DemoError as err:
+            self.show_inline_message(str(err))
+            return
+        self.clear_inline_message()
+        self._draw()
+
+    def _draw(self) -> None:
+        r = self.result
+        steps, d = r.P.shape
+        positions = np.arange(steps)
+        self.p_map.set_matrix(r.P, levels=(-1.0, 1.0))
+        self.p_map.highlight_row(self.row_slider.value() if self.row_slider.value() < steps else None)
+        cols = self.columns()
+        self.curves_legend.clear()
+        for k, curve in enumerate(self.curves):
+            if k < len(cols):
+                curve.setData(positions, r.P[:, cols[k]])
+                curve.setVisible(True)
+                self.curves_legend.addItem(curve, f"col {cols[k]}")
+            else:
+                curve.setData([], [])
+                curve.setVisible(False)
+        bits = r.binary.shape[1]
+        n = r.binary.shape[0]
+        self.binary_grid.set_matrices(
+            [r.binary, r.P[:n]], titles=[f"bits of 0..{n - 1}", f"P rows 0..{n - 1}"],
+            row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
+            tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
+        self.sim_map.set_matrix(r.similarity, levels=None)
+        self.sim_map.highlight_row(self.row_slider.value() if self.row_slider.value() < steps else None)
+        delta, i = self.delta_slider.value(), self.row_slider.value()
+        self.m_map.set_title(f"M(δ = {delta})")
+        if r.M is None:
+            self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
+            for curve in (self.start_curve, self.target_curve, self.mapped_curve):
+                curve.setData([], [])
+            self.check_plot.setTitle("P[i+δ] and M(δ)P[i]: not available")
+            self.offset_label.setText(r.offset_message)
+            self.offset_label.setStyleSheet("color: #c0392b;")
+            return
+        dims = np.arange(d)
+        self.m_map.set_matrix(r.M, levels=(-1.0, 1.0))
+        self.start_curve.setData(dims, r.P[i])
+        self.target_curve.setData(dims, r.target)
+        self.mapped_curve.setData(dims, r.mapped)
+        self.check_plot.setTitle(f"P[{i + delta}] and M({delta})P[{i}]: error {r.max_error:.0e}")
+        self.offset_label.setText(r.offset_message)
+        self.offset_label.setStyleSheet("")
+
+    # --- slots --------------------------------------------------------------------------------
+    @Slot(int)
+    def _on_control_changed(self, _value: int) -> None:
+        d, steps = self.dim_spin.value(), self.steps_spin.value()
+        for widget, top in ((self.first_col_spin, d - 1), (self.last_col_spin, d - 1), (self.row_slider, steps - 1)):
+            with QSignalBlocker(widget):
+                widget.setMaximum(top)  # clamps the value; we recompute once below
+        self.recompute()
+
+    @Slot(int)
+    def _on_slider_value_changed(self, _value: int) -> None:
+        self._recompute_throttled()
+
+    # --- panel hooks --------------------------------------------------------------------------
+    def save_settings(self, settings: QSettings) -> None:
+        save_controls(self, settings, self.controls)
+
+    def restore_settings(self, settings: QSettings) -> None:
+        restore_controls(self, settings, self.controls)
+        self._on_control_changed(0)
+
+    def export_targets(self) -> list[ExportTarget]:
+        def curves_csv() -> tuple[list[str], np.ndarray]:
+            cols = self.columns()
+            return (["position", *[f"col{c}" for c in cols]],
+                    np.column_stack([np.arange(self.result.P.shape[0]), self.result.P[:, cols]]))
+
+        def check_csv() -> tuple[list[str], np.ndarray]:
+            r = self.result
+            if r.M is None:
+                return ["dimension", "target", "mapped"], np.zeros((0, 3))
+            return ["dimension", "target", "mapped"], np.column_stack([np.arange(len(r.target)), r.target, r.mapped])
+
+        def binary_csv() -> tuple[list[str], np.ndarray]:
+            b = self.result.binary
+            return ["number", *[f"bit{j}" for j in range(b.shape[1])]], np.column_stack([np.arange(len(b)), b])
+
+        return [ExportTarget("P", self.p_map, self.p_map.csv_table),
+                ExportTarget("columns", self.curves_plot, curves_csv),
+                ExportTarget("binary", self.binary_grid, binary_csv),
+                ExportTarget("offset_matrix", self.m_map, self.m_map.csv_table),
+                ExportTarget("offset_check", self.check_plot, check_csv),
+                ExportTarget("similarity", self.sim_map, self.sim_map.csv_table)]
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        for w in (self.p_map, self.binary_grid, self.m_map, self.sim_map):
+            w.apply_theme(dark)
+        fg = "#dddddd" if dark else "#222222"
+        for pw in (self.curves_plot, self.check_plot):
+            pw.setBackground("k" if dark else "w")
+            item = pw.getPlotItem()
+            for name in ("left", "bottom"):
+                item.getAxis(name).setPen(fg)
+                item.getAxis(name).setTextPen(fg)
+            item.titleLabel.setText(item.titleLabel.text, color=fg)
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self._recompute_throttled.cancel()

@@ -1,0 +1,134 @@
+"""Positional panel: P, chosen columns, binary analogy, M(δ) check and P Pᵀ follow the controls."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+
+from explorer.ui.panels.positional_panel import PositionalPanel
+from explorer.ui.widgets.export import export_target
+
+
+def closed_form_p(steps: int, d: int) -> np.ndarray:
+    i = np.arange(steps)[:, None]
+    w = 1.0 / 10000 ** (np.arange(0, d, 2) / d)
+    P = np.zeros((steps, d))
+    P[:, 0::2] = np.sin(i * w)
+    P[:, 1::2] = np.cos(i * w[: d // 2])
+    return P
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = PositionalPanel()
+    qtbot.addWidget(p)
+    yield p
+    p.shutdown(1000)
+
+
+def _flush(panel: PositionalPanel) -> None:
+    panel._recompute_throttled.flush()  # sliders redraw throttled; take the pending call now
+
+
+def test_defaults_follow_the_book(panel):
+    P = closed_form_p(60, 32)
+    np.testing.assert_allclose(panel.p_map.image_item.image, P, atol=1e-6)
+    np.testing.assert_allclose(panel.p_map.image_item.getLevels(), [-1, 1])
+    visible = [c for c in panel.curves if c.isVisible()]
+    assert len(visible) == 4
+    for k, curve in enumerate(visible):
+        x, y = curve.getData()
+        np.testing.assert_allclose(y, P[:, 6 + k], atol=1e-6)
+    assert [label.text for _, label in panel.curves_legend.items] == ["col 6", "col 7", "col 8", "col 9"]
+    np.testing.assert_allclose(panel.sim_map.image_item.image, P @ P.T, atol=1e-4)
+
+
+def test_dimension_and_steps_change_p(panel):
+    panel.dim_spin.setValue(16)
+    panel.steps_spin.setValue(30)
+    np.testing.assert_allclose(panel.p_map.image_item.image, closed_form_p(30, 16), atol=1e-6)
+    assert panel.sim_map.image_item.image.shape == (30, 30)
+    assert panel.m_map.image_item.image.shape == (16, 16)
+    assert panel.row_slider.maximum() == 29
+
+
+def test_column_choice(panel):
+    panel.first_col_spin.setValue(0)
+    panel.last_col_spin.setValue(20)  # capped at 8 curves
+    assert panel.columns() == list(range(8))
+    assert sum(c.isVisible() for c in panel.curves) == 8
+    np.testing.assert_allclose(panel.curves[0].getData()[1], np.sin(np.arange(60)), atol=1e-6)
+    panel.dim_spin.setValue(4)  # columns clamp to the encoding
+    assert panel.columns() == [0, 1, 2, 3]
+
+
+def test_binary_analogy(panel):
+    bits, prows = panel.binary_grid.matrices
+    np.testing.assert_array_equal(bits, [[(n >> j) & 1 for j in range(3)] for n in range(8)])
+    np.testing.assert_allclose(prows, closed_form_p(8, 32), atol=1e-6)
+    assert panel.binary_grid.plots[0].row_labels[5] == "5 = 101"
+
+
+def test_offset_map_reproduces_shifted_rows(panel):
+    panel.delta_slider.setValue(7)
+    panel.row_slider.setValue(20)
+    _flush(panel)
+    P = closed_form_p(60, 32)
+    np.testing.assert_allclose(panel.target_curve.getData()[1], P[27], atol=1e-6)
+    np.testing.assert_allclose(panel.mapped_curve.getData()[1], P[27], atol=1e-5)
+    np.testing.assert_allclose(panel.start_curve.getData()[1], P[20], atol=1e-6)
+    M = panel.m_map.image_item.image
+    np.testing.assert_allclose(M @ P[3], P[10], atol=1e-5)  # the same M works from any row
+    assert "error" in panel.check_plot.getPlotItem().titleLabel.text
+    assert panel.p_map.highlighted_row == 20
+
+
+def test_impossible_offsets_are_explained(panel):
+    panel.dim_spin.setValue(31)
+    assert "even" in panel.offset_label.text()
+    assert panel.mapped_curve.getData()[1] is None or len(panel.mapped_curve.getData()[1]) == 0
+    assert panel.p_map.image_item.image.shape == (60, 31)  # P itself still drawn
+    panel.dim_spin.setValue(32)
+    panel.row_slider.setValue(58)
+    _flush(panel)
+    assert "must both lie in 0..59" in panel.offset_label.text()
+    panel.delta_slider.setValue(-3)
+    _flush(panel)
+    assert "max" in panel.offset_label.text()
+
+
+def test_settings_round_trip(panel, qtbot, tmp_path):
+    panel.dim_spin.setValue(20)
+    panel.steps_spin.setValue(40)
+    panel.first_col_spin.setValue(2)
+    panel.last_col_spin.setValue(4)
+    panel.delta_slider.setValue(-4)
+    panel.row_slider.setValue(33)
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    panel.save_settings(settings)
+    settings.sync()
+    other = PositionalPanel()
+    qtbot.addWidget(other)
+    other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    values = [w.value() for w in other.controls.values()]
+    assert values == [20, 40, 2, 4, -4, 33]
+    np.testing.assert_allclose(other.p_map.image_item.image, closed_form_p(40, 20), atol=1e-6)
+    np.testing.assert_allclose(other.target_curve.getData()[1], closed_form_p(40, 20)[29], atol=1e-6)
+    other.shutdown(1000)
+
+
+def test_export_all_plots(panel, tmp_path):
+    targets = panel.export_targets()
+    assert [t.name for t in targets] == ["P", "columns", "binary", "offset_matrix", "offset_check", "similarity"]
+    for t in targets:
+        for fmt in ("png", "svg", "csv"):
+            assert export_target(t, tmp_path / f"{t.name}.{fmt}", fmt).stat().st_size > 50
+    header, data = targets[1].csv()
+    assert header == ["position", "col6", "col7", "col8", "col9"] and data.shape == (60, 5)
+
+
+def test_dark_theme(panel):
+    panel.apply_theme(True)
+    assert panel.curves_plot.backgroundBrush().color().lightness() < 50
+    assert panel.p_map.backgroundBrush().color().lightness() < 50
