@@ -58,7 +58,6 @@ class MainWindow(QMainWindow):
         self._probe_after_module = probe_after_module
         self._device_runner: LatestOnlyRunner | None = None
         self.device_name = "not detected yet" if device_probe else "unknown"
-        self._panel_menus: dict[str, QAction] = {}
         self._painted = False
         self._shut_down = False
         self.setWindowTitle("Attention Explorer")
@@ -154,6 +153,7 @@ class MainWindow(QMainWindow):
         if self.nav.currentRow() != row:
             self.nav.setCurrentRow(row)  # re-enters through _on_nav_current_row_changed once connected
         self.stack.show_page(key)
+        self.setWindowTitle(f"{self.specs[row].title} — Attention Explorer")
         self._panel_actions[row].setChecked(True)
         self._update_panel_menu()
 
@@ -352,8 +352,8 @@ class MainWindow(QMainWindow):
     def _ask(method: Callable, *args: object) -> object:
         try:
             return method(*args)
-        except Exception:  # closing must never fail because one panel did
-            log.exception("%s failed while closing", getattr(method, "__qualname__", method))
+        except Exception:  # closing, saving or theming never fails because one panel hook did
+            log.exception("%s failed", getattr(method, "__qualname__", method))
             return None
 
     # ------------------------------------------------------------------ settings
