@@ -125,6 +125,7 @@ class HeatmapPlotItem(pg.PlotItem):
         self.col_labels: list[str] = []
         self.highlighted_row: int | None = None
         self.levels: tuple[float, float] = (0.0, 1.0)
+        self._tick_key: tuple | None = None
         if compact:
             self.hideAxis("left")
             self.hideAxis("bottom")
@@ -170,17 +171,29 @@ class HeatmapPlotItem(pg.PlotItem):
         if self.matrix is None:
             return
         rect = self.vb.viewRect()
+        key = (self.vb.width(), self.vb.height(), rect.left(), rect.width(), rect.height(),
+               self.row_labels, self.col_labels)
+        if key == self._tick_key:
+            return  # nothing that places labels changed (e.g. a new matrix of the same shape)
+        self._tick_key = key
         metrics = QFontMetrics(self.getAxis("bottom").font())
         row_step, cols = 1, _ticks(self.col_labels, self.max_ticks)
         if self.vb.width() > 1 and rect.width() > 0:
             px_per_col = self.vb.width() / rect.width()
-            cols, right = [[]], 0.0  # pyqtgraph drops labels that stick out of the axis
-            for j, label in enumerate(self.col_labels):
+            cols, right, j = [[]], 0.0, max(0, int(rect.left()))  # pyqtgraph drops labels outside the axis
+            while j < len(self.col_labels):
+                label = self.col_labels[j]
                 half = metrics.horizontalAdvance(label) / 2 + 3
                 centre = (j + 0.5 - rect.left()) * px_per_col
-                if centre - half >= right and centre + half <= self.vb.width():
+                if centre + half > self.vb.width():
+                    break
+                if centre - half >= right:
                     cols[0].append((j + 0.5, label))
                     right = centre + half
+                    # skip cells whose centre lies left of the free space (labels are at least 6 px)
+                    j = max(j + 1, int((right + 3) / px_per_col + rect.left() - 0.5))
+                else:
+                    j += 1
         if self.vb.height() > 1 and rect.height() > 0:
             row_step = math.ceil((metrics.height() + 2) * rect.height() / self.vb.height())
         self.getAxis("left").setTicks(_ticks(self.row_labels, self.max_ticks, row_step))
