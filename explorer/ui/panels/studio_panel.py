@@ -163,8 +163,10 @@ class StudioPanel(BasePanel):
             return False
         previous = self.data.choose_file(path)
         if not self._load_source():
+            error = self.inline_message()
             self.data.forget_file(path, previous)
-            self._load_source()
+            self._load_source()  # back to the previous source, then say why the file was refused
+            self._report(error, error=True)
             return False
         self._report(f"Loaded {self.source.name}.")
         return True

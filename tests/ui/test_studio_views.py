@@ -1,0 +1,197 @@
+"""The studio's views: form validation, data loading and drops, detail view and export, history scrubbing,
+alignment scores, and models saved, reopened and translated identically."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.ui.panels.studio_loss_plot import LossPlotWidget, ema
+from explorer.ui.panels.studio_panel import StudioPanel
+
+TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
+            lr=0.005, device="cpu", seed=0)
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = StudioPanel()
+    qtbot.addWidget(p)
+    yield p
+    p.shutdown(3000)
+
+
+@pytest.fixture(scope="module")
+def trained(qapp, tmp_path_factory):
+    """One tiny finished run shared by the read-only tests of this module."""
+    from pytestqt.qtbot import QtBot
+
+    p = StudioPanel()
+    p.form.set_values({**TINY, "num_epochs": 4, "snapshot_every": 2})
+    p.data.num_examples.setValue(96)
+    assert p.start_training(), p.inline_message()
+    QtBot(qapp).waitUntil(lambda: p.state == "finished", timeout=90_000)
+    yield p
+    p.shutdown(3000)
+    p.deleteLater()
+
+
+def test_form_explains_invalid_settings_and_blocks_start(panel) -> None:
+    assert panel.form.preset_combo.currentText().startswith("book")
+    assert panel.form.values()["num_epochs"] == 200 and panel.form.values()["num_hiddens"] == 32
+    panel.form.fields["num_heads"].setValue(5)
+    assert "divisible by num_heads" in panel.form.error_label.text()
+    assert not panel.controls.start_button.isEnabled()
+    assert panel.form.preset_combo.currentText() == "custom"
+    assert not panel.start_training() and "divisible" in panel.inline_message()
+    panel.form.preset_combo.setCurrentText("d2l 1.0")
+    assert panel.form.values()["num_hiddens"] == 256 and panel.form.values()["num_epochs"] == 30
+    assert panel.form.error_label.text() == "" and panel.controls.start_button.isEnabled()
+    panel.form.fields["lr"].setValue(0.0)
+    assert "lr must be greater than 0" in panel.form.error_label.text()
+
+
+def test_task_source_sets_a_task_probe(panel) -> None:
+    panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:reverse"))
+    src, tgt = panel.data.probe()
+    assert tgt.split() == src.split()[::-1]
+    assert "task: reverse" in panel.data.info.text()
+
+
+def test_dropped_dataset_reports_pairs_and_skipped_lines(panel, tmp_path) -> None:
+    good = tmp_path / "fra.txt"
+    lines = [f"hello {i} .\tbonjour {i} .\tCC-BY 2.0 (France) Attribution: tatoeba.org" for i in range(20)]
+    lines.insert(5, "a line without a tab")
+    good.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert panel.handle_drop([str(good)])
+    info = panel.data.info.text()
+    assert "20 pairs" in info and "1 malformed line(s) skipped (line 6)" in info
+    assert panel.data.probe() == ("hello 0 .", "bonjour 0 .")
+    bad = tmp_path / "broken.txt"
+    bad.write_bytes(b"go .\tva !\n\xff\xfe\xfa\tbad\n")
+    assert panel.handle_drop([str(bad)])
+    assert "Could not load" in panel.inline_message()
+    assert panel.data.source_spec() == str(good)  # the good file stays chosen
+    assert not panel.handle_drop([str(tmp_path / "notes.pdf")])
+
+
+def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, tmp_path) -> None:
+    panel = trained
+    snap = panel.live.current()
+    panel.live.grid.plots["decoder_self"][1][0].image_item.cell_clicked.emit(0, 0)
+    assert panel.tabs.currentWidget() is panel.detail
+    np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder_self"][1, 0])
+    assert panel.detail.heatmap.row_labels == snap.tgt_input_tokens
+    mask = panel.detail.heatmap.mask
+    assert mask is not None and not mask[0, 1] and mask[1, 0]  # causal: query 0 cannot see key 1
+    panel.detail.average_box.setChecked(True)
+    np.testing.assert_allclose(panel.detail.current_matrix(), snap.maps["decoder_self"][1].mean(axis=0), rtol=1e-6)
+    panel.detail.heatmap.cell_hovered.emit(1, 0, 0.25)
+    assert "query <b>" + snap.tgt_input_tokens[1] in panel.detail.readout.text() and "0.2500" in panel.detail.readout.text()
+    for fmt in ("png", "svg", "csv"):
+        path = panel.detail.export_to(tmp_path / f"detail.{fmt}")
+        assert path.stat().st_size > 100
+    rows = np.loadtxt(tmp_path / "detail.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(rows[:, 1:], panel.detail.current_matrix(), atol=1e-6)
+    panel.detail.average_box.setChecked(False)
+
+
+def test_scrubber_and_loss_click_replay_history(trained) -> None:
+    panel = trained
+    assert panel.history.steps.tolist() == [0, 2, 4, 6, 8, 10, 12]
+    panel.scrubber.slider.setValue(2)
+    assert not panel.scrubber.live
+    np.testing.assert_array_equal(panel.grid.matrix("cross", 0, 1), panel.history[2].maps["cross"][0, 1])
+    assert panel.loss_plot.marker.value() == 4
+    panel.loss_plot.step_clicked.emit(9.2)  # nearest snapshot: step 10
+    assert panel.live.shown_index == 5 and panel.scrubber.slider.value() == 5
+    np.testing.assert_array_equal(panel.grid.matrix("encoder_self", 1, 1), panel.history[5].maps["encoder_self"][1, 1])
+    panel.scrubber.set_live(True)
+    assert panel.live.shown_index == len(panel.history) - 1
+    assert panel.loss_plot.step_at_x(3.4) == 3.0
+
+
+def test_task_alignment_scores_match_a_hand_computation(qtbot, panel) -> None:
+    panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:copy"))
+    panel.form.set_values({**TINY, "num_epochs": 1, "snapshot_every": 0})
+    panel.data.num_examples.setValue(64)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
+    snap = panel.trainer.snapshot()
+    panel.live.add_snapshot(snap)
+    panel.live.refresh()
+    scores = panel.grid.scores["cross"]
+    cross = snap.maps["cross"]  # (L, h, Tt, Ts); copy: output t should look at source t
+    expected = np.array([[np.mean([cross[l, h, t, t] for t in range(cross.shape[2])]) for h in range(2)]
+                         for l in range(2)])
+    np.testing.assert_allclose(scores, expected, rtol=1e-5)
+    assert panel.grid.plots["cross"][0][1].titleLabel.text == f"{expected[0, 1]:.2f}"
+
+
+def test_saved_model_reopens_and_translates_identically(trained, panel, tmp_path) -> None:
+    path = tmp_path / "tiny.safetensors"
+    assert trained.save_model_to(str(path)), trained.inline_message()
+    view = trained.translate_view
+    view.sentence_edit.setText("i'm home .")
+    before = view.translate_now()
+    assert panel.open_model(str(path)), panel.inline_message()
+    assert "opened tiny.safetensors" in panel.translate_view.model_label.text()
+    panel.translate_view.sentence_edit.setText("i'm home .")
+    after = panel.translate_view.translate_now()
+    assert after.tokens == before.tokens
+    np.testing.assert_allclose(after.cross_attention, before.cross_attention, atol=1e-6)
+    # the opened model's loss history and probe attention are shown
+    _, y = panel.loss_plot.step_curve.getData()
+    np.testing.assert_allclose(y, trained.trainer.history.step_loss)
+    assert len(panel.history) == 1 and panel.grid.shape == (2, 2)
+
+
+def test_translate_flags_unknown_words_and_scores_bleu(trained) -> None:
+    view = trained.translate_view
+    view.method_combo.setCurrentText("greedy")
+    view.sentence_edit.setText("i'm zyxwv .")
+    view.reference_edit.setText("je suis chez moi .")
+    result = view.translate_now()
+    assert result.unknown == ["zyxwv"]
+    assert "zyxwv" in view.output_label.text() and "&lt;unk&gt;" in view.output_label.text()
+    assert "zyxwv (<unk>)" in view.heatmap.col_labels
+    assert view.heatmap.row_labels == result.row_labels
+    assert f"BLEU</b> {view.bleu_score(result):.3f}" in view.output_label.text()
+    view.sentence_edit.setText("   ")
+    assert view.translate_now() is None and "empty" in view.error_label.text()
+
+
+def test_bad_checkpoint_is_refused_with_a_message(panel, tmp_path) -> None:
+    bad = tmp_path / "broken.safetensors"
+    bad.write_bytes(b"\x00" * 64)
+    assert panel.handle_drop([str(bad)])
+    assert "Could not open the model" in panel.inline_message()
+    assert panel.record is None and not panel.translate_view.has_model
+
+
+def test_loss_plot_buffers_grow_and_switch_units(qtbot) -> None:
+    plot = LossPlotWidget()
+    qtbot.addWidget(plot)
+    n = 3000  # beyond the first capacity
+    for i in range(1, n + 1):
+        plot.append_step(i, i / 100, i * 0.01, 1.0 / i)
+    for e in range(1, 31):
+        plot.append_epoch(e, e * 100, e * 1.0, 1.0 / e)
+    plot.refresh()
+    x, y = plot.step_curve.getData()
+    np.testing.assert_array_equal(x, np.arange(1, n + 1))
+    np.testing.assert_allclose(y, 1.0 / np.arange(1, n + 1))
+    plot.set_x_mode("epochs")
+    x, _ = plot.step_curve.getData()
+    np.testing.assert_allclose(x, np.arange(1, n + 1) / 100)
+    assert plot.step_at_x(12.344) == 1234.0
+    plot.set_smoothing(0.9)
+    _, s = plot.smooth_curve.getData()
+    ref = [y[0]]
+    for v in y[1:]:
+        ref.append(0.1 * v + 0.9 * ref[-1])
+    np.testing.assert_allclose(s, ref)
+    np.testing.assert_allclose(ema(np.array([2.0]), 0.5), [2.0])
+    plot.new_run()
+    assert plot.step_count() == 0 and len(plot.previous_curve.getData()[0]) == n
+    with pytest.raises(ValueError):
+        plot.set_x_mode("hours")
