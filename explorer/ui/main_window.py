@@ -4,6 +4,7 @@ Only Qt is imported here; panels (and through them torch) load when first shown.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from typing import TYPE_CHECKING, Callable
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
         self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
         self.stack = PanelStack(self.specs, self)
         self.stack.panel_built.connect(self._on_stack_panel_built)
+        self.stack.placeholder_painted.connect(self._on_stack_placeholder_painted)
+        self._wanted: set[str] = set()
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.nav)
         self.splitter.addWidget(self.stack)
@@ -163,8 +166,26 @@ class MainWindow(QMainWindow):
             key = self.specs[row].key
             self._select(key)
             if self.isVisible():  # before the first paint, paintEvent schedules the build
-                self.ensure_built(key)
+                self._request_build(key)
             self.panel_changed.emit(key)
+
+    def _request_build(self, key: str) -> None:
+        """Build ``key`` once its "Opening …" page has been painted (or after 250 ms at the latest),
+        so a slow first import never freezes the previous panel on screen."""
+        if self.stack.is_settled(key) or key in self._wanted:
+            return
+        self._wanted.add(key)
+        QTimer.singleShot(250, self, functools.partial(self._build_wanted, key))
+
+    @Slot(str)
+    def _on_stack_placeholder_painted(self, key: str) -> None:
+        if key in self._wanted:
+            QTimer.singleShot(0, self, functools.partial(self._build_wanted, key))
+
+    def _build_wanted(self, key: str) -> None:
+        if key in self._wanted and not self._shut_down:
+            self._wanted.discard(key)
+            self.ensure_built(key)
 
     @Slot(str)
     def _on_panel_status_message(self, text: str) -> None:
@@ -196,7 +217,7 @@ class MainWindow(QMainWindow):
 
     @Slot(QAction)
     def _on_panel_group_triggered(self, action: QAction) -> None:
-        self.show_panel(action.data())
+        self.nav.setCurrentRow(self.keys().index(action.data()))
 
     @Slot()
     def _on_export_action_triggered(self) -> None:

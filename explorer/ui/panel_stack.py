@@ -4,15 +4,20 @@ Panels are imported only when first built, so the main window can paint before t
 """
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import traceback
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panel_registry import PanelLoadError, PanelSpec, load_panel_class
 from explorer.ui.panels.base_panel import BasePanel
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
 
 log = logging.getLogger(__name__)
 
@@ -33,15 +38,28 @@ class ErrorPage(QWidget):
         layout.addWidget(text, 1)
 
 
+class Placeholder(QLabel):
+    """The page shown until a panel is built; says when it has been painted."""
+
+    painted = Signal()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        self.painted.emit()
+
+
 class PanelStack(QStackedWidget):
     """One page per ``PanelSpec``; ``build(key)`` swaps the placeholder for the real panel.
 
     ``panel_built(key)`` is emitted after a panel is constructed and installed; ``panel_failed(key,
-    message)`` when an error page took its place. Building never raises.
+    message)`` when an error page took its place; ``placeholder_painted(key)`` once the
+    "Opening …" page of ``key`` is on screen (a good moment to start a slow build). Building
+    never raises.
     """
 
     panel_built = Signal(str)
     panel_failed = Signal(str, str)
+    placeholder_painted = Signal(str)
 
     def __init__(self, specs: tuple[PanelSpec, ...], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,8 +68,9 @@ class PanelStack(QStackedWidget):
         self._panels: dict[str, BasePanel] = {}
         self._errors: dict[str, str] = {}
         for spec in self.specs:
-            page = QLabel(f"Opening {spec.title}…", self)
+            page = Placeholder(f"Opening {spec.title}…", self)
             page.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            page.painted.connect(functools.partial(self.placeholder_painted.emit, spec.key))
             self._pages[spec.key] = page
             self.addWidget(page)
 

@@ -141,11 +141,14 @@ def test_navigation_list_and_shortcut_actions_switch_panels(qtbot, make_window) 
     qtbot.waitUntil(lambda: window.panel("alpha") is not None, timeout=3000)  # built after first paint
     with qtbot.waitSignal(window.panel_changed, timeout=1000) as blocker:
         window.nav.setCurrentRow(1)
-    assert blocker.args == ["beta"] and window.panel("beta") is not None
+    assert blocker.args == ["beta"] and window.panel("beta") is None  # "Opening Beta…" paints first
+    assert window.stack.currentWidget().text() == "Opening Beta…"
+    qtbot.waitUntil(lambda: window.panel("beta") is not None, timeout=3000)
+    assert window.stack.currentWidget() is window.panel("beta")
     action = window._panel_actions[0]
     assert action.shortcut().toString() == "Ctrl+1"
     action.trigger()
-    assert window.current_key() == "alpha"
+    assert window.current_key() == "alpha" and window.nav.currentRow() == 0
     assert window.stack.currentWidget() is window.panel("alpha")
     qtbot.waitUntil(lambda: window.device_name == "test-device", timeout=3000)
     assert "test-device" in window.device_label.text()
