@@ -1,4 +1,4 @@
-"""Help → About: the app and library versions and the compute device in use."""
+"""Help → About (the app and library versions) and the compute device shown in the status bar."""
 from __future__ import annotations
 
 import html
@@ -6,10 +6,13 @@ import platform
 import sys
 from importlib import metadata
 
-from PySide6.QtCore import Qt, qVersion
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal, Slot, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 import explorer
+from explorer.ui.compute_runner import LatestOnlyRunner
 
 
 def library_versions() -> list[tuple[str, str]]:
@@ -54,6 +57,56 @@ def device_description() -> str:
     if device.type == "cpu":
         return f"cpu ({torch.get_num_threads()} threads)"
     return str(device)
+
+
+class DeviceStatus(QLabel):
+    """Status-bar label "Device: …", filled in by running ``probe`` on a worker thread.
+
+    The probe starts (``maybe_start``) only once ``after_module`` (torch) has been imported by
+    someone else, so naming the device never costs the import itself; ``force`` starts it anyway.
+    """
+
+    detected = Signal(str)
+
+    def __init__(self, probe: Callable[[], str] | None, after_module: str | None = "torch",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._probe = probe
+        self._after_module = after_module
+        self._runner: LatestOnlyRunner | None = None
+        self._closed = False
+        self._show("not detected yet" if probe else "unknown")
+
+    def maybe_start(self, force: bool = False) -> None:
+        """Start the probe if it has not run and (unless ``force``) its module is already loaded."""
+        if self._probe is None or self._runner is not None or self._closed:
+            return
+        if not force and self._after_module and self._after_module not in sys.modules:
+            return
+        self._show("detecting…")
+        self._runner = LatestOnlyRunner(self)
+        self._runner.result_ready.connect(self._on_runner_result_ready)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.submit(self._probe)
+
+    def shutdown(self, timeout_ms: int) -> None:
+        """Let a running probe finish (never exit mid-import), waiting at most ``timeout_ms``."""
+        self._closed = True
+        if self._runner is not None:
+            self._runner.shutdown(timeout_ms)
+
+    def _show(self, name: str) -> None:
+        self.name = name
+        self.setText(f"Device: {name}")
+
+    @Slot(object)
+    def _on_runner_result_ready(self, name: object) -> None:
+        self._show(str(name))
+        self.detected.emit(self.name)
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self._on_runner_result_ready(f"unknown ({message})")
 
 
 class AboutDialog(QDialog):

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.about_dialog import DeviceStatus
 from explorer.ui.main_menus import build_menus
 from explorer.ui.panel_registry import PANELS, PanelSpec
 from explorer.ui.panel_stack import PanelStack
@@ -47,7 +46,6 @@ class MainWindow(QMainWindow):
 
     first_painted = Signal()
     panel_changed = Signal(str)
-    device_detected = Signal(str)
 
     def __init__(self, settings: AppSettings, panels: tuple[PanelSpec, ...] = PANELS,
                  device_probe: Callable[[], str] | None = None, probe_after_module: str | None = "torch",
@@ -55,10 +53,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.settings = settings
         self.specs = tuple(panels)
-        self._device_probe = device_probe
-        self._probe_after_module = probe_after_module
-        self._device_runner: LatestOnlyRunner | None = None
-        self.device_name = "not detected yet" if device_probe else "unknown"
         self._painted = False
         self._shut_down = False
         self.setWindowTitle("Attention Explorer")
@@ -78,7 +72,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([200, 1000])
         self.setCentralWidget(self.splitter)
-        self.device_label = QLabel(f"Device: {self.device_name}", self)
+        self._probe_after_module = probe_after_module
+        self.device_label = DeviceStatus(device_probe, probe_after_module, self)
         self.statusBar().addPermanentWidget(self.device_label)
         self._build_menus()
 
@@ -140,7 +135,7 @@ class MainWindow(QMainWindow):
             theme.configure_pyqtgraph(self.dark)
             self.stack.build(key)
             self._update_panel_menu()
-            self._maybe_start_device_probe()
+            self.device_label.maybe_start()
 
     @Slot(str)
     def _on_stack_panel_built(self, key: str) -> None:
@@ -237,7 +232,7 @@ class MainWindow(QMainWindow):
         """Help → About."""
         from explorer.ui.about_dialog import AboutDialog
 
-        self._maybe_start_device_probe(force=True)
+        self.device_label.maybe_start(force=True)
         AboutDialog(self.device_name, self).exec()
 
     # ------------------------------------------------------------------ theme and explanation
@@ -279,28 +274,10 @@ class MainWindow(QMainWindow):
     def _on_panel_explanation_toggled(self, visible: bool) -> None:
         self.explanation_action.setChecked(visible)  # all panels follow the one the user folded
 
-    # ------------------------------------------------------------------ device
-    def _maybe_start_device_probe(self, force: bool = False) -> None:
-        if self._device_probe is None or self._device_runner is not None or self._shut_down:
-            return
-        if not force and self._probe_after_module and self._probe_after_module not in sys.modules:
-            return
-        self.device_name = "detecting…"
-        self.device_label.setText(f"Device: {self.device_name}")
-        self._device_runner = LatestOnlyRunner(self)
-        self._device_runner.result_ready.connect(self._on_device_runner_result_ready)
-        self._device_runner.failed.connect(self._on_device_runner_failed)
-        self._device_runner.submit(self._device_probe)
-
-    @Slot(object)
-    def _on_device_runner_result_ready(self, name: object) -> None:
-        self.device_name = str(name)
-        self.device_label.setText(f"Device: {self.device_name}")
-        self.device_detected.emit(self.device_name)
-
-    @Slot(str)
-    def _on_device_runner_failed(self, message: str) -> None:
-        self._on_device_runner_result_ready(f"unknown ({message})")
+    @property
+    def device_name(self) -> str:
+        """The device shown in the status bar ("detecting…" until the probe answers)."""
+        return self.device_label.name
 
     # ------------------------------------------------------------------ window events
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
@@ -314,7 +291,7 @@ class MainWindow(QMainWindow):
     def _on_first_paint_done(self) -> None:
         self.build_current_panel()
         if self._probe_after_module is None:
-            self._maybe_start_device_probe(force=True)
+            self.device_label.maybe_start(force=True)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
@@ -364,8 +341,7 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         for panel in self.loaded_panels():
             self._ask(panel.shutdown, SHUTDOWN_TIMEOUT_MS)
-        if self._device_runner is not None:  # let a running probe finish: never exit mid-import
-            self._device_runner.shutdown(3 * SHUTDOWN_TIMEOUT_MS)
+        self.device_label.shutdown(3 * SHUTDOWN_TIMEOUT_MS)
         if save:
             self.save_settings()
 
