@@ -315,3 +315,27 @@ def test_system_theme_follows_the_platform_scheme(make_window) -> None:
     window.set_theme_mode("light")
     window._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)  # an explicit choice wins
     assert not window.dark
+
+
+def test_device_probe_waits_for_its_module_unless_forced(qtbot) -> None:
+    from explorer.ui.about_dialog import DeviceStatus
+
+    label = DeviceStatus(lambda: "cuda:0 (Fake)", after_module="module_nobody_imports_xyz")
+    qtbot.addWidget(label)
+    label.maybe_start()
+    qtbot.wait(20)
+    assert label.text() == "Device: not detected yet"
+    with qtbot.waitSignal(label.detected, timeout=3000) as blocker:
+        label.maybe_start(force=True)
+    assert blocker.args == ["cuda:0 (Fake)"] and label.text() == "Device: cuda:0 (Fake)"
+    failing = DeviceStatus(lambda: 1 / 0, after_module=None)
+    qtbot.addWidget(failing)
+    with qtbot.waitSignal(failing.detected, timeout=3000):
+        failing.maybe_start()
+    assert failing.name.startswith("unknown (")
+
+
+def test_device_description_names_a_real_device() -> None:
+    from explorer.ui.about_dialog import device_description
+
+    assert device_description().split(":")[0].split(" ")[0] in {"cpu", "cuda", "mps"}
