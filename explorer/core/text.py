@@ -25,6 +25,8 @@ __all__ = [
 ]
 
 UNK, PAD, BOS, EOS = "<unk>", "<pad>", "<bos>", "<eos>"
+#: Largest id tensors :func:`build_dataset` makes (source + target, int64), in bytes.
+MAX_DATASET_BYTES = 2 * 1024**3
 RESERVED_TOKENS: tuple[str, ...] = (PAD, BOS, EOS)
 
 
@@ -258,6 +260,10 @@ def build_dataset(
     for i, p in enumerate(pairs):
         if len(p) != 2 or not all(isinstance(s, str) for s in p):
             raise DatasetError(f"pair {i + 1} is not a (source, target) pair of strings: {p!r}")
+    need = 2 * len(pairs) * num_steps * 8  # two (N, T) int64 tensors
+    if need > MAX_DATASET_BYTES:
+        raise DatasetError(f"{len(pairs):,} pairs of {num_steps} steps need {need / 2**30:.1f} GB of token ids "
+                           f"(the limit is {MAX_DATASET_BYTES / 2**30:.0f} GB): use fewer pairs or fewer steps")
     src_tokens = [tokenize(s) for s, _ in pairs]
     tgt_tokens = [tokenize(t) for _, t in pairs]
     if src_vocab is None:
