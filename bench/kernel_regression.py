@@ -5,6 +5,7 @@ Run `python bench/kernel_regression.py`; it prints figures and ends with one JSO
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -86,7 +87,9 @@ def main() -> None:
     print(f"predict+weights 10,000 x 10,000 (8 MB blocks): median {big:8.1f} ms  (min {big_min:.1f})")
     print(f"peak memory at 10,000^2: tracemalloc {peak_mib:.1f} MiB, peak-RSS growth {rss:.1f} MiB "
           f"(the full float32 matrix would be {BIG * BIG * 4 / 2**20:.0f} MiB)")
-    print(json.dumps({
+    load = os.getloadavg()[0]
+    print(f"load average while measuring: {load:.2f} on {os.cpu_count()} CPUs (other work slows every figure)")
+    print(json.dumps({"load_avg_1min": round(load, 2), 
         "nw_50_ms": round(small, 4), "nw_1000_ms": round(mid, 3), "nw_10000_ms": round(big, 1),
         "peak_mib_10000_tracemalloc": round(peak_mib, 1), "rss_growth_mib_10000": round(rss, 1),
         "target_1000_ms": 2.0, "met_1000": mid <= 2.0,

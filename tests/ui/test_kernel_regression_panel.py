@@ -180,9 +180,15 @@ def test_train_w_with_one_point_explains(qtbot, panel) -> None:
 def test_big_fits_run_off_the_gui_thread(qtbot, panel) -> None:
     panel.n_test_spin.setValue(1000)
     panel.n_train_spin.setValue(3000)  # 3M weights > SYNC_CELLS
-    qtbot.waitUntil(lambda: panel.heatmap.matrix.shape == (1000, 3000), timeout=20000)
-    assert panel.weights.shape == (1000, 3000)
+    qtbot.waitUntil(lambda: panel.weights.shape == (1000, 3000), timeout=20000)
     np.testing.assert_allclose(panel.weights.sum(axis=1), 1, rtol=1e-4)
+    # drawn as block averages: rows = mean over 4 test points, columns = sum over 12 training points
+    shown = panel.heatmap.matrix
+    assert shown.shape == (250, 250)
+    np.testing.assert_allclose(shown[3, 7], panel.weights[12:16, 84:96].sum(axis=1).mean(), rtol=1e-4)
+    assert "blocks of 4 test × 12 training" in panel.heatmap.plot.titleLabel.text
+    panel.heatmap.cell_clicked.emit(3, 7)  # a block row selects the test point in its middle
+    assert panel.query_index == 13 and panel.heatmap.highlighted_row == 3
 
 
 def test_settings_round_trip(qtbot, panel, tmp_path) -> None:

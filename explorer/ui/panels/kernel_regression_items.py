@@ -118,3 +118,43 @@ def kernel_curve(kernel_name: str, bandwidth: float, half_width: float = 2.5,
 
     d = np.linspace(-half_width, half_width, points)
     return d, kernel(kernel_name, d / bandwidth).astype(np.float64)
+
+
+def _block_sum(a: np.ndarray, f: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sums over consecutive blocks of `f` entries along `axis` (the last block may be shorter), and counts."""
+    n = a.shape[axis]
+    full = n // f
+
+    def part(s: slice) -> np.ndarray:
+        return a[s] if axis == 0 else a[:, s]
+
+    out = np.array(part(slice(0, full * f, f)), dtype=np.float32)  # strided adds: fast, unlike reduceat
+    for k in range(1, f):
+        out += part(slice(k, full * f, f))
+    counts = np.full(full, f, dtype=np.float32)
+    if n > full * f:
+        tail = part(slice(full * f, n)).sum(axis=axis, keepdims=True, dtype=np.float32)
+        out = np.concatenate([out, tail], axis=axis)
+        counts = np.append(counts, n - full * f)
+    return out, counts
+
+
+def block_reduce(w: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.ndarray, int, int]:
+    """Shrink a (Q, N) weight matrix for display to at most (max_rows, max_cols).
+
+    Rows (queries) are averaged over blocks of `fr`, columns (training points) summed over
+    blocks of `fc`, so each row still sums to 1 and a narrow kernel stays as bright as it is.
+
+    Returns
+    -------
+    (ceil(Q/fr), ceil(N/fc)) float32, fr, fc. Unchanged (a view) when it already fits.
+    """
+    q, n = w.shape
+    fr, fc = max(1, -(-q // max_rows)), max(1, -(-n // max_cols))
+    out = w
+    if fr > 1:
+        sums, counts = _block_sum(out, fr, 0)
+        out = sums / counts[:, None]
+    if fc > 1:
+        out = _block_sum(out, fc, 1)[0]
+    return out, fr, fc

@@ -3,8 +3,6 @@ parametric model with a learnable w, all interactive (bandwidth drag, draggable 
 """
 from __future__ import annotations
 
-import importlib
-import sys
 import threading
 from typing import TYPE_CHECKING, Iterator
 
@@ -18,12 +16,15 @@ from superqt.utils import create_worker
 from explorer.core import kernel_regression as kr
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression_items import DraggablePoints, LogSlider, kernel_curve, stem_xy
+from explorer.ui.panels.kernel_regression_items import (DraggablePoints, LogSlider, block_reduce, kernel_curve,
+                                                        stem_xy)
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
 
+HEATMAP_MAX = 250  # bigger weight matrices are shown as block averages (drawing 1M cells costs ~15 ms)
+STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
 _COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728"),
             True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b")}
@@ -73,6 +74,8 @@ class KernelRegressionPanel(BasePanel):
         self.w_history: list[float] = []
         self.query_index = _DEFAULTS["query"]
         self._buffer = np.zeros((0, 0), np.float32)
+        self._block_rows = self._block_cols = 1
+        self._titles: dict[int, str] = {}
         self._worker = None
         self._worker_done = threading.Event()
         self._runner = LatestOnlyRunner(self)
@@ -156,10 +159,11 @@ class KernelRegressionPanel(BasePanel):
         self.heatmap = HeatmapWidget(title="attention weights (test × train)")
         self.heatmap.set_axis_labels("test x", "training x")
         self.heatmap.plot.max_ticks = 8
-        self.heatmap.image_item.setAutoDownsample(True)  # draw ~screen-sized images while dragging
         self.stem_plot = pg.PlotWidget(title="weights of the selected test point")
         self.stem_plot.setLabel("bottom", "training x")
         self.stem_plot.setLabel("left", "weight")
+        self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
+        self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
         self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch")
@@ -267,16 +271,36 @@ class KernelRegressionPanel(BasePanel):
             self.param_item.setData(self.x_test, self.param_pred)
         else:
             self.param_item.setData([], [])
-        self.heatmap.set_matrix(self.shown_weights(), self._labels(self.x_test), self._labels(self.x_train))
+        self._draw_heatmap()
         self._draw_query()
 
     # ------------------------------------------------------------------ drawing
-    @staticmethod
-    def _labels(x: np.ndarray) -> list[str]:
-        return [f"{v:.2f}" for v in x.tolist()]
+    def _set_title(self, widget: QWidget, title: str) -> None:
+        """Set a plot title only when it changes (re-laying out rich text costs ~0.3 ms per call)."""
+        if self._titles.get(id(widget)) != title:
+            self._titles[id(widget)] = title
+            if widget is self.heatmap:
+                self.heatmap.set_title(title)
+            else:
+                widget.setTitle(title)
+
+    def _draw_heatmap(self) -> None:
+        shown, self._block_rows, self._block_cols = block_reduce(self.shown_weights(), HEATMAP_MAX, HEATMAP_MAX)
+        rows = [f"{v:.2f}" for v in self.x_test[:: self._block_rows].tolist()]
+        cols = [f"{v:.2f}" for v in self.x_train[:: self._block_cols].tolist()]
+        self.heatmap.set_matrix(shown, rows, cols)
+        blocks = "" if self._block_rows == self._block_cols == 1 else \
+            f" — blocks of {self._block_rows} test × {self._block_cols} training points"
+        self._set_title(self.heatmap, f"attention weights (test × train){blocks}")
 
     def _draw_points(self) -> None:
         self.points_item.setData(self.x_train, self.y_train)
+        # Every fit is a convex combination of the y's, so this range holds for any h: no
+        # auto-ranging on each bandwidth step (it costs milliseconds at 1,000 points).
+        lo = min(float(self.y_train.min()), float(self.y_truth.min()))
+        hi = max(float(self.y_train.max()), float(self.y_truth.max()))
+        pad = 0.05 * max(hi - lo, 1e-6)
+        self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - pad, hi + pad), padding=0.02)
 
     def _draw_kernel(self) -> None:
         self.kernel_item.setData(*kernel_curve(self.kernel_name, self.bandwidth))
@@ -288,9 +312,12 @@ class KernelRegressionPanel(BasePanel):
         row = min(self.query_index, weights.shape[0] - 1)
         xs, ys = stem_xy(self.x_train, weights[row])
         self.stem_item.setData(xs, ys)
-        self.stem_tops.setData(self.x_train, weights[row])
-        self.stem_plot.setTitle(f"weights of test point x = {self.x_test[row]:.3f}")
-        self.heatmap.highlight_row(row)
+        if self.x_train.size <= STEM_SYMBOLS_MAX:
+            self.stem_tops.setData(self.x_train, weights[row])
+        else:
+            self.stem_tops.setData([], [])
+        self._set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.3f}")
+        self.heatmap.highlight_row(row // self._block_rows)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(float(self.x_test[row]))
 
@@ -334,7 +361,7 @@ class KernelRegressionPanel(BasePanel):
     @Slot(str)
     def _on_shown_combo_changed(self, _text: str) -> None:
         if self.weights.size:
-            self.heatmap.set_matrix(self.shown_weights(), self._labels(self.x_test), self._labels(self.x_train))
+            self._draw_heatmap()
             self._draw_query()
 
     @Slot(object)
@@ -376,7 +403,8 @@ class KernelRegressionPanel(BasePanel):
 
     @Slot(int, int)
     def _on_heatmap_cell_clicked(self, row: int, _col: int) -> None:
-        self.select_query(row)
+        start = row * self._block_rows  # a block row: pick the test point in its middle
+        self.select_query(min(start + (self._block_rows - 1) // 2, self.x_test.size - 1))
 
     # ------------------------------------------------------------------ parametric training
     @Slot()
@@ -386,9 +414,6 @@ class KernelRegressionPanel(BasePanel):
         if self.x_train.size < 2:
             self.show_inline_message("The parametric model needs at least two training points (leave-one-out).")
             return
-        if "torch" not in sys.modules:  # import on this thread: PySide6's import hook is not thread-safe
-            self.status_message.emit("Loading torch…")
-            importlib.import_module("torch")
         data = kr.RegressionData(self.x_train.copy(), self.y_train.copy(), self.x_test.copy(), self.y_truth.copy())
         self.losses, self.w_history = [], []
         self.clear_inline_message()
@@ -446,7 +471,7 @@ class KernelRegressionPanel(BasePanel):
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("fit", self.fit_plot, self._fit_table),
-                ExportTarget("attention_weights", self.heatmap, self.heatmap.csv_table),
+                ExportTarget("attention_weights", self.heatmap, self._weights_table),
                 ExportTarget("query_weights", self.stem_plot, self._stem_table),
                 ExportTarget("parametric_loss", self.loss_plot, self._loss_table)]
 
@@ -454,6 +479,11 @@ class KernelRegressionPanel(BasePanel):
         param = self.param_pred if self.param_pred is not None else np.full(self.x_test.size, np.nan)
         return (["x_test", "y_truth", "nonparametric_pred", "parametric_pred"],
                 np.column_stack([self.x_test, self.y_truth, self.pred, param]).astype(np.float64))
+
+    def _weights_table(self) -> tuple[list[str], np.ndarray]:
+        """Every weight (not the block averages drawn): one row per test point, one column per training point."""
+        header = ["x_test", *(f"w@x_train={v:.6g}" for v in self.x_train.tolist())]
+        return header, np.column_stack([self.x_test, self.shown_weights()]).astype(np.float64)
 
     def _stem_table(self) -> tuple[list[str], np.ndarray]:
         w = self.shown_weights()[min(self.query_index, self.x_test.size - 1)]
