@@ -108,10 +108,15 @@ def _run_screenshots(app: QApplication, window, directory: Path) -> int:
         window.shutdown(save=False)
         app.exit(1 if failures else 0)
 
+    def begin() -> None:
+        window.show()
+        walker.start()
+
     window.resize(*SCREENSHOT_SIZE)
-    window.show()
     walker = PanelWalker(window, window.keys(), save, done)
-    walker.start()
+    # Name the device first (this imports torch while nothing else runs), so every picture shows it.
+    window.device_label.detected.connect(begin)
+    window.device_label.maybe_start(force=True)
     code = app.exec()
     for failure in failures:
         print(f"attention-explorer: {failure}", file=sys.stderr)

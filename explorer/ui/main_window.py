@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
     def _on_stack_panel_built(self, key: str) -> None:
         panel = self.stack.panel(key)
         panel.status_message.connect(self._on_panel_status_message)
-        panel.explanation_box.toggled.connect(self._on_panel_explanation_toggled)
+        panel.explanation_box.toggled.connect(self._on_explanation_box_toggled)
         self._ask(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         panel.set_explanation_visible(self.settings.get("view/explanation_visible"))
         self._apply_theme_to(panel)
@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
             panel.set_explanation_visible(visible)
 
     @Slot(bool)
-    def _on_panel_explanation_toggled(self, visible: bool) -> None:
+    def _on_explanation_box_toggled(self, visible: bool) -> None:
         self.explanation_action.setChecked(visible)  # all panels follow the one the user folded
 
     @property
