@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, 
 from explorer.ui import theme
 from explorer.ui.about_dialog import DeviceStatus
 from explorer.ui.main_menus import build_menus
-from explorer.ui.panel_registry import PANELS, PanelSpec
+from explorer.ui.panel_registry import PANELS, SECTIONS, PanelSpec
 from explorer.ui.panel_stack import PanelStack
 from explorer.ui.settings import AppSettings
 
@@ -60,6 +60,8 @@ class MainWindow(QMainWindow):
 
         self.nav = QListWidget(self)
         self.nav.addItems([f"{i}. {spec.title}" for i, spec in enumerate(self.specs, 1)])
+        for row, spec in enumerate(self.specs):
+            self.nav.item(row).setToolTip(SECTIONS.get(spec.key, spec.title))
         self.nav.setMinimumWidth(180)
         self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
         self.stack = PanelStack(self.specs, self)

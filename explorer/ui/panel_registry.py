@@ -26,6 +26,16 @@ PANELS: tuple[PanelSpec, ...] = (
 )
 
 
+# The book section each panel follows (navigation tooltips).
+SECTIONS: dict[str, str] = {
+    "kernel_regression": "§11.2 Attention pooling by similarity (Nadaraya–Watson)",
+    "scoring": "§11.3 Attention scoring functions",
+    "multihead": "§11.5 Multi-head attention",
+    "positional": "§11.6 Self-attention and positional encoding",
+    "studio": "§11.7 The Transformer architecture",
+}
+
+
 class PanelLoadError(RuntimeError):
     """A panel's module or class could not be loaded; the message is fit for the error page."""
 
