@@ -186,7 +186,8 @@ def test_big_fits_run_off_the_gui_thread(qtbot, panel) -> None:
     shown = panel.heatmap.matrix
     assert shown.shape == (250, 250)
     np.testing.assert_allclose(shown[3, 7], panel.weights[12:16, 84:96].sum(axis=1).mean(), rtol=1e-4)
-    assert "blocks of 4 test × 12 training" in panel.heatmap.plot.titleLabel.text
+    assert "mean of 4" in panel.heatmap.plot.getAxis("left").labelText
+    assert "sum of 12" in panel.heatmap.plot.getAxis("bottom").labelText
     panel.heatmap.cell_clicked.emit(3, 7)  # a block row selects the test point in its middle
     assert panel.query_index == 13 and panel.heatmap.highlighted_row == 3
 

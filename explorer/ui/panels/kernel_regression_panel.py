@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 HEATMAP_MAX = 250  # bigger weight matrices are shown as block averages (drawing 1M cells costs ~15 ms)
 STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
-_COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728"),
-            True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b")}
+_COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728",
+                   legend="#ffffffb0"),
+            True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b",
+                  legend="#1e1f22b0")}
 _DEFAULTS = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0, lr=0.5, epochs=5,
                  shown="nonparametric", query=25)
 
@@ -146,7 +148,7 @@ class KernelRegressionPanel(BasePanel):
 
     def _build_plots(self) -> None:
         self.fit_plot = pg.PlotWidget(title="Nadaraya–Watson fit")
-        self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 170))
+        self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.fit_plot.setLabel("bottom", "x")
         self.fit_plot.setLabel("left", "y")
         self.truth_item = self.fit_plot.plot(name="truth 2 sin x + x^0.8")
@@ -156,6 +158,8 @@ class KernelRegressionPanel(BasePanel):
         self.fit_plot.addItem(self.points_item)
         self.query_line = pg.InfiniteLine(angle=90, movable=True)
         self.fit_plot.addItem(self.query_line)
+        for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
+            item.setZValue(z)  # curves above the (possibly many) points
         self.heatmap = HeatmapWidget(title="attention weights (test × train)")
         self.heatmap.set_axis_labels("test x", "training x")
         self.heatmap.plot.max_ticks = 8
@@ -166,7 +170,7 @@ class KernelRegressionPanel(BasePanel):
         self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch")
+        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch (press Train w)")
         self.loss_plot.setLabel("bottom", "epoch")
         self.loss_plot.setLabel("left", "loss (Σ squared error)")
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
@@ -288,13 +292,16 @@ class KernelRegressionPanel(BasePanel):
         shown, self._block_rows, self._block_cols = block_reduce(self.shown_weights(), HEATMAP_MAX, HEATMAP_MAX)
         rows = [f"{v:.2f}" for v in self.x_test[:: self._block_rows].tolist()]
         cols = [f"{v:.2f}" for v in self.x_train[:: self._block_cols].tolist()]
-        self.heatmap.set_matrix(shown, rows, cols)
-        blocks = "" if self._block_rows == self._block_cols == 1 else \
-            f" — blocks of {self._block_rows} test × {self._block_cols} training points"
-        self._set_title(self.heatmap, f"attention weights (test × train){blocks}")
+        # colours span 0..max so that wide kernels over many points (all weights small) stay visible
+        self.heatmap.set_matrix(shown, rows, cols, levels=(0.0, max(float(shown.max()), 1e-12)))
+        blocked = self._block_rows > 1 or self._block_cols > 1
+        self.heatmap.set_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
+                                     f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
+        self._set_title(self.heatmap, "attention weights (test × train)" + (", in blocks" if blocked else ""))
 
     def _draw_points(self) -> None:
-        self.points_item.setData(self.x_train, self.y_train)
+        big = self.x_train.size > 200  # many points: smaller dots, so the curves stay visible
+        self.points_item.setData(self.x_train, self.y_train, size=4 if big else 7)
         # Every fit is a convex combination of the y's, so this range holds for any h: no
         # auto-ranging on each bandwidth step (it costs milliseconds at 1,000 points).
         lo = min(float(self.y_train.min()), float(self.y_truth.min()))
@@ -324,6 +331,7 @@ class KernelRegressionPanel(BasePanel):
     def _draw_training(self) -> None:
         epochs = np.arange(1, len(self.losses) + 1)
         self.loss_item.setData(epochs, np.asarray(self.losses))
+        self._set_title(self.loss_plot, "parametric training: loss per epoch")
         if self.learned_w is not None:
             self.w_label.setText(f"learned w = {self.learned_w:.4g} (h = 1/|w| = "
                                  f"{kr.bandwidth_from_w(self.learned_w):.3g})")
@@ -333,7 +341,8 @@ class KernelRegressionPanel(BasePanel):
         self.truth_item.setPen(pg.mkPen(c["truth"], width=2, style=Qt.PenStyle.DashLine))
         self.fit_item.setPen(pg.mkPen(c["fit"], width=2.5))
         self.param_item.setPen(pg.mkPen(c["param"], width=2, style=Qt.PenStyle.DashDotLine))
-        self.points_item.setBrush(pg.mkBrush(c["points"]))
+        self.points_item.setBrush(pg.mkBrush(c["points"] + "c0"))
+        self.fit_plot.getPlotItem().legend.setBrush(pg.mkBrush(c["legend"]))
         self.points_item.setPen(pg.mkPen(None))
         self.query_line.setPen(pg.mkPen(c["query"], width=1.5))
         self.query_line.setHoverPen(pg.mkPen(c["query"], width=3))
