@@ -18,6 +18,7 @@ from explorer.ui.settings import APPLICATION, ORGANIZATION, THEMES, AppSettings
 
 SCREENSHOT_SIZE = (1280, 820)
 SETTLE_POLL_MS = 50
+DEVICE_PROBE_PATIENCE_MS = 20_000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,14 +110,16 @@ def _run_screenshots(app: QApplication, window, directory: Path) -> int:
         app.exit(1 if failures else 0)
 
     def begin() -> None:
-        window.show()
-        walker.start()
+        if not window.isVisible():  # once: the probe answered or its time ran out
+            window.show()
+            walker.start()
 
     window.resize(*SCREENSHOT_SIZE)
     walker = PanelWalker(window, window.keys(), save, done)
     # Name the device first (this imports torch while nothing else runs), so every picture shows it.
     window.device_label.detected.connect(begin)
     window.device_label.maybe_start(force=True)
+    QTimer.singleShot(DEVICE_PROBE_PATIENCE_MS, begin)
     code = app.exec()
     for failure in failures:
         print(f"attention-explorer: {failure}", file=sys.stderr)
