@@ -3,6 +3,7 @@ permission-denied simulation that also works as root, and a GUI stall meter (a 1
 from __future__ import annotations
 
 import builtins
+import io
 import json
 import os
 import time
@@ -91,7 +92,7 @@ def _write(path: Path, data: bytes) -> Path:
 @pytest.fixture
 def deny_read(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """``deny_read(path)`` makes ``path`` unreadable: chmod 0, and as root (who ignores permissions) an
-    ``open`` that raises ``PermissionError`` for that path, for the corpus readers and checkpoints."""
+    ``open``/``io.open`` (``Path.read_bytes`` uses the latter) that raises ``PermissionError`` for it."""
     changed: list[Path] = []
     denied: set[str] = set()
     real_open = builtins.open
@@ -107,6 +108,7 @@ def deny_read(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
         if os.geteuid() == 0:
             denied.add(os.path.abspath(path))
             monkeypatch.setattr(builtins, "open", fake_open)
+            monkeypatch.setattr(io, "open", fake_open)
         return path
 
     yield deny
