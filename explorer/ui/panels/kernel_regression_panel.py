@@ -3,46 +3,26 @@ parametric model with a learnable w, all interactive (bandwidth drag, draggable 
 """
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt, Slot
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget)
-from superqt.utils import create_worker
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from explorer.core import kernel_regression as kr
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression_items import (DraggablePoints, LogSlider, block_reduce, kernel_curve,
-                                                        stem_xy)
-from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.panels.kernel_regression_items import block_reduce, kernel_curve, stem_xy
+from explorer.ui.panels.kernel_regression_training import ParametricTrainer
+from explorer.ui.panels.kernel_regression_view import DEFAULTS, KernelRegressionControls, KernelRegressionPlots
 
 if TYPE_CHECKING:
+    import pyqtgraph as pg
     from PySide6.QtCore import QSettings
 
 HEATMAP_MAX = 250  # bigger weight matrices are shown as block averages (drawing 1M cells costs ~15 ms)
 STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
-_COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728",
-                   legend="#ffffffb0"),
-            True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b",
-                  legend="#1e1f22b0")}
-_DEFAULTS = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0, lr=0.5, epochs=5,
-                 shown="nonparametric", query=25)
-
-
-def _train(data: kr.RegressionData, lr: float, epochs: int, seed: int,
-           done: threading.Event) -> Iterator[kr.ParametricEpoch]:
-    """The book's SGD epochs, for a superqt generator worker; `done` is set however it ends."""
-    try:
-        yield from kr.train_parametric(data, lr=lr, num_epochs=epochs, seed=seed)
-    finally:
-        done.set()
-
-
 class KernelRegressionPanel(BasePanel):
     """Nadaraya–Watson regression on the book's toy data, with its (test × train) weights."""
 
@@ -74,69 +54,31 @@ class KernelRegressionPanel(BasePanel):
         self.learned_w: float | None = None
         self.losses: list[float] = []
         self.w_history: list[float] = []
-        self.query_index = _DEFAULTS["query"]
+        self.query_index = DEFAULTS["query"]
         self._buffer = np.zeros((0, 0), np.float32)
         self._block_rows = self._block_cols = 1
-        self._titles: dict[int, str] = {}
-        self._worker = None
-        self._worker_done = threading.Event()
+        self.trainer = ParametricTrainer(self)
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
         self._runner.failed.connect(self._on_runner_failed)
-        self._build_controls()
-        self._build_plots()
+        self.controls = KernelRegressionControls(self)
+        self.plots = KernelRegressionPlots(self)
+        # the widgets tests and slots use, by their names
+        for name in ("n_train_spin", "n_test_spin", "noise_spin", "seed_spin", "kernel_combo", "bandwidth_slider",
+                     "lr_spin", "epochs_spin", "train_button", "shown_combo", "w_label", "kernel_item"):
+            setattr(self, name, getattr(self.controls, name))
+        for name in ("fit_plot", "truth_item", "fit_item", "param_item", "points_item", "query_line", "heatmap",
+                     "stem_plot", "stem_item", "stem_tops", "loss_plot", "loss_item"):
+            setattr(self, name, getattr(self.plots, name))
+        row = QHBoxLayout()
+        row.addWidget(self.controls)
+        row.addWidget(self.plots, 1)
+        self.body_layout.addLayout(row)
+        self._connect()
+        self.apply_theme(False)
         self._regenerate()
 
-    # ------------------------------------------------------------------ construction
-    def _build_controls(self) -> None:
-        self.n_train_spin = QSpinBox(minimum=1, maximum=5000, value=_DEFAULTS["n_train"])
-        self.n_test_spin = QSpinBox(minimum=1, maximum=5000, value=_DEFAULTS["n_test"])
-        self.noise_spin = QDoubleSpinBox(minimum=0.0, maximum=5.0, singleStep=0.1, value=_DEFAULTS["noise"])
-        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1, value=_DEFAULTS["seed"])
-        self.kernel_combo = QComboBox()
-        self.kernel_combo.addItems(list(kr.KERNELS))
-        self.bandwidth_slider = LogSlider(value=_DEFAULTS["bandwidth"])
-        self.lr_spin = QDoubleSpinBox(minimum=0.001, maximum=10.0, singleStep=0.1, decimals=3, value=_DEFAULTS["lr"])
-        self.epochs_spin = QSpinBox(minimum=1, maximum=500, value=_DEFAULTS["epochs"])
-        self.train_button = QPushButton("Train w")
-        self.shown_combo = QComboBox()
-        self.shown_combo.addItems(["nonparametric", "parametric"])
-        self.w_label = QLabel("w: not trained")
-        self.kernel_plot = pg.PlotWidget()
-        self.kernel_plot.setFixedHeight(110)
-        self.kernel_plot.setMenuEnabled(False)
-        self.kernel_plot.setMouseEnabled(False, False)
-        self.kernel_plot.hideButtons()
-        self.kernel_plot.setTitle("kernel K(d / h)", size="8pt")
-        self.kernel_item = self.kernel_plot.plot(fillLevel=0.0)
-
-        data_box = QGroupBox("Data")
-        data_form = QFormLayout(data_box)
-        data_form.addRow("training points", self.n_train_spin)
-        data_form.addRow("test points", self.n_test_spin)
-        data_form.addRow("noise σ", self.noise_spin)
-        data_form.addRow("seed", self.seed_spin)
-        kernel_box = QGroupBox("Kernel")
-        kernel_form = QFormLayout(kernel_box)
-        kernel_form.addRow("kernel", self.kernel_combo)
-        kernel_form.addRow(QLabel("bandwidth h (log scale)"))
-        kernel_form.addRow(self.bandwidth_slider)
-        kernel_form.addRow(self.kernel_plot)
-        param_box = QGroupBox("Parametric (learnable w)")
-        param_form = QFormLayout(param_box)
-        param_form.addRow("learning rate", self.lr_spin)
-        param_form.addRow("epochs", self.epochs_spin)
-        param_form.addRow(self.train_button)
-        param_form.addRow(self.w_label)
-        param_form.addRow("heatmap shows", self.shown_combo)
-        self._side = QWidget()
-        self._side.setMaximumWidth(310)
-        side = QVBoxLayout(self._side)
-        side.setContentsMargins(0, 0, 0, 0)
-        for box in (data_box, kernel_box, param_box):
-            side.addWidget(box)
-        side.addStretch(1)
-
+    def _connect(self) -> None:
         self.n_train_spin.valueChanged.connect(self._on_data_control_changed)
         self.n_test_spin.valueChanged.connect(self._on_data_control_changed)
         self.noise_spin.valueChanged.connect(self._on_data_control_changed)
@@ -145,55 +87,16 @@ class KernelRegressionPanel(BasePanel):
         self.bandwidth_slider.value_changed.connect(self._on_bandwidth_slider_value_changed)
         self.train_button.clicked.connect(self._on_train_button_clicked)
         self.shown_combo.currentTextChanged.connect(self._on_shown_combo_changed)
-
-    def _build_plots(self) -> None:
-        self.fit_plot = pg.PlotWidget(title="Nadaraya–Watson fit")
-        self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
-        self.fit_plot.setLabel("bottom", "x")
-        self.fit_plot.setLabel("left", "y")
-        self.truth_item = self.fit_plot.plot(name="truth 2 sin x + x^0.8")
-        self.fit_item = self.fit_plot.plot(name="nonparametric fit")
-        self.param_item = self.fit_plot.plot(name="parametric fit")
-        self.points_item = DraggablePoints(size=7, symbol="o", name="training points (drag me)")
-        self.fit_plot.addItem(self.points_item)
-        self.query_line = pg.InfiniteLine(angle=90, movable=True)
-        self.fit_plot.addItem(self.query_line)
-        for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
-            item.setZValue(z)  # curves above the (possibly many) points
-        self.heatmap = HeatmapWidget(title="attention weights (test × train)")
-        self.heatmap.set_axis_labels("test x", "training x")
-        self.heatmap.plot.max_ticks = 8
-        self.stem_plot = pg.PlotWidget(title="weights of the selected test point")
-        self.stem_plot.setLabel("bottom", "training x")
-        self.stem_plot.setLabel("left", "weight")
-        self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
-        self.stem_plot.enableAutoRange(x=False, y=True)
-        self.stem_item = self.stem_plot.plot(connect="pairs")
-        self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch (press Train w)")
-        self.loss_plot.setLabel("bottom", "epoch")
-        self.loss_plot.setLabel("left", "loss (Σ squared error)")
-        self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
-
-        grid = QGridLayout()
-        grid.addWidget(self.fit_plot, 0, 0)
-        grid.addWidget(self.heatmap, 0, 1)
-        grid.addWidget(self.stem_plot, 1, 0)
-        grid.addWidget(self.loss_plot, 1, 1)
-        grid.setRowStretch(0, 3)
-        grid.setRowStretch(1, 2)
-        row = QHBoxLayout()
-        row.addWidget(self._side)
-        row.addLayout(grid, 1)
-        self.body_layout.addLayout(row)
-
         self.points_item.point_dragged.connect(self._on_points_item_point_dragged)
         self.points_item.drag_finished.connect(self._on_points_item_drag_finished)
         self.query_line.sigPositionChanged.connect(self._on_query_line_position_changed)
         self.fit_plot.scene().sigMouseClicked.connect(self._on_fit_scene_mouse_clicked)
         self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
-        self._apply_pens()
+        self.trainer.epoch_finished.connect(self._on_trainer_epoch_finished)
+        self.trainer.failed.connect(self._on_trainer_failed)
+        self.trainer.finished.connect(self._on_trainer_finished)
 
+    # ------------------------------------------------------------------ construction
     # ------------------------------------------------------------------ public API
     @property
     def kernel_name(self) -> str:
@@ -223,7 +126,7 @@ class KernelRegressionPanel(BasePanel):
         return self.weights
 
     def is_training(self) -> bool:
-        return self._worker is not None
+        return self.trainer.is_running()
 
     # ------------------------------------------------------------------ computing
     def _regenerate(self) -> None:
@@ -279,15 +182,6 @@ class KernelRegressionPanel(BasePanel):
         self._draw_query()
 
     # ------------------------------------------------------------------ drawing
-    def _set_title(self, widget: QWidget, title: str) -> None:
-        """Set a plot title only when it changes (re-laying out rich text costs ~0.3 ms per call)."""
-        if self._titles.get(id(widget)) != title:
-            self._titles[id(widget)] = title
-            if widget is self.heatmap:
-                self.heatmap.set_title(title)
-            else:
-                widget.setTitle(title)
-
     def _draw_heatmap(self) -> None:
         shown, self._block_rows, self._block_cols = block_reduce(self.shown_weights(), HEATMAP_MAX, HEATMAP_MAX)
         rows = [f"{v:.2f}" for v in self.x_test[:: self._block_rows].tolist()]
@@ -297,7 +191,7 @@ class KernelRegressionPanel(BasePanel):
         blocked = self._block_rows > 1 or self._block_cols > 1
         self.heatmap.set_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
                                      f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
-        self._set_title(self.heatmap, "attention weights (test × train)" + (", in blocks" if blocked else ""))
+        self.plots.set_title(self.heatmap, "attention weights (test × train)" + (", in blocks" if blocked else ""))
 
     def _draw_points(self) -> None:
         big = self.x_train.size > 200  # many points: smaller dots, so the curves stay visible
@@ -323,7 +217,7 @@ class KernelRegressionPanel(BasePanel):
             self.stem_tops.setData(self.x_train, weights[row])
         else:
             self.stem_tops.setData([], [])
-        self._set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.3f}")
+        self.plots.set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.3f}")
         self.heatmap.highlight_row(row // self._block_rows)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(float(self.x_test[row]))
@@ -331,28 +225,10 @@ class KernelRegressionPanel(BasePanel):
     def _draw_training(self) -> None:
         epochs = np.arange(1, len(self.losses) + 1)
         self.loss_item.setData(epochs, np.asarray(self.losses))
-        self._set_title(self.loss_plot, "parametric training: loss per epoch")
+        self.plots.set_title(self.loss_plot, "parametric training: loss per epoch")
         if self.learned_w is not None:
             self.w_label.setText(f"learned w = {self.learned_w:.4g} (h = 1/|w| = "
                                  f"{kr.bandwidth_from_w(self.learned_w):.3g})")
-
-    def _apply_pens(self) -> None:
-        c = _COLOURS[self._dark]
-        self.truth_item.setPen(pg.mkPen(c["truth"], width=2, style=Qt.PenStyle.DashLine))
-        self.fit_item.setPen(pg.mkPen(c["fit"], width=2.5))
-        self.param_item.setPen(pg.mkPen(c["param"], width=2, style=Qt.PenStyle.DashDotLine))
-        self.points_item.setBrush(pg.mkBrush(c["points"] + "c0"))
-        self.fit_plot.getPlotItem().legend.setBrush(pg.mkBrush(c["legend"]))
-        self.points_item.setPen(pg.mkPen(None))
-        self.query_line.setPen(pg.mkPen(c["query"], width=1.5))
-        self.query_line.setHoverPen(pg.mkPen(c["query"], width=3))
-        self.stem_item.setPen(pg.mkPen(c["points"], width=1.5))
-        self.stem_tops.setSymbolBrush(pg.mkBrush(c["points"]))
-        self.stem_tops.setSymbolPen(None)
-        self.loss_item.setPen(pg.mkPen(c["param"], width=2))
-        self.loss_item.setSymbolBrush(pg.mkBrush(c["param"]))
-        self.kernel_item.setPen(pg.mkPen(c["fit"], width=2))
-        self.kernel_item.setBrush(pg.mkBrush(c["fit"] + "40"))
 
     # ------------------------------------------------------------------ slots
     @Slot()
@@ -418,7 +294,7 @@ class KernelRegressionPanel(BasePanel):
     # ------------------------------------------------------------------ parametric training
     @Slot()
     def _on_train_button_clicked(self) -> None:
-        if self._worker is not None:
+        if self.trainer.is_running():
             return
         if self.x_train.size < 2:
             self.show_inline_message("The parametric model needs at least two training points (leave-one-out).")
@@ -426,20 +302,12 @@ class KernelRegressionPanel(BasePanel):
         data = kr.RegressionData(self.x_train.copy(), self.y_train.copy(), self.x_test.copy(), self.y_truth.copy())
         self.losses, self.w_history = [], []
         self.clear_inline_message()
-        self._worker_done = threading.Event()
-        worker = create_worker(_train, data, self.lr_spin.value(), self.epochs_spin.value(),
-                               self.seed_spin.value(), self._worker_done, _start_thread=False,
-                               _ignore_errors=True)  # errors go to _on_worker_errored, not raised
-        worker.yielded.connect(self._on_worker_yielded)
-        worker.errored.connect(self._on_worker_errored)
-        worker.finished.connect(self._on_worker_finished)
-        self._worker = worker
         self.train_button.setEnabled(False)
         self.train_button.setText("Training…")
-        worker.start()
+        self.trainer.start(data, self.lr_spin.value(), self.epochs_spin.value(), self.seed_spin.value())
 
     @Slot(object)
-    def _on_worker_yielded(self, epoch: kr.ParametricEpoch) -> None:
+    def _on_trainer_epoch_finished(self, epoch: kr.ParametricEpoch) -> None:
         self.losses.append(epoch.loss)
         self.w_history.append(epoch.w)
         self.learned_w = epoch.w
@@ -447,13 +315,12 @@ class KernelRegressionPanel(BasePanel):
         if epoch.pred.shape == self.x_test.shape:  # live curve; the data may have been edited meanwhile
             self.param_item.setData(self.x_test, epoch.pred)
 
-    @Slot(object)
-    def _on_worker_errored(self, exc: Exception) -> None:
-        self.show_inline_message(f"Training w failed: {exc}")
+    @Slot(str)
+    def _on_trainer_failed(self, message: str) -> None:
+        self.show_inline_message(f"Training w failed: {message}")
 
     @Slot()
-    def _on_worker_finished(self) -> None:
-        self._worker = None
+    def _on_trainer_finished(self) -> None:
         self.train_button.setEnabled(True)
         self.train_button.setText("Train w")
         if self.learned_w is not None and self.losses:
@@ -465,18 +332,16 @@ class KernelRegressionPanel(BasePanel):
 
     # ------------------------------------------------------------------ shell hooks
     def busy_reason(self) -> str | None:
-        return "The parametric model is still training." if self._worker is not None else None
+        return "The parametric model is still training." if self.trainer.is_running() else None
 
     def shutdown(self, timeout_ms: int) -> None:
-        if self._worker is not None:
-            self._worker.quit()  # checked between epochs
-            self._worker_done.wait(timeout_ms / 1000)
+        self.trainer.shutdown(timeout_ms)
         self._runner.shutdown(timeout_ms)
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
-        self._apply_pens()
-        self.heatmap.apply_theme(dark)
+        self.controls.apply_pens(dark)
+        self.plots.apply_pens(dark)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("fit", self.fit_plot, self._fit_table),
@@ -503,29 +368,16 @@ class KernelRegressionPanel(BasePanel):
         return ["epoch", "loss", "w"], np.column_stack([np.arange(1, n + 1), self.losses, self.w_history])
 
     def save_settings(self, settings: QSettings) -> None:
-        values = dict(n_train=self.n_train_spin.value(), n_test=self.n_test_spin.value(),
-                      noise=self.noise_spin.value(), seed=self.seed_spin.value(), kernel=self.kernel_name,
-                      bandwidth=self.bandwidth, lr=self.lr_spin.value(), epochs=self.epochs_spin.value(),
-                      shown=self.shown_combo.currentText(), query=self.query_index)
-        for name, value in values.items():
+        for name, value in {**self.controls.values(), "query": self.query_index}.items():
             settings.setValue(self.settings_key(name), value)
 
     def restore_settings(self, settings: QSettings) -> None:
         def read(name: str, kind: type):
             try:
-                return kind(settings.value(self.settings_key(name), _DEFAULTS[name]))
+                return kind(settings.value(self.settings_key(name), DEFAULTS[name]))
             except (TypeError, ValueError):
-                return _DEFAULTS[name]
+                return DEFAULTS[name]
 
-        spins = dict(n_train=(self.n_train_spin, int), n_test=(self.n_test_spin, int), noise=(self.noise_spin, float),
-                     seed=(self.seed_spin, int), lr=(self.lr_spin, float), epochs=(self.epochs_spin, int))
-        for name, (spin, kind) in spins.items():
-            with QSignalBlocker(spin):
-                spin.setValue(read(name, kind))
-        for combo, name in ((self.kernel_combo, "kernel"), (self.shown_combo, "shown")):
-            if combo.findText(str(read(name, str))) >= 0:
-                with QSignalBlocker(combo):
-                    combo.setCurrentText(str(read(name, str)))
-        self.bandwidth_slider.set_value(read("bandwidth", float))
+        self.controls.set_values(read)
         self.query_index = read("query", int)
         self._regenerate()

@@ -1,0 +1,172 @@
+"""The widgets of the kernel regression panel (book §11.2): the control column and the four plots.
+
+They hold no state beyond what they show; `kernel_regression_panel.py` computes and connects them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
+                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.core import kernel_regression as kr
+from explorer.ui.panels.kernel_regression_items import DraggablePoints, LogSlider
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+DEFAULTS: dict[str, Any] = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0,
+                                lr=0.5, epochs=5, shown="nonparametric", query=25)
+COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728",
+                       legend="#ffffffb0"),
+           True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b",
+                      legend="#1e1f22b0")}
+
+
+class KernelRegressionControls(QWidget):
+    """The left column: data, kernel (with the bandwidth slider and the kernel inset) and parametric boxes."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.n_train_spin = QSpinBox(minimum=1, maximum=5000, value=DEFAULTS["n_train"])
+        self.n_test_spin = QSpinBox(minimum=1, maximum=5000, value=DEFAULTS["n_test"])
+        self.noise_spin = QDoubleSpinBox(minimum=0.0, maximum=5.0, singleStep=0.1, value=DEFAULTS["noise"])
+        self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1, value=DEFAULTS["seed"])
+        self.kernel_combo = QComboBox()
+        self.kernel_combo.addItems(list(kr.KERNELS))
+        self.bandwidth_slider = LogSlider(value=DEFAULTS["bandwidth"])
+        self.lr_spin = QDoubleSpinBox(minimum=0.001, maximum=10.0, singleStep=0.1, decimals=3, value=DEFAULTS["lr"])
+        self.epochs_spin = QSpinBox(minimum=1, maximum=500, value=DEFAULTS["epochs"])
+        self.train_button = QPushButton("Train w")
+        self.shown_combo = QComboBox()
+        self.shown_combo.addItems(["nonparametric", "parametric"])
+        self.w_label = QLabel("w: not trained")
+        self.kernel_plot = pg.PlotWidget()
+        self.kernel_plot.setFixedHeight(110)
+        self.kernel_plot.setMenuEnabled(False)
+        self.kernel_plot.setMouseEnabled(False, False)
+        self.kernel_plot.hideButtons()
+        self.kernel_plot.setTitle("kernel K(d / h)", size="8pt")
+        self.kernel_item = self.kernel_plot.plot(fillLevel=0.0)
+
+        data_box = QGroupBox("Data")
+        data_form = QFormLayout(data_box)
+        data_form.addRow("training points", self.n_train_spin)
+        data_form.addRow("test points", self.n_test_spin)
+        data_form.addRow("noise σ", self.noise_spin)
+        data_form.addRow("seed", self.seed_spin)
+        kernel_box = QGroupBox("Kernel")
+        kernel_form = QFormLayout(kernel_box)
+        kernel_form.addRow("kernel", self.kernel_combo)
+        kernel_form.addRow(QLabel("bandwidth h (log scale)"))
+        kernel_form.addRow(self.bandwidth_slider)
+        kernel_form.addRow(self.kernel_plot)
+        param_box = QGroupBox("Parametric (learnable w)")
+        param_form = QFormLayout(param_box)
+        param_form.addRow("learning rate", self.lr_spin)
+        param_form.addRow("epochs", self.epochs_spin)
+        param_form.addRow(self.train_button)
+        param_form.addRow(self.w_label)
+        param_form.addRow("heatmap shows", self.shown_combo)
+        self.setMaximumWidth(310)
+        side = QVBoxLayout(self)
+        side.setContentsMargins(0, 0, 0, 0)
+        for box in (data_box, kernel_box, param_box):
+            side.addWidget(box)
+        side.addStretch(1)
+
+    def values(self) -> dict[str, Any]:
+        """Every control's value, keyed as in `DEFAULTS` (without `query`, which the panel owns)."""
+        return dict(n_train=self.n_train_spin.value(), n_test=self.n_test_spin.value(),
+                    noise=self.noise_spin.value(), seed=self.seed_spin.value(),
+                    kernel=self.kernel_combo.currentText(), bandwidth=self.bandwidth_slider.value(),
+                    lr=self.lr_spin.value(), epochs=self.epochs_spin.value(), shown=self.shown_combo.currentText())
+
+    def set_values(self, read: Callable[[str, type], Any]) -> None:
+        """Set every control from `read(name, type)` without emitting; unknown combo texts are skipped."""
+        spins = dict(n_train=(self.n_train_spin, int), n_test=(self.n_test_spin, int), noise=(self.noise_spin, float),
+                     seed=(self.seed_spin, int), lr=(self.lr_spin, float), epochs=(self.epochs_spin, int))
+        for name, (spin, kind) in spins.items():
+            with QSignalBlocker(spin):
+                spin.setValue(read(name, kind))
+        for combo, name in ((self.kernel_combo, "kernel"), (self.shown_combo, "shown")):
+            text = str(read(name, str))
+            if combo.findText(text) >= 0:
+                with QSignalBlocker(combo):
+                    combo.setCurrentText(text)
+        self.bandwidth_slider.set_value(read("bandwidth", float))
+
+    def apply_pens(self, dark: bool) -> None:
+        c = COLOURS[dark]
+        self.kernel_item.setPen(pg.mkPen(c["fit"], width=2))
+        self.kernel_item.setBrush(pg.mkBrush(c["fit"] + "40"))
+
+
+class KernelRegressionPlots(QWidget):
+    """Fit plot (truth, draggable training points, fits, query line), heatmap, stem plot and loss plot."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._titles: dict[int, str] = {}
+        self.fit_plot = pg.PlotWidget(title="Nadaraya–Watson fit")
+        self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.fit_plot.setLabel("bottom", "x")
+        self.fit_plot.setLabel("left", "y")
+        self.truth_item = self.fit_plot.plot(name="truth 2 sin x + x^0.8")
+        self.fit_item = self.fit_plot.plot(name="nonparametric fit")
+        self.param_item = self.fit_plot.plot(name="parametric fit")
+        self.points_item = DraggablePoints(size=7, symbol="o", name="training points (drag me)")
+        self.fit_plot.addItem(self.points_item)
+        self.query_line = pg.InfiniteLine(angle=90, movable=True)
+        self.fit_plot.addItem(self.query_line)
+        for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
+            item.setZValue(z)  # curves above the (possibly many) points
+        self.heatmap = HeatmapWidget(title="attention weights (test × train)")
+        self.heatmap.set_axis_labels("test x", "training x")
+        self.heatmap.plot.max_ticks = 8
+        self.stem_plot = pg.PlotWidget(title="weights of the selected test point")
+        self.stem_plot.setLabel("bottom", "training x")
+        self.stem_plot.setLabel("left", "weight")
+        self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
+        self.stem_plot.enableAutoRange(x=False, y=True)
+        self.stem_item = self.stem_plot.plot(connect="pairs")
+        self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
+        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch (press Train w)")
+        self.loss_plot.setLabel("bottom", "epoch")
+        self.loss_plot.setLabel("left", "loss (Σ squared error)")
+        self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
+
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.fit_plot, 0, 0)
+        grid.addWidget(self.heatmap, 0, 1)
+        grid.addWidget(self.stem_plot, 1, 0)
+        grid.addWidget(self.loss_plot, 1, 1)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(1, 2)
+
+    def set_title(self, widget: QWidget, title: str) -> None:
+        """Set a plot title only when it changes (re-laying out rich text costs ~0.3 ms per call)."""
+        if self._titles.get(id(widget)) != title:
+            self._titles[id(widget)] = title
+            if widget is self.heatmap:
+                self.heatmap.set_title(title)
+            else:
+                widget.setTitle(title)
+
+    def apply_pens(self, dark: bool) -> None:
+        c = COLOURS[dark]
+        self.truth_item.setPen(pg.mkPen(c["truth"], width=2, style=Qt.PenStyle.DashLine))
+        self.fit_item.setPen(pg.mkPen(c["fit"], width=2.5))
+        self.param_item.setPen(pg.mkPen(c["param"], width=2, style=Qt.PenStyle.DashDotLine))
+        self.points_item.setBrush(pg.mkBrush(c["points"] + "c0"))
+        self.points_item.setPen(pg.mkPen(None))
+        self.fit_plot.getPlotItem().legend.setBrush(pg.mkBrush(c["legend"]))
+        self.query_line.setPen(pg.mkPen(c["query"], width=1.5))
+        self.query_line.setHoverPen(pg.mkPen(c["query"], width=3))
+        self.stem_item.setPen(pg.mkPen(c["points"], width=1.5))
+        self.stem_tops.setSymbolBrush(pg.mkBrush(c["points"]))
+        self.stem_tops.setSymbolPen(None)
+        self.loss_item.setPen(pg.mkPen(c["param"], width=2))
+        self.loss_item.setSymbolBrush(pg.mkBrush(c["param"]))
+        self.heatmap.apply_theme(dark)
