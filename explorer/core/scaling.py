@@ -53,6 +53,7 @@ class ScalingResult:
 class EntropySweep:
     """Mean softmax entropy and dot-product variance against ``dims (n,)``, raw and scaled."""
 
+    num_keys: int
     dims: np.ndarray
     raw_entropy: np.ndarray
     scaled_entropy: np.ndarray
@@ -135,5 +136,5 @@ def entropy_sweep(dims: tuple[int, ...] = SWEEP_DIMS, num_rows: int = 200, num_k
         scaled = raw / np.sqrt(d)
         stats.append((softmax_entropy(raw).mean(), softmax_entropy(scaled).mean(), raw.var(), scaled.var()))
     cols = np.array(stats, dtype=np.float64).T  # (4, n)
-    return EntropySweep(np.array(dims, dtype=np.float64), cols[0], cols[1], cols[2], cols[3],
+    return EntropySweep(num_keys, np.array(dims, dtype=np.float64), cols[0], cols[1], cols[2], cols[3],
                         float(np.log(num_keys)))

@@ -1,13 +1,21 @@
 """Positional panel: P, chosen columns, binary analogy, M(δ) check and P Pᵀ follow the controls."""
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-
 from explorer.ui.panels.positional_panel import PositionalPanel
 from explorer.ui.widgets.export import export_target
+
+# PySide6 6.12.0 on CPython < 3.12 drops a reference to None (and True/False) on every void Qt call and
+# every slot call; after a few thousand the interpreter aborts ("deallocating None"). Extra references,
+# held by a list that is itself never freed (not even at exit), keep these tests alive until the project
+# pins a PySide6 without the bug or guards it in conftest (see the h7 report).
+_PYSIDE_REFCOUNT_GUARD = [None, True, False] * 500_000
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_PYSIDE_REFCOUNT_GUARD))
 
 
 def closed_form_p(steps: int, d: int) -> np.ndarray:
@@ -80,7 +88,8 @@ def test_offset_map_reproduces_shifted_rows(panel):
     np.testing.assert_allclose(panel.start_curve.getData()[1], P[20], atol=1e-6)
     M = panel.m_map.image_item.image
     np.testing.assert_allclose(M @ P[3], P[10], atol=1e-5)  # the same M works from any row
-    assert "error" in panel.check_plot.getPlotItem().titleLabel.text
+    assert "P[27] vs M(7)P[20]" in panel.check_plot.getPlotItem().titleLabel.text
+    assert "max" in panel.offset_label.text()
     assert panel.p_map.highlighted_row == 20
 
 

@@ -143,7 +143,7 @@ class PositionalPanel(BasePanel):
         bits = r.binary.shape[1]
         n = r.binary.shape[0]
         self.binary_grid.set_matrices(
-            [r.binary, r.P[:n]], titles=[f"bits of 0..{n - 1}", f"P rows 0..{n - 1}"],
+            [r.binary, r.P[:n]], titles=["bits of i", f"P[0..{n - 1}]"],
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
         self.sim_map.set_matrix(r.similarity, levels=None)
@@ -154,7 +154,7 @@ class PositionalPanel(BasePanel):
             self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
             for curve in (self.start_curve, self.target_curve, self.mapped_curve):
                 curve.setData([], [])
-            self.check_plot.setTitle("P[i+δ] and M(δ)P[i]: not available")
+            self.check_plot.setTitle("M(δ)P[i]: not available")
             self.offset_label.setText(r.offset_message)
             self.offset_label.setStyleSheet("color: #c0392b;")
             return
@@ -163,7 +163,7 @@ class PositionalPanel(BasePanel):
         self.start_curve.setData(dims, r.P[i])
         self.target_curve.setData(dims, r.target)
         self.mapped_curve.setData(dims, r.mapped)
-        self.check_plot.setTitle(f"P[{i + delta}] and M({delta})P[{i}]: error {r.max_error:.0e}")
+        self.check_plot.setTitle(f"P[{i + delta}] vs M({delta})P[{i}]")
         self.offset_label.setText(r.offset_message)
         self.offset_label.setStyleSheet("")
 

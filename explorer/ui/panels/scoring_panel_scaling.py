@@ -34,7 +34,6 @@ class ScalingSection(QWidget):
         super().__init__(parent)
         self.result: ScalingResult | None = None
         self.sweep: EntropySweep | None = None
-        self._sweep_keys: int | None = None
         self.d_slider = labeled_slider(1, 512, 64, "size d of the query and key vectors")
         self.keys_spin = spin_box(2, 50, 10, "number of keys each query's softmax runs over")
         self.summary = QLabel()
@@ -47,7 +46,7 @@ class ScalingSection(QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.raw_plot = self.plots.addPlot(row=0, col=0, title="raw q·k")
         self.scaled_plot = self.plots.addPlot(row=0, col=1, title="scaled q·k/√d")
-        self.entropy_plot = self.plots.addPlot(row=0, col=2, title="softmax entropy (nats) vs d")
+        self.entropy_plot = self.plots.addPlot(row=0, col=2, title="entropy vs d")
         self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
         self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
         self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
@@ -65,6 +64,7 @@ class ScalingSection(QWidget):
                                             label="uniform: ln K", labelOpts={"position": 0.8})
         self.entropy_plot.addItem(self.uniform_line)
         self.entropy_plot.setLabel("bottom", "d")
+        self.entropy_plot.setLabel("left", "softmax entropy (nats)")
         for plot in (self.raw_plot, self.scaled_plot):
             plot.setLabel("left", "density")
 
@@ -88,8 +88,9 @@ class ScalingSection(QWidget):
     def request(self) -> None:
         """Recompute for the current controls on the worker thread (only the newest request runs)."""
         keys = self.keys_spin.value()
-        self.runner.submit(compute_scaling, self.d_slider.value(), keys, keys != self._sweep_keys)
-        self._sweep_keys = keys
+        # the sweep is asked for until one for these keys has been drawn (a dropped result loses it)
+        need_sweep = self.sweep is None or self.sweep.num_keys != keys
+        self.runner.submit(compute_scaling, self.d_slider.value(), keys, need_sweep)
 
     @Slot(int)
     def _on_d_slider_value_changed(self, _value: int) -> None:
@@ -102,7 +103,7 @@ class ScalingSection(QWidget):
     @Slot(object)
     def _on_runner_result_ready(self, payload: object) -> None:
         result, sweep = payload
-        if sweep is not None:
+        if sweep is not None and sweep.num_keys == self.keys_spin.value():
             self.sweep = sweep
             self.raw_sweep.setData(sweep.dims, sweep.raw_entropy)
             self.scaled_sweep.setData(sweep.dims, sweep.scaled_entropy)
@@ -115,8 +116,8 @@ class ScalingSection(QWidget):
         self.scaled_theory.setData(*result.scaled_theory)
         self.now_marker.setData([result.dim, result.dim],
                                 [result.raw_entropy.mean(), result.scaled_entropy.mean()])
-        self.raw_plot.setTitle(f"raw q·k: variance {result.raw_var:.1f} (d = {result.dim})")
-        self.scaled_plot.setTitle(f"scaled q·k/√d: variance {result.scaled_var:.2f}")
+        self.raw_plot.setTitle(f"raw q·k (var {result.raw_var:.1f})")
+        self.scaled_plot.setTitle(f"q·k/√d (var {result.scaled_var:.2f})")
         self.summary.setText(
             f"Var(q·k) = <b>{result.raw_var:.1f}</b> ≈ d = {result.dim}<br>"
             f"Var(q·k/√d) = <b>{result.scaled_var:.2f}</b> ≈ 1<br>"

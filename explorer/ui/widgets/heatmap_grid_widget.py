@@ -125,6 +125,8 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         rows = (n + cols - 1) // cols
         for i, plot in enumerate(self.plots):
             self.addItem(plot, row=i // cols, col=i % cols)
+            # tiles share their row labels: only the first column shows them, the others get the width
+            plot.showAxis("left", i % cols == 0)
         self.addItem(self.color_bar, row=0, col=cols, rowspan=rows)
         self.addItem(self.readout, row=rows, col=0, colspan=cols + 1)
         self.color_bar.setImageItem([p.image_item for p in self.plots])
