@@ -50,6 +50,11 @@ def test_defaults_follow_the_book(panel):
         np.testing.assert_allclose(y, P[:, 6 + k], atol=1e-6)
     assert [label.text for _, label in panel.curves_legend.items] == ["col 6", "col 7", "col 8", "col 9"]
     np.testing.assert_allclose(panel.sim_map.image_item.image, P @ P.T, atol=1e-4)
+    # the binary analogy: bits of 0..7 beside the first rows of P
+    bits, prows = panel.binary_grid.matrices
+    np.testing.assert_array_equal(bits, [[(n >> j) & 1 for j in range(3)] for n in range(8)])
+    np.testing.assert_allclose(prows, P[:8], atol=1e-6)
+    assert panel.binary_grid.plots[0].row_labels[5] == "5 = 101"
 
 
 def test_dimension_and_steps_change_p(panel):
@@ -69,13 +74,6 @@ def test_column_choice(panel):
     np.testing.assert_allclose(panel.curves[0].getData()[1], np.sin(np.arange(60)), atol=1e-6)
     panel.dim_spin.setValue(4)  # columns clamp to the encoding
     assert panel.columns() == [0, 1, 2, 3]
-
-
-def test_binary_analogy(panel):
-    bits, prows = panel.binary_grid.matrices
-    np.testing.assert_array_equal(bits, [[(n >> j) & 1 for j in range(3)] for n in range(8)])
-    np.testing.assert_allclose(prows, closed_form_p(8, 32), atol=1e-6)
-    assert panel.binary_grid.plots[0].row_labels[5] == "5 = 101"
 
 
 def test_offset_map_reproduces_shifted_rows(panel):
@@ -127,7 +125,7 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     other.shutdown(1000)
 
 
-def test_export_all_plots(panel, tmp_path):
+def test_export_all_plots_and_dark_theme(panel, tmp_path):
     targets = panel.export_targets()
     assert [t.name for t in targets] == ["P", "columns", "binary", "offset_matrix", "offset_check", "similarity"]
     for t in targets:
@@ -135,9 +133,6 @@ def test_export_all_plots(panel, tmp_path):
             assert export_target(t, tmp_path / f"{t.name}.{fmt}", fmt).stat().st_size > 50
     header, data = targets[1].csv()
     assert header == ["position", "col6", "col7", "col8", "col9"] and data.shape == (60, 5)
-
-
-def test_dark_theme(panel):
     panel.apply_theme(True)
     assert panel.curves_plot.backgroundBrush().color().lightness() < 50
     assert panel.p_map.backgroundBrush().color().lightness() < 50
