@@ -6,7 +6,7 @@ import ctypes
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QFontMetrics, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget, hatch_overlay
@@ -148,3 +148,21 @@ def test_csv_table_and_theme(heatmap):
     np.testing.assert_allclose(data[:, 1:].sum(axis=1), 1.0, rtol=1e-6)
     heatmap.apply_theme(True)
     assert heatmap.backgroundBrush().color().lightness() < 50
+
+
+def test_column_labels_never_overlap_and_respect_max_ticks(heatmap, qtbot):
+    words = ["a", "longer-word", "b", "another-long-one", "c", "d", "e", "f"] * 5
+    heatmap.set_matrix(np.random.default_rng(0).random((3, len(words))), col_labels=words)
+    heatmap.show()
+    qtbot.waitExposed(heatmap)
+    qtbot.waitUntil(lambda: heatmap.plot.vb.width() > 100, timeout=2000)
+    heatmap.plot._update_ticks()
+    ticks = heatmap.plot.getAxis("bottom")._tickLevels[0]
+    px = heatmap.plot.vb.width() / len(words)
+    fm = QFontMetrics(heatmap.plot.getAxis("bottom").font())
+    spans = [((x * px) - fm.horizontalAdvance(t) / 2, (x * px) + fm.horizontalAdvance(t) / 2) for x, t in ticks]
+    assert 1 < len(ticks) < len(words)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # no two labels overlap
+    heatmap.plot.max_ticks = 4
+    heatmap.plot._update_ticks()
+    assert len(heatmap.plot.getAxis("bottom")._tickLevels[0]) <= 4

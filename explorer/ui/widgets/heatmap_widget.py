@@ -172,7 +172,7 @@ class HeatmapPlotItem(pg.PlotItem):
             return
         rect = self.vb.viewRect()
         key = (self.vb.width(), self.vb.height(), rect.left(), rect.width(), rect.height(),
-               self.row_labels, self.col_labels)
+               self.max_ticks, self.row_labels, self.col_labels)
         if key == self._tick_key:
             return  # nothing that places labels changed (e.g. a new matrix of the same shape)
         self._tick_key = key
@@ -181,6 +181,7 @@ class HeatmapPlotItem(pg.PlotItem):
         if self.vb.width() > 1 and rect.width() > 0:
             px_per_col = self.vb.width() / rect.width()
             cols, right, j = [[]], 0.0, max(0, int(rect.left()))  # pyqtgraph drops labels outside the axis
+            min_step = max(1, math.ceil(len(self.col_labels) / self.max_ticks))
             while j < len(self.col_labels):
                 label = self.col_labels[j]
                 half = metrics.horizontalAdvance(label) / 2 + 3
@@ -191,7 +192,7 @@ class HeatmapPlotItem(pg.PlotItem):
                     cols[0].append((j + 0.5, label))
                     right = centre + half
                     # skip cells whose centre lies left of the free space (labels are at least 6 px)
-                    j = max(j + 1, int((right + 3) / px_per_col + rect.left() - 0.5))
+                    j = max(j + min_step, int((right + 3) / px_per_col + rect.left() - 0.5))
                 else:
                     j += 1
         if self.vb.height() > 1 and rect.height() > 0:
