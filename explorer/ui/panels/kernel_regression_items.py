@@ -120,41 +120,52 @@ def kernel_curve(kernel_name: str, bandwidth: float, half_width: float = 2.5,
     return d, kernel(kernel_name, d / bandwidth).astype(np.float64)
 
 
-def _block_sum(a: np.ndarray, f: int, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sums over consecutive blocks of `f` entries along `axis` (the last block may be shorter), and counts."""
+def _block_sum(a: np.ndarray, f: int, axis: int, buffers: dict) -> np.ndarray:
+    """Sums over consecutive blocks of `f` entries along `axis` (the last block may be shorter).
+
+    The result lives in a buffer from `buffers` that is reused by the next call of the same shape
+    (fresh megabyte arrays cost page faults on every drag step).
+    """
     n = a.shape[axis]
-    full = n // f
+    full, blocks = n // f, -(-n // f)
+    shape = (blocks, a.shape[1]) if axis == 0 else (a.shape[0], blocks)
+    out = buffers.get((axis, shape))
+    if out is None:
+        out = buffers[(axis, shape)] = np.empty(shape, dtype=np.float32)
 
-    def part(s: slice) -> np.ndarray:
-        return a[s] if axis == 0 else a[:, s]
+    def part(x: np.ndarray, s: slice) -> np.ndarray:
+        return x[s] if axis == 0 else x[:, s]
 
-    out = np.array(part(slice(0, full * f, f)), dtype=np.float32)  # strided adds: fast, unlike reduceat
+    head = part(out, slice(0, full))
+    np.copyto(head, part(a, slice(0, full * f, f)))  # strided adds: fast, unlike np.add.reduceat
     for k in range(1, f):
-        out += part(slice(k, full * f, f))
-    counts = np.full(full, f, dtype=np.float32)
-    if n > full * f:
-        tail = part(slice(full * f, n)).sum(axis=axis, keepdims=True, dtype=np.float32)
-        out = np.concatenate([out, tail], axis=axis)
-        counts = np.append(counts, n - full * f)
-    return out, counts
+        head += part(a, slice(k, full * f, f))
+    if blocks > full:
+        part(a, slice(full * f, n)).sum(axis=axis, keepdims=True, dtype=np.float32, out=part(out, slice(full, None)))
+    return out
 
 
-def block_reduce(w: np.ndarray, max_rows: int, max_cols: int) -> tuple[np.ndarray, int, int]:
+def block_reduce(w: np.ndarray, max_rows: int, max_cols: int, buffers: dict | None = None
+                 ) -> tuple[np.ndarray, int, int]:
     """Shrink a (Q, N) weight matrix for display to at most (max_rows, max_cols).
 
     Rows (queries) are averaged over blocks of `fr`, columns (training points) summed over
     blocks of `fc`, so each row still sums to 1 and a narrow kernel stays as bright as it is.
+    `buffers` (a dict kept by the caller) lets repeated calls reuse their output arrays.
 
     Returns
     -------
-    (ceil(Q/fr), ceil(N/fc)) float32, fr, fc. Unchanged (a view) when it already fits.
+    (ceil(Q/fr), ceil(N/fc)) float32, fr, fc. `w` itself when it already fits.
     """
+    buffers = {} if buffers is None else buffers
     q, n = w.shape
     fr, fc = max(1, -(-q // max_rows)), max(1, -(-n // max_cols))
     out = w
     if fr > 1:
-        sums, counts = _block_sum(out, fr, 0)
-        out = sums / counts[:, None]
+        out = _block_sum(out, fr, 0, buffers)
+        counts = np.full(out.shape[0], fr, dtype=np.float32)
+        counts[-1] = q - fr * (out.shape[0] - 1)
+        out /= counts[:, None]
     if fc > 1:
-        out = _block_sum(out, fc, 1)[0]
+        out = _block_sum(out, fc, 1, buffers)
     return out, fr, fc

@@ -57,6 +57,7 @@ class KernelRegressionPanel(BasePanel):
         self.query_index = DEFAULTS["query"]
         self._buffer = np.zeros((0, 0), np.float32)
         self._block_rows = self._block_cols = 1
+        self._reduce_buffers: dict = {}
         self.trainer = ParametricTrainer(self)
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
@@ -183,14 +184,15 @@ class KernelRegressionPanel(BasePanel):
 
     # ------------------------------------------------------------------ drawing
     def _draw_heatmap(self) -> None:
-        shown, self._block_rows, self._block_cols = block_reduce(self.shown_weights(), HEATMAP_MAX, HEATMAP_MAX)
+        shown, self._block_rows, self._block_cols = block_reduce(self.shown_weights(), HEATMAP_MAX, HEATMAP_MAX,
+                                                                 self._reduce_buffers)
         rows = [f"{v:.2f}" for v in self.x_test[:: self._block_rows].tolist()]
         cols = [f"{v:.2f}" for v in self.x_train[:: self._block_cols].tolist()]
         # colours span 0..max so that wide kernels over many points (all weights small) stay visible
         self.heatmap.set_matrix(shown, rows, cols, levels=(0.0, max(float(shown.max()), 1e-12)))
         blocked = self._block_rows > 1 or self._block_cols > 1
-        self.heatmap.set_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
-                                     f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
+        self.plots.set_heatmap_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
+                                           f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
         self.plots.set_title(self.heatmap, "attention weights (test × train)" + (", in blocks" if blocked else ""))
 
     def _draw_points(self) -> None:
