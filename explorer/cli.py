@@ -83,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N")
     train.add_argument("--seed", type=non_negative_int, default=d["seed"], metavar="S")
     train.add_argument("--device", choices=DEVICES, default="auto")
+    train.add_argument("--threads", type=positive_int, metavar="N",
+                       help="CPU threads for torch (default: torch's choice; 1 is often faster on a busy machine)")
     train.add_argument("--out", metavar="FILE", help="save the trained model here (.safetensors)")
     train.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
     hp = train.add_argument_group("hyperparameters (the book's settings by default)")

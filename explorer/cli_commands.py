@@ -147,6 +147,10 @@ def run_train(args: argparse.Namespace) -> int:
     config.validate()
     out = _check_out_path(args.out)
     device = resolve_device(args.device)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     print(f"device: {_describe_device(device)}", flush=True)
 
     source = load_source(args.data, num_examples=args.num_examples, seed=args.seed)
@@ -194,9 +198,16 @@ def run_train(args: argparse.Namespace) -> int:
                   "seconds": finished.elapsed_s, "device": str(finished.device), "epochs": epochs_done,
                   "pairs": len(source.pairs), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
                   "probes": probes, "stopped": stopped, "data": source.name, "seed": config.seed,
+                  "threads": _torch_threads(),
                   "saved": str(out) if out is not None else None}
         print(json.dumps(_finite(result), allow_nan=False))
     return 130 if stopped and sigint["stopped"] else 0
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 def _finite(value: Any) -> Any:

@@ -137,11 +137,17 @@ def test_inspect(trained: SimpleNamespace, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_task_run_has_no_probes(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, "train", "--data", "task:reverse", "--num-examples", "40", "--epochs", "1",
-                          "--device", "cpu", *TINY, "--json")
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        code, out, err = _run(capsys, "train", "--data", "task:reverse", "--num-examples", "40", "--epochs", "1",
+                              "--device", "cpu", *TINY, "--threads", "1", "--json")
+    finally:
+        torch.set_num_threads(before)
     assert code == 0, err
     res = _last_json(out)
-    assert res["probes"] == [] and res["pairs"] == 40 and res["epochs"] == 1
+    assert res["probes"] == [] and res["pairs"] == 40 and res["epochs"] == 1 and res["threads"] == 1
 
 
 def test_ctrl_c_stops_cleanly_and_still_saves(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -177,6 +183,7 @@ BAD = [
     (["train", "--lr", "0"], "--lr"),
     (["train", "--lr", "nan"], "--lr"),
     (["train", "--device", "tpu"], "--device"),
+    (["train", "--threads", "0"], "--threads"),
     (["train", "--out", "NODIR/x.safetensors"], "does not exist"),
     (["train", "--out", "DIR"], "folder"),
     (["inspect", "--model", "MISSING"], "no such file"),
