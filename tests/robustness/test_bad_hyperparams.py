@@ -209,7 +209,7 @@ def test_batch_with_one_bad_sentence_names_it(trained: Any) -> None:
 
 
 @pytest.mark.parametrize("sentence, ok", [("", False), ("   ", False), ("xyzzy plugh", True),
-                                          ("go " * 3333 + "home", True)])
+                                          ("go " * 3333 + "home", True)], ids=["empty", "blank", "unknown", "10k"])
 @pytest.mark.parametrize("beam", ["1", "3"])
 def test_cli_translate_sentences(tiny_model_file: Path, sentence: str, ok: bool, beam: str,
                                  capsys: pytest.CaptureFixture[str]) -> None:
