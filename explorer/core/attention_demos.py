@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from explorer.core.attention import AdditiveAttention, DotProductAttention, MultiHeadAttention, sequence_mask
-from explorer.core.positional import binary_table, offset_matrix, position_similarity, sinusoidal_encoding
+from explorer.core.positional import binary_table, offset_matrix, sinusoidal_encoding
 
 MAX_TOKENS = 40
 
@@ -237,18 +237,22 @@ def positional_demo(num_steps: int = 60, encoding_dim: int = 32, delta: int = 2,
     """P, P Pᵀ, the bits of 0..2^bits-1 and the offset map check for (δ, i)."""
     _check_range("num_steps", num_steps, 2, 1000)
     _check_range("encoding_dim", encoding_dim, 1, 512)
-    P = sinusoidal_encoding(num_steps, encoding_dim)  # (T, d)
-    sim, binary = _np(position_similarity(P)), binary_table(2 ** bits, bits)
+    # core builds P and M; the products below are tiny, so numpy does them: torch's threaded matmul
+    # can stall for tens of ms on a busy 2-core machine, and this runs on every slider step
+    P = sinusoidal_encoding(num_steps, encoding_dim).numpy().astype(np.float64)  # (T, d)
+    sim, binary = (P @ P.T).astype(np.float32), binary_table(2 ** bits, bits)  # P Pᵀ: (T, T)
+    P32 = P.astype(np.float32)
     if encoding_dim % 2:
         msg = (f"M(δ) needs an even encoding_dim (got {encoding_dim}): the last sine column has no "
                "cosine partner to rotate with.")
-        return PositionalResult(_np(P), sim, binary, None, None, None, None, msg)
+        return PositionalResult(P32, sim, binary, None, None, None, None, msg)
     if not (0 <= row < num_steps and 0 <= row + delta < num_steps):
         msg = f"row i = {row} and i + δ = {row + delta} must both lie in 0..{num_steps - 1}"
-        return PositionalResult(_np(P), sim, binary, None, None, None, None, msg)
-    M, P64 = offset_matrix(delta, encoding_dim).double(), P.double()
-    rows = torch.arange(max(0, -delta), min(num_steps, num_steps - delta))
-    mapped_all = P64[rows] @ M.T  # (n, d): row i -> M(δ) P[i]
-    max_error = float((mapped_all - P64[rows + delta]).abs().max())
-    return PositionalResult(_np(P), sim, binary, _np(M), _np(P64[row + delta]), _np(M @ P64[row]),
-                            max_error, f"max |P[i+δ] − M(δ)P[i]| over all i: {max_error:.2e}")
+        return PositionalResult(P32, sim, binary, None, None, None, None, msg)
+    M = offset_matrix(delta, encoding_dim).numpy().astype(np.float64)  # (d, d)
+    rows = np.arange(max(0, -delta), min(num_steps, num_steps - delta))
+    mapped_all = P[rows] @ M.T  # (n, d): row i -> M(δ) P[i]
+    max_error = float(np.abs(mapped_all - P[rows + delta]).max())
+    return PositionalResult(P32, sim, binary, M.astype(np.float32), P32[row + delta],
+                            (M @ P[row]).astype(np.float32), max_error,
+                            f"max |P[i+δ] − M(δ)P[i]| over all i: {max_error:.2e}")

@@ -23,8 +23,14 @@ ctypes.pythonapi.Py_IncRef(ctypes.py_object(_PYSIDE_REFCOUNT_GUARD))
 def panel(qtbot):
     p = MultiHeadPanel()
     qtbot.addWidget(p)
+    settle(qtbot, p)
     yield p
-    p.shutdown(1000)
+    p.shutdown(2000)
+
+
+def settle(qtbot, p: MultiHeadPanel) -> None:
+    """Wait until the newest weights computed on the worker thread are drawn."""
+    qtbot.waitUntil(lambda: not p.runner.is_busy(), timeout=10000)
 
 
 def _images(p: MultiHeadPanel) -> list[np.ndarray]:
@@ -41,39 +47,49 @@ def test_one_tile_per_head_plus_average(panel):
     assert panel.grid.plots[0].row_labels == ref.tokens == panel.grid.plots[0].col_labels
 
 
-def test_head_count_changes_tiles(panel):
+def test_head_count_changes_tiles(panel, qtbot):
     panel.heads_spin.setValue(8)
+    settle(qtbot, panel)
     assert len(panel.grid.plots) == 9 and panel.inline_message() == ""
     assert "<b>2</b>" in panel.info_label.text()  # 16 / 8 dimensions per head
     panel.heads_spin.setValue(1)
+    settle(qtbot, panel)
     assert len(panel.grid.plots) == 2
 
 
-def test_invalid_head_count_is_explained_not_crashed(panel):
+def test_invalid_head_count_is_explained_not_crashed(panel, qtbot):
     before = [img.copy() for img in _images(panel)]
-    panel.heads_spin.setValue(3)  # 16 is not divisible by 3
+    panel.heads_spin.setValue(2)  # a computation starts on the worker thread...
+    panel.heads_spin.setValue(3)  # ...and is overtaken at once: 16 is not divisible by 3
+    settle(qtbot, panel)  # the dropped result must neither hide the message nor be drawn
     message = panel.inline_message()
     assert "not divisible" in message and "Try num_heads = 1, 2, 4." in message
     assert "1, 2, 4, 8, 16" in panel.info_label.text()
     assert len(panel.grid.plots) == len(before)  # the last valid picture stays
     panel.hiddens_spin.setValue(18)  # 18 / 3 works again
+    settle(qtbot, panel)
     assert panel.inline_message() == "" and len(panel.grid.plots) == 4
 
 
 def test_sentence_and_random_input(panel, qtbot):
     panel.sentence_edit.setText("a b a")
     panel.sentence_edit.editingFinished.emit()
+    settle(qtbot, panel)
     assert panel.grid.plots[0].col_labels == ["a", "b", "a"]
     np.testing.assert_allclose(_images(panel)[0][0], _images(panel)[0][2], atol=1e-6)  # equal words, equal rows
     panel.positions_check.setChecked(True)
+    settle(qtbot, panel)
     assert not np.allclose(_images(panel)[0][0], _images(panel)[0][2], atol=1e-4)
     panel.mode_combo.setCurrentText(INPUT_MODES[1])
+    settle(qtbot, panel)
     assert panel.tokens_spin.isVisibleTo(panel) and not panel.sentence_edit.isVisibleTo(panel)
     assert panel.grid.plots[0].col_labels == [f"x{i}" for i in range(8)]
     panel.tokens_spin.setValue(5)
+    settle(qtbot, panel)
     assert _images(panel)[0].shape == (5, 5)
     before = _images(panel)[0].copy()
     panel.seed_spin.setValue(3)
+    settle(qtbot, panel)
     assert not np.allclose(before, _images(panel)[0])
 
 
@@ -83,6 +99,7 @@ def test_typing_recomputes_after_a_pause(panel, qtbot):
     qtbot.waitUntil(lambda: panel.grid.plots[0].col_labels == ["hello", "world"], timeout=3000)
     panel.sentence_edit.setText("   ")
     panel.sentence_edit.editingFinished.emit()
+    settle(qtbot, panel)
     assert "at least one word" in panel.inline_message()
 
 
@@ -112,6 +129,7 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     other = MultiHeadPanel()
     qtbot.addWidget(other)
     other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    settle(qtbot, other)
     assert (other.hiddens_spin.value(), other.heads_spin.value()) == (24, 6)
     assert other.sentence_edit.text() == "one two three" and other.positions_check.isChecked()
     assert len(other.grid.plots) == 7 and other.grid.plots[0].col_labels == ["one", "two", "three"]

@@ -25,8 +25,14 @@ def panel(qtbot):
     qtbot.addWidget(p)
     with qtbot.waitSignal(p.scaling.drawn, timeout=10000):
         pass  # the first scaling result arrives from the worker thread
+    settle(qtbot, p)
     yield p
     p.shutdown(2000)
+
+
+def settle(qtbot, p: ScoringPanel) -> None:
+    """Wait until the newest weights computed on the worker thread are drawn."""
+    qtbot.waitUntil(lambda: not p.runner.is_busy(), timeout=10000)
 
 
 def _images(p: ScoringPanel) -> list[np.ndarray]:
@@ -43,41 +49,49 @@ def test_draws_both_scorers_of_the_chosen_sequence(panel):
     assert panel.grid.plots[0].col_labels[:3] == ["k0", "k1", "k2"]
 
 
-def test_shape_controls_change_the_image(panel):
+def test_shape_controls_change_the_image(panel, qtbot):
     panel.queries_spin.setValue(6)
+    settle(qtbot, panel)
     assert all(img.shape == (6, 10) for img in _images(panel))
     panel.keys_spin.setValue(5)
+    settle(qtbot, panel)
     assert all(img.shape == (6, 5) for img in _images(panel))
 
 
-def test_other_controls_change_the_weights(panel):
+def test_other_controls_change_the_weights(panel, qtbot):
     for spin, dot_changes in ((panel.dim_spin, True), (panel.seed_spin, True), (panel.hidden_spin, False)):
         before = [img.copy() for img in _images(panel)]
         spin.setValue(spin.value() + 3)
+        settle(qtbot, panel)
         after = _images(panel)
         assert not np.allclose(before[0], after[0])  # additive depends on all three
         # the dot product has no hidden layer
         assert (not np.allclose(before[1], after[1])) == dot_changes
 
 
-def test_one_d_lengths_mask_cells(panel):
+def test_one_d_lengths_mask_cells(panel, qtbot):
     plot = panel.grid.plots[0]
     assert plot.mask_item.isVisible()
     assert plot.mask[:, :2].all() and not plot.mask[:, 2:].any()
     assert (plot.image_item.image[:, 2:] == 0).all()
     panel.length_spins[0].setValue(7)
+    settle(qtbot, panel)
     assert plot.mask[:, :7].all() and not plot.mask[:, 7:].any()
     panel.keys_spin.setValue(4)  # lengths are clamped to the new number of keys
-    assert panel.length_spins[0].value() == 4 and plot.mask.all()
+    settle(qtbot, panel)
+    assert panel.length_spins[0].value() == 4 and not plot.mask_item.isVisible()  # every key valid
     panel.mask_combo.setCurrentText(MASK_MODES[0])
+    settle(qtbot, panel)
     assert plot.mask is None and not plot.mask_item.isVisible()
 
 
-def test_two_d_lengths_per_query_and_bad_text(panel):
+def test_two_d_lengths_per_query_and_bad_text(panel, qtbot):
     panel.mask_combo.setCurrentText(MASK_MODES[2])
+    settle(qtbot, panel)
     assert panel.length_edits[0].isVisibleTo(panel) and not panel.length_spins[0].isVisibleTo(panel)
     panel.length_edits[0].setText("1 3 0 10")
     panel.length_edits[0].editingFinished.emit()
+    settle(qtbot, panel)
     mask = panel.grid.plots[1].mask
     np.testing.assert_array_equal(mask.sum(axis=1), [1, 3, 0, 10])
     np.testing.assert_array_equal(panel.grid.plots[1].image_item.image[2], 0.0)  # no valid key: zeros
@@ -86,6 +100,7 @@ def test_two_d_lengths_per_query_and_bad_text(panel):
     assert "sequence 0" in panel.inline_message() and "whole numbers" in panel.inline_message()
     panel.length_edits[0].setText("2")
     panel.length_edits[0].editingFinished.emit()
+    settle(qtbot, panel)
     assert panel.inline_message() == ""
     np.testing.assert_array_equal(panel.grid.plots[1].mask.sum(axis=1), [2, 2, 2, 2])
 
@@ -125,6 +140,7 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     assert panel.length_edits[0].text() == "1 2 3 4 5"  # refilled to fit the new number of queries
     panel.length_edits[1].setText("5 4 3 2 1")
     panel.length_edits[1].editingFinished.emit()
+    settle(qtbot, panel)
     assert panel.inline_message() == ""
     panel.scaling.d_slider.setValue(32)
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
@@ -133,6 +149,7 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     other = ScoringPanel()
     qtbot.addWidget(other)
     other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    settle(qtbot, other)
     assert other.queries_spin.value() == 5 and other.seed_spin.value() == 42
     assert other.mask_combo.currentText() == MASK_MODES[2] and other.length_edits[1].text() == "5 4 3 2 1"
     assert other.scaling.d_slider.value() == 32

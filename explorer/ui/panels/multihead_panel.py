@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
-from explorer.core.attention_demos import DemoError, MultiHeadResult, head_choices, multihead_demo
+from explorer.core.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
+from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
                                                        spin_box)
@@ -25,6 +26,7 @@ class MultiHeadPanel(BasePanel):
 
     key = "multihead"
     title = "Multi-head attention"
+    drawn = Signal()  # the heatmaps show a new result
     formula_html = (
         "head<sub>i</sub> = softmax(<b>QW</b><sub>i</sub><sup>(q)</sup> (<b>KW</b><sub>i</sub><sup>(k)</sup>)"
         "<sup>⊤</sup> / √(d/h)) <b>VW</b><sub>i</sub><sup>(v)</sup> &nbsp;&nbsp; "
@@ -79,8 +81,11 @@ class MultiHeadPanel(BasePanel):
         for spin in (self.hiddens_spin, self.heads_spin, self.tokens_spin, self.seed_spin):
             spin.valueChanged.connect(self._on_control_changed)
         self.mode_combo.currentIndexChanged.connect(self._on_control_changed)
-        for check in (self.positions_check, self.stretch_check):
-            check.toggled.connect(self._on_control_changed)
+        self.positions_check.toggled.connect(self._on_control_changed)
+        self.stretch_check.toggled.connect(self._on_stretch_check_toggled)
+        self.runner = LatestOnlyRunner(self)
+        self.runner.result_ready.connect(self._on_runner_result_ready)
+        self.runner.failed.connect(self._on_runner_failed)
         self.sentence_edit.editingFinished.connect(self._on_control_changed)
         self._recompute_while_typing = qdebounced(self.recompute, timeout=300, parent=self)
         self.sentence_edit.textEdited.connect(self._on_sentence_edit_text_edited)
@@ -89,27 +94,29 @@ class MultiHeadPanel(BasePanel):
 
     # --- compute and draw ---------------------------------------------------------------------
     def recompute(self) -> None:
-        """Ask core for the heads' weights; an impossible setting is explained inline."""
+        """Ask core (on a worker thread) for the heads' weights; impossible settings are explained inline."""
         hiddens, heads = self.hiddens_spin.value(), self.heads_spin.value()
         typed = self.mode_combo.currentText() == INPUT_MODES[0]
         try:
-            self.result = multihead_demo(
-                num_hiddens=hiddens, num_heads=heads, sentence=self.sentence_edit.text() if typed else None,
-                num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
-                add_positions=self.positions_check.isChecked())
+            check_heads(hiddens, heads)  # instant feedback, no torch needed
         except DemoError as err:
+            self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
             self.info_label.setText(f"num_hiddens = {hiddens} splits evenly into "
                                     f"{', '.join(map(str, head_choices(hiddens)))} heads.")
             return
-        self.clear_inline_message()
         self.info_label.setText(f"each head sees <b>{hiddens // heads}</b> of the {hiddens} dimensions; "
                                 f"its scores are divided by √{hiddens // heads}.<br>"
                                 "Click a cell to outline that query in every head.")
-        self._draw()
+        self.runner.submit(multihead_demo, num_hiddens=hiddens, num_heads=heads,
+                           sentence=self.sentence_edit.text() if typed else None,
+                           num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
+                           add_positions=self.positions_check.isChecked())
 
     def _draw(self) -> None:
         r = self.result
+        if r is None:
+            return
         n = r.weights.shape[0]
         tiles = [*r.weights, r.average]
         titles = [f"head {i + 1}" for i in range(n)] + ([f"average of {n} heads"] if n > 1 else ["average"])
@@ -117,6 +124,7 @@ class MultiHeadPanel(BasePanel):
                                levels=None if self.stretch_check.isChecked() else (0.0, 1.0),
                                columns=min(4, math.ceil(math.sqrt(n + 1))))
         self.grid.highlight_row(None)
+        self.drawn.emit()
 
     def _sync_controls(self) -> None:
         typed = self.mode_combo.currentText() == INPUT_MODES[0]
@@ -128,6 +136,20 @@ class MultiHeadPanel(BasePanel):
     def _on_control_changed(self, *_args) -> None:
         self._sync_controls()
         self.recompute()
+
+    @Slot()
+    def _on_stretch_check_toggled(self, *_args) -> None:
+        self._draw()  # colours only: no new numbers needed
+
+    @Slot(object)
+    def _on_runner_result_ready(self, result: object) -> None:
+        self.result = result
+        self.clear_inline_message()
+        self._draw()
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self.show_inline_message(message)
 
     @Slot(str)
     def _on_sentence_edit_text_edited(self, _text: str) -> None:
@@ -167,3 +189,4 @@ class MultiHeadPanel(BasePanel):
 
     def shutdown(self, timeout_ms: int) -> None:
         self._recompute_while_typing.cancel()
+        self.runner.shutdown(timeout_ms)

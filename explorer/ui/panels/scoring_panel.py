@@ -4,11 +4,12 @@ with 1-D or 2-D valid lengths, and the 1/√d scaling demo. Numbers come from co
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QScrollArea, QSplitter,
                                QVBoxLayout, QWidget)
 
 from explorer.core.attention_demos import DemoError, ScoringResult, parse_lengths, scoring_demo
+from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
                                                        spin_box)
@@ -26,6 +27,7 @@ class ScoringPanel(BasePanel):
 
     key = "scoring"
     title = "Scoring functions"
+    drawn = Signal()  # the heatmaps show a new result
     formula_html = (
         "additive: a(<b>q</b>, <b>k</b>) = <b>w</b><sub>v</sub><sup>⊤</sup> tanh(<b>W</b><sub>q</sub><b>q</b>"
         " + <b>W</b><sub>k</sub><b>k</b>) &nbsp;&nbsp;|&nbsp;&nbsp; scaled dot product: "
@@ -107,11 +109,15 @@ class ScoringPanel(BasePanel):
             **{f"length_{b}": s for b, s in enumerate(self.length_spins)},
             **{f"lengths_2d_{b}": e for b, e in enumerate(self.length_edits)},
         }
-        for spin in (self.batch_size_spin, self.batch_index_spin, self.queries_spin, self.keys_spin,
-                     self.dim_spin, self.hidden_spin, self.seed_spin, *self.length_spins):
+        for spin in (self.batch_size_spin, self.queries_spin, self.keys_spin, self.dim_spin, self.hidden_spin,
+                     self.seed_spin, *self.length_spins):
             spin.valueChanged.connect(self._on_control_changed)
-        for combo in (self.show_combo, self.mask_combo):
-            combo.currentIndexChanged.connect(self._on_control_changed)
+        self.mask_combo.currentIndexChanged.connect(self._on_control_changed)
+        self.batch_index_spin.valueChanged.connect(self._on_view_control_changed)
+        self.show_combo.currentIndexChanged.connect(self._on_view_control_changed)
+        self.runner = LatestOnlyRunner(self)
+        self.runner.result_ready.connect(self._on_runner_result_ready)
+        self.runner.failed.connect(self._on_runner_failed)
         for edit in self.length_edits:
             edit.editingFinished.connect(self._on_control_changed)
         self._filled_queries = self.queries_spin.value()
@@ -137,28 +143,35 @@ class ScoringPanel(BasePanel):
         return lengths
 
     def recompute(self) -> None:
-        """Ask core for both scorers' weights and draw the chosen sequence; bad input shows inline."""
+        """Ask core (on a worker thread) for both scorers' weights; bad input shows inline."""
         try:
-            self.result = scoring_demo(
-                batch_size=self.batch_size_spin.value(), num_queries=self.queries_spin.value(),
-                num_keys=self.keys_spin.value(), dim=self.dim_spin.value(),
-                num_hiddens=self.hidden_spin.value(), seed=self.seed_spin.value(), valid_lens=self.valid_lens())
+            lens = self.valid_lens()
         except DemoError as err:
+            self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
             return
-        self.clear_inline_message()
-        self._draw()
+        self.runner.submit(scoring_demo, batch_size=self.batch_size_spin.value(),
+                           num_queries=self.queries_spin.value(), num_keys=self.keys_spin.value(),
+                           dim=self.dim_spin.value(), num_hiddens=self.hidden_spin.value(),
+                           seed=self.seed_spin.value(), valid_lens=lens)
 
     def _draw(self) -> None:
-        r, b = self.result, self.batch_index_spin.value()
+        r = self.result
+        if r is None:
+            return
+        b = self._batch()
         scores = self.show_combo.currentText() == SHOW_MODES[1]
         add, dot = (r.additive_scores, r.dot_scores) if scores else (r.additive_weights, r.dot_weights)
-        masked = self.mask_combo.currentText() != MASK_MODES[0]
         what = "score" if scores else "weight"
         self.grid.set_matrices(
             [add[b], dot[b]], titles=[f"additive {what}s", f"scaled dot-product {what}s"],
             row_labels=[f"q{i}" for i in range(add.shape[1])], col_labels=[f"k{j}" for j in range(add.shape[2])],
-            mask=r.keep[b] if masked else None, levels=None if scores else (0.0, 1.0))
+            mask=None if r.keep.all() else r.keep[b], levels=None if scores else (0.0, 1.0))
+        self.drawn.emit()
+
+    def _batch(self) -> int:
+        """The sequence shown, within the batch of the result on display."""
+        return min(self.batch_index_spin.value(), self.result.keep.shape[0] - 1)
 
     def _sync_controls(self) -> None:
         """Ranges and visibility that follow other controls (no signals echo back)."""
@@ -185,11 +198,25 @@ class ScoringPanel(BasePanel):
         self._sync_controls()
         self.recompute()
 
+    @Slot()
+    def _on_view_control_changed(self, *_args) -> None:
+        self._draw()  # which sequence / weights or scores: no new numbers needed
+
+    @Slot(object)
+    def _on_runner_result_ready(self, result: object) -> None:
+        self.result = result
+        self.clear_inline_message()
+        self._draw()
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self.show_inline_message(message)
+
     @Slot(int, int, int)
     def _on_grid_cell_clicked(self, _tile: int, row: int, _col: int) -> None:
         self.grid.highlight_row(row)
         if self.result is not None:
-            b = self.batch_index_spin.value()
+            b = self._batch()
             add = " ".join(f"{w:.2f}" for w in self.result.additive_weights[b, row])
             dot = " ".join(f"{w:.2f}" for w in self.result.dot_weights[b, row])
             self.status_message.emit(f"q{row}: additive [{add}]  ·  dot product [{dot}]")
@@ -216,7 +243,7 @@ class ScoringPanel(BasePanel):
         header = ["query", "key", "additive_weight", "dot_product_weight", "additive_score", "dot_score", "kept"]
         if self.result is None:
             return header, np.zeros((0, len(header)))
-        r, b = self.result, self.batch_index_spin.value()
+        r, b = self.result, self._batch()
         qi, ki = np.indices(r.keep[b].shape)
         cols = [qi, ki, r.additive_weights[b], r.dot_weights[b], r.additive_scores[b], r.dot_scores[b], r.keep[b]]
         return header, np.column_stack([np.ravel(c).astype(np.float64) for c in cols])
@@ -227,4 +254,5 @@ class ScoringPanel(BasePanel):
         self.scaling.apply_theme(dark)
 
     def shutdown(self, timeout_ms: int) -> None:
+        self.runner.shutdown(timeout_ms)
         self.scaling.shutdown(timeout_ms)
