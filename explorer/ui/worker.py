@@ -11,42 +11,40 @@ import sys
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QThread, Signal, SignalInstance, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
 
-class _Probe(QObject):
-    fired = Signal()
+def _refs_leaked() -> bool:
+    """True where PySide6 returns ``None``/``True`` from C++ without a new reference.
 
-
-def _emit_leaks_true() -> bool:
-    """True where ``SignalInstance.emit`` returns ``True`` without a new reference.
-
-    PySide6 6.12 on CPython < 3.12 does: each Python ``emit()`` lowers ``True``'s refcount by one
-    until the interpreter aborts ("bool_dealloc: deallocating True or False"), after a few hundred
-    emits. From 3.12 on ``True`` is immortal and the bug is harmless.
+    PySide6 6.12 on CPython < 3.12 does, for every void method (``label.setText``) and every
+    ``Signal.emit``: each call lowers the refcount of ``None`` or ``True`` by one, until the
+    interpreter aborts ("none_dealloc"/"bool_dealloc: deallocating …") after some minutes of
+    pyqtgraph painting. From 3.12 on these objects are immortal and the bug is harmless.
     """
     if sys.version_info >= (3, 12):
         return False
-    probe = _Probe()
-    before = sys.getrefcount(True)
-    for _ in range(4):
-        probe.fired.emit()
-    leaked = before - sys.getrefcount(True)
-    for _ in range(max(0, leaked)):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(True))
-    return leaked >= 4
+    probe = QObject()
+    before = sys.getrefcount(None)
+    for _ in range(8):
+        probe.setObjectName("probe")
+    return sys.getrefcount(None) <= before - 8
 
 
-_EMIT_LEAKS_TRUE = _emit_leaks_true()
+def guard_pyside_refcounts() -> bool:
+    """Make ``None``, ``True`` and ``False`` effectively immortal (as CPython 3.12+ does) where PySide6
+    leaks their references; returns whether it had to. Cheap; safe to call more than once."""
+    if not _refs_leaked():
+        return False
+    for obj in (None, True, False):
+        # ob_refcnt is the first field of every CPython object; 2**40 extra references never drain
+        ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
+    return True
 
 
-def emit(signal: SignalInstance, *args: Any) -> None:
-    """``signal.emit(*args)``, returning the reference PySide6 6.12 forgets (see ``_emit_leaks_true``)."""
-    result = signal.emit(*args)
-    if _EMIT_LEAKS_TRUE:
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(result))
+GUARDED = guard_pyside_refcounts()
 
 # Threads that outlived a shutdown timeout are parked here until they end, so Qt never destroys
 # a running QThread ("QThread: Destroyed while thread is still running").
@@ -77,10 +75,10 @@ class _Runner(QObject):
     def run(self) -> None:
         try:
             for event in self._events:
-                emit(self.event_emitted, event)
+                self.event_emitted.emit(event)
         except Exception as exc:  # noqa: BLE001 - any trainer failure goes to the GUI as a message
             log.exception("training thread failed")
-            emit(self.crashed, f"Training failed: {type(exc).__name__}: {exc}")
+            self.crashed.emit(f"Training failed: {type(exc).__name__}: {exc}")
         finally:
             self._events = ()
             # quit() is thread-safe; a queued connection to it would deadlock a GUI thread in wait().
@@ -191,19 +189,19 @@ class TrainingWorker(QObject):
     def _on_runner_event_emitted(self, event: Any) -> None:
         kind = getattr(event, "kind", "")
         if kind == "step":
-            emit(self.step_finished, event)
+            self.step_finished.emit(event)
         elif kind == "epoch":
-            emit(self.epoch_finished, event)
+            self.epoch_finished.emit(event)
         elif kind == "snapshot":
-            emit(self.snapshot_taken, event)
+            self.snapshot_taken.emit(event)
         elif kind == "finished":
-            emit(self.training_finished, event)
+            self.training_finished.emit(event)
         elif kind == "error":
-            emit(self.training_failed, str(getattr(event, "message", event)))
+            self.training_failed.emit(str(getattr(event, "message", event)))
 
     @Slot(str)
     def _on_runner_crashed(self, message: str) -> None:
-        emit(self.training_failed, message)
+        self.training_failed.emit(message)
 
     @Slot()
     def _on_thread_finished(self) -> None:
@@ -211,4 +209,4 @@ class TrainingWorker(QObject):
             return
         self._running = False
         self._paused = False
-        emit(self.stopped)
+        self.stopped.emit()

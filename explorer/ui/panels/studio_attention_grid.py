@@ -13,7 +13,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
-from explorer.ui.worker import emit
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
@@ -49,6 +48,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.plots: dict[str, list[list[HeatmapPlotItem]]] = {k: [] for k in KINDS}
         self.scores: dict[str, np.ndarray] = {}
         self._shape: tuple[int, int] | None = None
+        self._labels: dict[str, tuple[list[str], list[str]]] | None = None
         self._dark = False
         self.color_bar: pg.ColorBarItem | None = None
         self.setMinimumHeight(180)
@@ -64,7 +64,13 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.plots = {k: [] for k in KINDS}
         self.scores = {}
         self._shape = None
+        self._labels: dict[str, tuple[list[str], list[str]]] | None = None
         self.color_bar = None
+
+    def prepare(self, layers: int, heads: int) -> None:
+        """Build the thumbnails for ``layers × heads`` now (e.g. when training starts), unless they exist."""
+        if self._shape != (layers, heads):
+            self._build(layers, heads)
 
     def _build(self, layers: int, heads: int) -> None:
         self.clear_grid()
@@ -103,14 +109,23 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         ``scores`` ``(L, h)``: alignment score of each cross-attention head, or None.
         """
         layers, heads = snapshot.maps["cross"].shape[:2]
-        if self._shape != (layers, heads):
-            self._build(layers, heads)
-        for kind in KINDS:
-            maps = snapshot.maps[kind]  # (L, h, Tq, Tk)
-            rows, cols = axis_labels(kind, snapshot)
-            for layer in range(layers):
-                for h in range(heads):
-                    self.plots[kind][layer][h].set_matrix(maps[layer, h], rows, cols)
+        self.prepare(layers, heads)
+        labels = {kind: axis_labels(kind, snapshot) for kind in KINDS}
+        if labels != self._labels:  # new tokens: full update (ticks, ranges); else only the pixels
+            self._labels = labels
+            for kind in KINDS:
+                rows, cols = labels[kind]
+                for layer in range(layers):
+                    for h in range(heads):
+                        self.plots[kind][layer][h].set_matrix(snapshot.maps[kind][layer, h], rows, cols)
+        else:
+            for kind in KINDS:
+                maps = snapshot.maps[kind]  # (L, h, Tq, Tk)
+                for layer in range(layers):
+                    for h in range(heads):
+                        plot = self.plots[kind][layer][h]
+                        plot.matrix = np.ascontiguousarray(maps[layer, h], dtype=np.float32)
+                        plot.image_item.setImage(plot.matrix, autoLevels=False, levels=(0.0, 1.0))
         self.scores = {} if scores is None else {"cross": np.asarray(scores)}
         for layer in range(layers):
             for h in range(heads):
@@ -137,4 +152,4 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                     plot.apply_theme(dark)
 
     def _on_thumbnail_clicked(self, kind: str, layer: int, head: int, _row: int, _col: int) -> None:
-        emit(self.thumbnail_clicked, kind, layer, head)
+        self.thumbnail_clicked.emit(kind, layer, head)

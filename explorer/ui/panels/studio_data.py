@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QL
 from explorer.core.data_sources import DataSource, load_source
 from explorer.core.tasks import default_probe
 from explorer.core.text import DatasetError, build_dataset
-from explorer.ui.worker import emit
 
 #: The book's probe sentence (one of the four §11.7 translates perfectly).
 BOOK_PROBE = ("i'm home .", "je suis chez moi .")
@@ -149,17 +148,17 @@ class DataBox(QGroupBox):
     # ---- slots -------------------------------------------------------------------------------
     @Slot(int)
     def _on_source_combo_current_index_changed(self, _index: int) -> None:
-        emit(self.source_changed)
+        self.source_changed.emit()
 
     @Slot(int)
     def _on_num_examples_value_changed(self, _value: int) -> None:
-        emit(self.source_changed)
+        self.source_changed.emit()
 
     @Slot()
     def _on_open_button_clicked(self) -> None:
-        emit(self.open_file_clicked)
+        self.open_file_clicked.emit()
 
     @Slot(str)
     def _on_probe_text_edited(self, _text: str) -> None:
         self._probe_edited = True
-        emit(self.probe_edited)
+        self.probe_edited.emit()

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from explorer.core.training import TrainingConfig, resolve_device
 from explorer.core.transformer import ConfigError, TransformerConfig
-from explorer.ui.worker import emit
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,
              num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2)
@@ -166,7 +165,7 @@ class TrainingForm(QWidget):
         error = self.validation_error()
         self.error_label.setText(error or "")
         self.error_label.setVisible(bool(error))
-        emit(self.settings_changed)
+        self.settings_changed.emit()
 
     def _update_device_info(self) -> None:
         try:

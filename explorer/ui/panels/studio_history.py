@@ -4,7 +4,6 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QWidget
 
-from explorer.ui.worker import emit
 
 
 class HistoryScrubber(QWidget):
@@ -66,9 +65,9 @@ class HistoryScrubber(QWidget):
         if self.live and index != self.slider.maximum():
             with QSignalBlocker(self.live_box):
                 self.live_box.setChecked(False)
-            emit(self.live_toggled, False)
-        emit(self.index_chosen, index)
+            self.live_toggled.emit(False)
+        self.index_chosen.emit(index)
 
     @Slot(bool)
     def _on_live_box_toggled(self, live: bool) -> None:
-        emit(self.live_toggled, live)
+        self.live_toggled.emit(live)

@@ -16,7 +16,6 @@ from explorer.core.tasks import alignment_scores, ideal_alignment
 from explorer.core.text import DatasetError
 from explorer.ui.panels.studio_attention_grid import AttentionGrid
 from explorer.ui.panels.studio_history import HistoryScrubber
-from explorer.ui.worker import emit
 
 
 def snapshot_caption(snap: Any) -> str:
@@ -52,13 +51,17 @@ class LiveAttention(QWidget):
         self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
         self.scrubber.live_toggled.connect(self._on_scrubber_live_toggled)
 
-    def clear(self, task: str | None = None) -> None:
-        """Forget every snapshot; ``task`` names the synthetic task whose alignment to score (or None)."""
+    def clear(self, task: str | None = None, keep_grid: bool = False) -> None:
+        """Forget every snapshot; ``task`` names the synthetic task whose alignment to score (or None).
+
+        ``keep_grid`` keeps the thumbnails (a new run of the same shape reuses them).
+        """
         self.history.clear()
         self.task = task
         self.shown_index = None
         self._new = False
-        self.grid.clear_grid()
+        if not keep_grid:
+            self.grid.clear_grid()
         self.scrubber.set_live(True)
         self.scrubber.set_count(0)
         self.scrubber.label.setText("no snapshots yet")
@@ -89,7 +92,7 @@ class LiveAttention(QWidget):
         self.grid.set_snapshot(snap, self.alignment(snap))
         self.shown_index = index
         self.scrubber.show_index(index, f"snapshot {index + 1}/{len(self.history)} · {snapshot_caption(snap)}")
-        emit(self.snapshot_shown, snap)
+        self.snapshot_shown.emit(snap)
 
     def jump_to_step(self, step: float) -> bool:
         """Stop following live and show the snapshot nearest training ``step``; False if there is none."""
@@ -120,7 +123,7 @@ class LiveAttention(QWidget):
 
     @Slot(str, int, int)
     def _on_grid_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
-        emit(self.thumbnail_clicked, kind, layer, head)
+        self.thumbnail_clicked.emit(kind, layer, head)
 
     @Slot(int)
     def _on_scrubber_index_chosen(self, index: int) -> None:

@@ -13,7 +13,6 @@ from PySide6.QtCore import QSettings, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from scipy.signal import lfilter
 
-from explorer.ui.worker import emit
 
 X_MODES = ("steps", "epochs", "seconds")
 _STEP_COLUMNS = 4  # step, epoch fraction, seconds, loss
@@ -217,7 +216,7 @@ class LossPlotWidget(pg.PlotWidget):
         x = item.vb.mapSceneToView(event.scenePos()).x()
         step = self.step_at_x(x)
         if step is not None:
-            emit(self.step_clicked, step)
+            self.step_clicked.emit(step)
 
 
 class LossView(QWidget):

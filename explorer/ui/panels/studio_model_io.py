@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QMenu, QWidget
 from explorer.core.checkpoint import SUFFIX, load_model, save_model
 from explorer.core.events import SnapshotEvent
 from explorer.core.text import encode_sentence
-from explorer.ui.worker import emit
 
 CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
 DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
@@ -64,15 +63,15 @@ class ModelMenu(QMenu):
 
     @Slot()
     def _on_save_action_triggered(self) -> None:
-        emit(self.save_triggered)
+        self.save_triggered.emit()
 
     @Slot()
     def _on_open_action_triggered(self) -> None:
-        emit(self.open_triggered)
+        self.open_triggered.emit()
 
     @Slot()
     def _on_dataset_action_triggered(self) -> None:
-        emit(self.open_dataset_triggered)
+        self.open_dataset_triggered.emit()
 
 
 def cpu_copy(model: torch.nn.Module) -> torch.nn.Module:

@@ -26,7 +26,7 @@ from explorer.ui.panels.studio_model_io import (CHECKPOINT_FILTER, DATASET_FILTE
                                                 ModelMenu, ModelRecord, cpu_copy, history_rows, open_record,
                                                 probe_snapshot, save_record)
 from explorer.ui.panels.studio_translate import TranslateView
-from explorer.ui.worker import TrainingWorker, emit
+from explorer.ui.worker import TrainingWorker
 
 REDRAW_MS = 33  # ~30 Hz: the slots keep the latest event, this timer draws it
 
@@ -135,7 +135,7 @@ class StudioPanel(BasePanel):
     def _report(self, text: str, error: bool = False, dialog: bool = False) -> None:
         if error:
             self.show_inline_message(text)
-        emit(self.status_message, text)
+        self.status_message.emit(text)
         if dialog and self.show_dialogs:
             QMessageBox.warning(self, "Transformer studio", text)
 
@@ -194,7 +194,8 @@ class StudioPanel(BasePanel):
         self.clear_inline_message()
         self.last_error = None
         self.trainer = trainer
-        self.live.clear(self.data.task_name())
+        self.live.clear(self.data.task_name(), keep_grid=True)
+        self.grid.prepare(config.model.num_layers, config.model.num_heads)  # not at the first snapshot
         self.loss_plot.new_run()
         self.controls.reset_progress()
         self._latest_step = self._drawn_step = None
