@@ -113,8 +113,8 @@ class PositionalPanel(BasePanel):
         last = min(max(self.last_col_spin.value(), first), d - 1, first + MAX_CURVES - 1)
         return list(range(first, last + 1))
 
-    def recompute(self) -> None:
-        """Ask core for P, M(δ), P Pᵀ and the bits, then draw them."""
+    def recompute(self, offset_only: bool = False) -> None:
+        """Ask core for P, M(δ), P Pᵀ and the bits, then draw them (``offset_only``: just δ and i moved)."""
         try:
             self.result = positional_demo(num_steps=self.steps_spin.value(), encoding_dim=self.dim_spin.value(),
                                           delta=self.delta_slider.value(), row=self.row_slider.value())
@@ -122,14 +122,16 @@ class PositionalPanel(BasePanel):
             self.show_inline_message(str(err))
             return
         self.clear_inline_message()
-        self._draw()
+        if not offset_only:
+            self._draw_encoding()
+        self._draw_offset()
 
-    def _draw(self) -> None:
+    def _draw_encoding(self) -> None:
+        """P, its chosen columns, the binary analogy and P Pᵀ (they do not depend on δ or i)."""
         r = self.result
         steps, d = r.P.shape
         positions = np.arange(steps)
         self.p_map.set_matrix(r.P, levels=(-1.0, 1.0))
-        self.p_map.highlight_row(self.row_slider.value() if self.row_slider.value() < steps else None)
         cols = self.columns()
         self.curves_legend.clear()
         for k, curve in enumerate(self.curves):
@@ -147,8 +149,14 @@ class PositionalPanel(BasePanel):
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
         self.sim_map.set_matrix(r.similarity, levels=None)
-        self.sim_map.highlight_row(self.row_slider.value() if self.row_slider.value() < steps else None)
+
+    def _draw_offset(self) -> None:
+        """Row i outlined, M(δ) and the check P[i+δ] = M(δ)P[i]."""
+        r = self.result
+        steps, d = r.P.shape
         delta, i = self.delta_slider.value(), self.row_slider.value()
+        for heatmap in (self.p_map, self.sim_map):
+            heatmap.highlight_row(i if i < steps else None)
         self.m_map.set_title(f"M(δ = {delta})")
         if r.M is None:
             self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
@@ -178,7 +186,7 @@ class PositionalPanel(BasePanel):
 
     @Slot(int)
     def _on_slider_value_changed(self, _value: int) -> None:
-        self._recompute_throttled()
+        self._recompute_throttled(offset_only=True)
 
     # --- panel hooks --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
