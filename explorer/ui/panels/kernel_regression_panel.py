@@ -202,8 +202,8 @@ class KernelRegressionPanel(BasePanel):
         # auto-ranging on each bandwidth step (it costs milliseconds at 1,000 points).
         lo = min(float(self.y_train.min()), float(self.y_truth.min()))
         hi = max(float(self.y_train.max()), float(self.y_truth.max()))
-        pad = 0.05 * max(hi - lo, 1e-6)
-        self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - pad, hi + pad), padding=0.02)
+        span = max(hi - lo, 1e-6)  # headroom on top keeps the legend off the data
+        self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - 0.05 * span, hi + 0.45 * span), padding=0.02)
 
     def _draw_kernel(self) -> None:
         self.kernel_item.setData(*kernel_curve(self.kernel_name, self.bandwidth))

@@ -131,7 +131,7 @@ class KernelRegressionPlots(QWidget):
         self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title="parametric training: loss per epoch (press Train w)")
+        self.loss_plot = pg.PlotWidget(title="loss per epoch (press Train w)")
         self.loss_plot.setLabel("bottom", "epoch")
         self.loss_plot.setLabel("left", "loss (Σ squared error)")
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
