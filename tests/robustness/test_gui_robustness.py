@@ -162,23 +162,26 @@ def test_corrupt_settings_keep_the_defaults(studio: StudioPanel, tmp_path: Path,
     assert studio.form.values()["batch_size"] == 7 and studio.form.validation_error() is None
 
 
-@pytest.mark.parametrize("sentence, expect", [("", "empty sentence"), ("  \t ", "empty sentence"),
-                                              ("xyzzy plugh", None), ("go " * 3333 + "home", None)],
-                         ids=["empty", "blank", "unknown", "10k"])
-@pytest.mark.parametrize("method", ["greedy", "beam"])
-def test_translate_box(qtbot: Any, studio: StudioPanel, tiny_model_file: Path, sentence: str,
-                      expect: str | None, method: str) -> None:
+TRANSLATE_CASES = [("", "empty sentence"), ("  \t ", "empty sentence"), ("xyzzy plugh", None),
+                   ("go " * 3333 + "home", None), ("\U0001F600 \x00 ...", None)]
+
+
+def test_translate_box(qtbot: Any, studio: StudioPanel, tiny_model_file: Path) -> None:
+    """Empty, blank, only unknown words, 10,000 characters and odd characters, greedy and beam."""
     assert studio.open_model(str(tiny_model_file))
     view = studio.translate_view
-    view.method_combo.setCurrentText(method)
-    view.sentence_edit.setText(sentence)
-    view.translate_button.click()
-    if expect:
-        assert expect in view.error_label.text()
-    else:
-        assert view.error_label.text() == "" and view.result is not None
-        if sentence.startswith("xyzzy"):
-            assert view.result.unknown == ["xyzzy", "plugh"]
+    for method in ("greedy", "beam"):
+        view.method_combo.setCurrentText(method)
+        for sentence, expect in TRANSLATE_CASES:
+            view.result = None
+            view.sentence_edit.setText(sentence)
+            view.translate_button.click()
+            if expect:
+                assert expect in view.error_label.text(), (method, sentence[:20])
+            else:
+                assert view.error_label.text() == "" and view.result is not None, (method, sentence[:20])
+                if sentence.startswith("xyzzy"):
+                    assert view.result.unknown == ["xyzzy", "plugh"]
 
 
 @pytest.mark.parametrize("sentence, message", [("", "at least one word"), ("   ", "at least one word"),
