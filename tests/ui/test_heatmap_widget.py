@@ -1,8 +1,6 @@
 """HeatmapWidget: data held by the image item, masked cells, row highlight, hover/click signals."""
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -10,13 +8,6 @@ from PySide6.QtGui import QFontMetrics, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget, hatch_overlay
-
-# PySide6 6.12.0 on CPython < 3.12 drops a reference to None (and True/False) on every void Qt call and
-# every slot call; after a few thousand the interpreter aborts ("deallocating None"). Extra references,
-# held by a list that is itself never freed (not even at exit), keep these tests alive until the project
-# pins a PySide6 without the bug or guards it in conftest (see the h7 report).
-_PYSIDE_REFCOUNT_GUARD = [None, True, False] * 500_000
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_PYSIDE_REFCOUNT_GUARD))
 
 
 @pytest.fixture

@@ -1,21 +1,12 @@
 """Positional panel: P, chosen columns, binary analogy, M(δ) check and P Pᵀ follow the controls."""
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
 from explorer.ui.panels.positional_panel import PositionalPanel
 from explorer.ui.widgets.export import export_target
-
-# PySide6 6.12.0 on CPython < 3.12 drops a reference to None (and True/False) on every void Qt call and
-# every slot call; after a few thousand the interpreter aborts ("deallocating None"). Extra references,
-# held by a list that is itself never freed (not even at exit), keep these tests alive until the project
-# pins a PySide6 without the bug or guards it in conftest (see the h7 report).
-_PYSIDE_REFCOUNT_GUARD = [None, True, False] * 500_000
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_PYSIDE_REFCOUNT_GUARD))
 
 
 def closed_form_p(steps: int, d: int) -> np.ndarray:

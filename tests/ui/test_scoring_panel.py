@@ -1,8 +1,6 @@
 """Scoring panel: each control changes what the heatmaps / histograms hold; masking, settings, export."""
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
@@ -10,13 +8,6 @@ from PySide6.QtCore import QSettings
 from explorer.core.attention_demos import scoring_demo
 from explorer.ui.panels.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
 from explorer.ui.widgets.export import export_target
-
-# PySide6 6.12.0 on CPython < 3.12 drops a reference to None (and True/False) on every void Qt call and
-# every slot call; after a few thousand the interpreter aborts ("deallocating None"). Extra references,
-# held by a list that is itself never freed (not even at exit), keep these tests alive until the project
-# pins a PySide6 without the bug or guards it in conftest (see the h7 report).
-_PYSIDE_REFCOUNT_GUARD = [None, True, False] * 500_000
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_PYSIDE_REFCOUNT_GUARD))
 
 
 @pytest.fixture

@@ -27,10 +27,9 @@ class PositionalPanel(BasePanel):
     key = "positional"
     title = "Positional encoding"
     formula_html = (
-        "p<sub>i, 2j</sub> = sin(i / 10000<sup>2j/d</sup>) &nbsp; p<sub>i, 2j+1</sub> = cos(i / 10000<sup>2j/d</sup>)"
-        " &nbsp;&nbsp;|&nbsp;&nbsp; [p<sub>i+δ, 2j</sub>, p<sub>i+δ, 2j+1</sub>]<sup>⊤</sup> = "
-        "[[cos δω<sub>j</sub>, sin δω<sub>j</sub>], [−sin δω<sub>j</sub>, cos δω<sub>j</sub>]] "
-        "[p<sub>i, 2j</sub>, p<sub>i, 2j+1</sub>]<sup>⊤</sup>")
+        "p<sub>i, 2j</sub> = sin(iω<sub>j</sub>), &nbsp;p<sub>i, 2j+1</sub> = cos(iω<sub>j</sub>), "
+        "&nbsp;ω<sub>j</sub> = 10000<sup>−2j/d</sup> &nbsp;&nbsp;|&nbsp;&nbsp; P[i+δ] = M(δ) P[i], &nbsp;"
+        "M(δ) = blocks [[cos δω<sub>j</sub>, sin δω<sub>j</sub>], [−sin δω<sub>j</sub>, cos δω<sub>j</sub>]]")
     explanation_html = (
         "Self-attention treats its input as a set, so the Transformer adds a position signal to each token: "
         "row i of P. Each pair of columns is a sine and a cosine of the position at its own frequency, fast "
@@ -227,6 +226,10 @@ class PositionalPanel(BasePanel):
         for pw in (self.curves_plot, self.check_plot):
             pw.setBackground("k" if dark else "w")
             item = pw.getPlotItem()
+            item.legend.setLabelTextColor(fg)
+            for _, label in item.legend.items:
+                label.setText(label.text, color=fg)  # setLabelTextColor alone leaves drawn labels as they were
+            item.legend.setBrush(pg.mkBrush(0, 0, 0, 190) if dark else pg.mkBrush(255, 255, 255, 190))
             for name in ("left", "bottom"):
                 item.getAxis(name).setPen(fg)
                 item.getAxis(name).setTextPen(fg)

@@ -159,6 +159,9 @@ class ScalingSection(QWidget):
                 plot.getAxis(name).setPen(fg)
                 plot.getAxis(name).setTextPen(fg)
             plot.titleLabel.setText(plot.titleLabel.text, color=fg)
+        self.entropy_plot.legend.setLabelTextColor(fg)
+        for _, label in self.entropy_plot.legend.items:
+            label.setText(label.text, color=fg)  # setLabelTextColor alone leaves drawn labels as they were
         theory = pg.mkPen("#bbbbbb" if dark else "#444444", width=2, style=Qt.PenStyle.DashLine)
         self.raw_theory.setPen(theory)
         self.scaled_theory.setPen(theory)
