@@ -77,3 +77,40 @@ class StallMeter:
         self.worst_ms = max(self.worst_ms, late)
         self.ticks += 1
         self._last = now
+
+
+# ----------------------------------------------------------------------------------- process figures
+def rss_mb() -> float:
+    """Resident memory of this process in MB (Linux ``/proc``; peak RSS elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def os_thread_count() -> int:
+    """Operating-system threads of this process (a QThread left running shows up here)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+#: The studio's smallest sensible run: 48 built-in pairs, batches of 8 (6 steps an epoch), a 1-layer model.
+TINY_STUDIO = dict(num_hiddens=8, num_layers=1, num_heads=2, ffn_num_hiddens=16, dropout=0.0, batch_size=8,
+                   num_steps=6, lr=0.01, snapshot_every=2, min_freq=1, seed=0, device="cpu")
+
+
+def configure_tiny_studio(panel: Any, epochs: int) -> None:
+    """Fill a ``StudioPanel`` form for a tiny run of ``epochs`` epochs on 48 pairs."""
+    panel.form.set_values({**TINY_STUDIO, "num_epochs": epochs})
+    if panel.data.num_examples.value() != 48:
+        panel.data.num_examples.setValue(48)
+    assert panel.controls.start_button.isEnabled(), panel.inline_message()

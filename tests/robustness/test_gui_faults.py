@@ -1,0 +1,137 @@
+"""Faults while the studio trains (issue 6): NaN loss and out-of-memory end with a message and a usable model;
+a failed save keeps the previous file; rapid start/pause/stop cycles and closing the window mid-epoch leave no
+thread running. A small version of ``bench/robustness_cycles.py``; the stall meter watches the GUI thread."""
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from explorer.core import checkpoint as ck
+from explorer.core import training
+from explorer.core.checkpoint import load_model
+from explorer.ui.main_window import MainWindow
+from explorer.ui.panel_registry import panel_spec
+from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.settings import AppSettings
+from robust_helpers import configure_tiny_studio, os_thread_count, rss_mb
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+
+@pytest.fixture
+def studio(qtbot: Any) -> Any:
+    panel = StudioPanel()
+    qtbot.addWidget(panel)
+    yield panel
+    panel.shutdown(3000)
+
+
+def _train_until_finished(qtbot: Any, panel: StudioPanel, epochs: int = 3) -> None:
+    configure_tiny_studio(panel, epochs=epochs)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
+
+
+def test_nan_loss_stops_with_a_message_and_keeps_a_usable_model(qtbot: Any, studio: StudioPanel, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                stall_meter: Any) -> None:
+    real = training.F.cross_entropy
+    calls = {"n": 0}
+
+    def poisoned(*args: Any, **kwargs: Any) -> torch.Tensor:
+        calls["n"] += 1
+        loss = real(*args, **kwargs)
+        return loss * float("nan") if calls["n"] == 5 else loss
+
+    monkeypatch.setattr(training.F, "cross_entropy", poisoned)
+    stall_meter.start()
+    _train_until_finished(qtbot, studio, epochs=20)
+    assert "smaller learning rate" in studio.inline_message()
+    assert studio.loss_plot.step_count() == 4
+    model = studio.record.model
+    assert all(torch.isfinite(t).all() for t in model.state_dict().values() if t.is_floating_point())
+    assert studio.translate_view.translate_now() is not None
+    assert studio.save_model_to(str(tmp_path / "kept.safetensors"))  # nothing is lost
+    assert load_model(tmp_path / "kept.safetensors").model_config.num_hiddens == 8
+
+
+def test_out_of_memory_suggests_a_smaller_batch(qtbot: Any, studio: StudioPanel,
+                                                monkeypatch: pytest.MonkeyPatch, stall_meter: Any) -> None:
+    def oom(*args: Any, **kwargs: Any) -> torch.Tensor:
+        raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+
+    monkeypatch.setattr(training, "clip_grad_norm", oom)
+    stall_meter.start()
+    _train_until_finished(qtbot, studio)
+    assert "smaller batch size" in studio.inline_message()
+    assert not studio.is_training()
+
+
+def test_failed_save_keeps_the_previous_file(qtbot: Any, studio: StudioPanel, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _train_until_finished(qtbot, studio, epochs=1)
+    path = tmp_path / "model.safetensors"
+    assert studio.save_model_to(str(path))
+    before = path.read_bytes()
+
+    def disk_full(handle: Any, data: bytes) -> None:
+        handle.write(data[:100])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ck, "_write_all", disk_full)
+    assert studio.save_model_to(str(path)) is False
+    assert "No space left on device" in studio.inline_message()
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [path.name]
+    assert studio.save_model_to(str(tmp_path)) is False and "folder" in studio.inline_message()
+
+
+def test_rapid_start_pause_stop_cycles(qtbot: Any, studio: StudioPanel, stall_meter: Any) -> None:
+    configure_tiny_studio(studio, epochs=10_000)
+    threads_before, rss_before = os_thread_count(), rss_mb()
+    stall_meter.start()
+    for cycle in range(12):
+        assert studio.start_training(), studio.inline_message()
+        if cycle % 3 == 0:
+            qtbot.waitUntil(lambda: studio.loss_plot.step_count() >= 1, timeout=30_000)
+        if cycle % 2 == 0:
+            studio.controls.pause_button.click()
+            studio.controls.step_button.click()
+            studio.controls.pause_button.click()  # resume
+        if cycle % 4 == 3:
+            studio.reset()  # the harshest stop: retire the worker at once
+        else:
+            studio.controls.stop_button.click()
+            qtbot.waitUntil(lambda: studio.state == "finished", timeout=30_000)
+        qtbot.wait(5)
+    assert not studio.is_training()
+    qtbot.waitUntil(lambda: os_thread_count() <= threads_before, timeout=10_000)
+    rss_after = rss_mb()
+    assert rss_after - rss_before < 300, f"RSS grew from {rss_before:.0f} to {rss_after:.0f} MB"
+
+
+def test_closing_the_window_mid_epoch(qtbot: Any, tmp_path: Path, stall_meter: Any) -> None:
+    import time
+
+    threads_before = os_thread_count()
+    stall_meter.start()
+    for _ in range(3):
+        window = MainWindow(AppSettings(tmp_path), panels=(panel_spec("studio"),), device_probe=None)
+        qtbot.addWidget(window)
+        window.show_panel("studio")
+        panel = window.panel("studio")
+        assert isinstance(panel, StudioPanel)
+        configure_tiny_studio(panel, epochs=10_000)
+        assert panel.start_training()
+        qtbot.waitUntil(lambda: panel.loss_plot.step_count() >= 2, timeout=30_000)
+        asked: list[list[str]] = []
+        window.confirm_close = lambda reasons: asked.append(reasons) or True  # type: ignore[method-assign]
+        t0 = time.perf_counter()
+        assert window.close()
+        assert time.perf_counter() - t0 < 3.0, "closing never hangs"
+        assert asked and "training" in asked[0][0]
+        assert not panel.is_training()
+    qtbot.waitUntil(lambda: os_thread_count() <= threads_before, timeout=10_000)
