@@ -97,12 +97,12 @@ def test_impossible_offsets_are_explained(panel):
 
 
 def test_settings_round_trip(panel, qtbot, tmp_path):
-    panel.dim_spin.setValue(20)
-    panel.steps_spin.setValue(40)
-    panel.first_col_spin.setValue(2)
-    panel.last_col_spin.setValue(4)
+    panel.dim_spin.setValue(64)  # beyond the default ranges of the columns and rows
+    panel.steps_spin.setValue(100)
+    panel.first_col_spin.setValue(40)
+    panel.last_col_spin.setValue(44)
     panel.delta_slider.setValue(-4)
-    panel.row_slider.setValue(33)
+    panel.row_slider.setValue(83)
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     panel.save_settings(settings)
     settings.sync()
@@ -110,9 +110,10 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     qtbot.addWidget(other)
     other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     values = [w.value() for w in other.controls.values()]
-    assert values == [20, 40, 2, 4, -4, 33]
-    np.testing.assert_allclose(other.p_map.image_item.image, closed_form_p(40, 20), atol=1e-6)
-    np.testing.assert_allclose(other.target_curve.getData()[1], closed_form_p(40, 20)[29], atol=1e-6)
+    assert values == [64, 100, 40, 44, -4, 83]
+    np.testing.assert_allclose(other.p_map.image_item.image, closed_form_p(100, 64), atol=1e-6)
+    np.testing.assert_allclose(other.target_curve.getData()[1], closed_form_p(100, 64)[79], atol=1e-6)
+    assert other.columns() == [40, 41, 42, 43, 44]
     other.shutdown(1000)
 
 

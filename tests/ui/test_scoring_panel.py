@@ -134,6 +134,12 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     settle(qtbot, panel)
     assert panel.inline_message() == ""
     panel.scaling.d_slider.setValue(32)
+    panel.batch_size_spin.setValue(4)  # ranges that depend on other controls must not clamp the restore
+    panel.batch_index_spin.setValue(3)
+    panel.mask_combo.setCurrentText(MASK_MODES[1])
+    panel.keys_spin.setValue(20)
+    panel.length_spins[2].setValue(17)
+    settle(qtbot, panel)
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     panel.save_settings(settings)
     settings.sync()
@@ -142,7 +148,9 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     other.restore_settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settle(qtbot, other)
     assert other.queries_spin.value() == 5 and other.seed_spin.value() == 42
-    assert other.mask_combo.currentText() == MASK_MODES[2] and other.length_edits[1].text() == "5 4 3 2 1"
+    assert other.mask_combo.currentText() == MASK_MODES[1] and other.length_edits[1].text() == "5 4 3 2 1"
+    assert (other.batch_size_spin.value(), other.batch_index_spin.value()) == (4, 3)
+    assert other.length_spins[2].value() == 17
     assert other.scaling.d_slider.value() == 32
     # construction and restore both asked for the scaling demo; the entropy sweep must survive that
     qtbot.waitUntil(lambda: other.scaling.result is not None and other.scaling.result.dim == 32, timeout=10000)

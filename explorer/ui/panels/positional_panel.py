@@ -192,6 +192,12 @@ class PositionalPanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
+        # widest ranges first (they depend on encoding_dim / num_steps); _on_control_changed narrows them
+        for widget, top in ((self.first_col_spin, self.dim_spin.maximum() - 1),
+                            (self.last_col_spin, self.dim_spin.maximum() - 1),
+                            (self.row_slider, self.steps_spin.maximum() - 1)):
+            with QSignalBlocker(widget):
+                widget.setMaximum(top)
         restore_controls(self, settings, self.controls)
         self._on_control_changed(0)
 

@@ -230,6 +230,12 @@ class ScoringPanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
+        # widest ranges first, so a stored value is not clamped by a range that depends on another
+        # control restored later; _sync_controls narrows them again
+        for spin, top in ((self.batch_index_spin, MAX_BATCH - 1),
+                          *((s, self.keys_spin.maximum()) for s in self.length_spins)):
+            with QSignalBlocker(spin):
+                spin.setMaximum(top)
         restore_controls(self, settings, self.controls)
         self._filled_queries = self.queries_spin.value()  # the restored per-query lengths match it
         self._sync_controls()
