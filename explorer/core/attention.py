@@ -92,6 +92,20 @@ def valid_lens_bias(valid_lens: Tensor, num_queries: int, num_keys: int, dtype: 
     return bias[:, None, :, :]  # (B, 1, Q, K)
 
 
+def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
+    """Inverted dropout, the same law as ``F.dropout`` (keep with probability 1 - p, scale by 1/(1-p)).
+
+    Built from one ``rand`` and in-place ops, which costs about a third less than ``F.dropout`` on the CPU
+    for the small tensors of the book's model.
+    """
+    if not training or p == 0.0:
+        return x
+    if p >= 1.0:
+        return x * 0.0
+    keep = torch.rand(x.shape, dtype=x.dtype, device=x.device).ge_(p).mul_(1.0 / (1.0 - p))
+    return x * keep
+
+
 class DotProductAttention(nn.Module):
     """Scaled dot-product attention ``softmax(QKᵀ/√d) V`` (book §11.3.3)."""
 
@@ -170,15 +184,41 @@ class MultiHeadAttention(nn.Module):
         -------
         output (B, Q, num_hiddens) and weights (B, h, Q, K), or None when not requested.
         """
-        q = self._split_heads(self.W_q(queries))  # (B, h, Q, d)
-        k = self._split_heads(self.W_k(keys))  # (B, h, K, d)
-        v = self._split_heads(self.W_v(values))  # (B, h, K, d)
-        scores = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(q.shape[-1]))  # (B, h, Q, K)
-        if attn_bias is not None:
-            weights = F.softmax(scores + attn_bias, dim=-1)
+        q, k, v = self._project(queries, keys, values)  # each (B, h, T, d)
+        scale = 1.0 / math.sqrt(q.shape[-1])
+        if attn_bias is None and valid_lens is not None:  # the general path: exact zeros, empty rows all 0
+            weights = masked_softmax(torch.matmul(q, k.transpose(-1, -2)) * scale, valid_lens)  # (B, h, Q, K)
+            context = torch.matmul(self._drop(weights), v)  # (B, h, Q, d)
         else:
-            weights = masked_softmax(scores, valid_lens)
-        context = torch.matmul(self.dropout(weights), v)  # (B, h, Q, d)
+            # Key-major scores (B, h, K, Q): a softmax over a non-last axis runs a vectorised CPU kernel that
+            # is ~4x faster than the one for short last axes (K is ~10 in the book's model).
+            scores_t = torch.matmul(k, q.transpose(-1, -2)) * scale  # (B, h, K, Q)
+            if attn_bias is not None:
+                scores_t = scores_t + attn_bias.transpose(-1, -2)  # bias (.., Q|1, K) -> (.., K, Q|1)
+            weights_t = F.softmax(scores_t, dim=-2)  # (B, h, K, Q)
+            context = torch.matmul(self._drop(weights_t).transpose(-1, -2), v)  # (B, h, Q, d)
+            weights = weights_t.transpose(-1, -2)  # (B, h, Q, K), a view
         batch, _, steps, _ = context.shape
         output = self.W_o(context.transpose(1, 2).reshape(batch, steps, self.num_hiddens))  # (B, Q, h*d)
         return output, (weights if need_weights else None)
+
+    def _drop(self, weights: Tensor) -> Tensor:
+        return dropout(weights, self.dropout.p, self.training)
+
+    def _project(self, queries: Tensor, keys: Tensor, values: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Q, K, V projections split into heads; one fused matmul for self-attention (q = k = v), one for
+        K and V when keys are values (cross-attention). Same weights, same results, fewer kernel calls."""
+        W_q, W_k, W_v = self.W_q, self.W_k, self.W_v
+        same_size = W_q.in_features == W_k.in_features == W_v.in_features
+        if queries is keys and keys is values and same_size:
+            weight = torch.cat([W_q.weight, W_k.weight, W_v.weight])  # (3hd, d_in)
+            bias = None if W_q.bias is None else torch.cat([W_q.bias, W_k.bias, W_v.bias])
+            q, k, v = F.linear(queries, weight, bias).split(self.num_hiddens, dim=-1)  # 3 × (B, T, hd)
+        elif keys is values and W_k.in_features == W_v.in_features:
+            weight = torch.cat([W_k.weight, W_v.weight])  # (2hd, d_in)
+            bias = None if W_k.bias is None else torch.cat([W_k.bias, W_v.bias])
+            q = W_q(queries)
+            k, v = F.linear(keys, weight, bias).split(self.num_hiddens, dim=-1)  # 2 × (B, K, hd)
+        else:
+            q, k, v = W_q(queries), W_k(keys), W_v(values)
+        return self._split_heads(q), self._split_heads(k), self._split_heads(v)

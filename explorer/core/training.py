@@ -44,6 +44,7 @@ class TrainingConfig:
     ``objective="book"`` minimises what the book's loss sums: each sequence's masked token losses averaged
     over ``num_steps``, summed over the batch (clipping sees that scale); ``"token_mean"`` minimises the
     mean per-token cross-entropy. ``grad_clip=0`` disables clipping; ``snapshot_every=0`` disables snapshots.
+    ``amp`` turns on bfloat16 autocast on CUDA GPUs that support it (it is ignored elsewhere).
     """
 
     model: TransformerConfig = field(default_factory=TransformerConfig)
@@ -174,6 +175,48 @@ def clip_grad_norm(grads: list[Tensor], max_norm: float) -> Tensor:
     norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
     torch._foreach_mul_(grads, torch.clamp(max_norm / norm, max=1.0))
     return norm
+
+
+class Adam:
+    """Adam (Kingma & Ba), the update of ``torch.optim.Adam(foreach=True)`` without its bookkeeping.
+
+    Same arithmetic in the same order (so the same numbers), with the step count kept as a Python int:
+    ``torch.optim`` reads one step tensor per parameter back to the host every step, and importing it
+    pulls in ``torch._dynamo`` (seconds).
+    """
+
+    def __init__(self, params: list[Tensor], lr: float, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8) -> None:
+        self.params, self.lr, self.betas, self.eps = list(params), float(lr), betas, float(eps)
+        self.exp_avg = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
+        self.exp_avg_sq = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
+        self.steps = 0
+
+    def zero_grad(self) -> None:
+        """Drop the gradients (the next backward pass allocates fresh ones)."""
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        """One update of every parameter that has a gradient."""
+        have = [i for i, p in enumerate(self.params) if p.grad is not None]
+        if not have:
+            return
+        params = [self.params[i] for i in have]
+        grads = [self.params[i].grad for i in have]
+        m = [self.exp_avg[i] for i in have]
+        v = [self.exp_avg_sq[i] for i in have]
+        beta1, beta2 = self.betas
+        self.steps += 1
+        torch._foreach_lerp_(m, grads, 1 - beta1)
+        torch._foreach_mul_(v, beta2)
+        torch._foreach_addcmul_(v, grads, grads, 1 - beta2)
+        step_size = (self.lr / (1 - beta1 ** float(self.steps))) * -1
+        denom = torch._foreach_sqrt(v)
+        torch._foreach_div_(denom, (1 - beta2 ** float(self.steps)) ** 0.5)
+        torch._foreach_add_(denom, self.eps)
+        torch._foreach_addcdiv_(params, m, denom, step_size)
 
 
 class Trainer:
@@ -313,10 +356,9 @@ class Trainer:
         src_all, src_len_all, dec_all, lab_all, tgt_len_np = self._device_tensors()
         n, bs, steps = len(self.dataset), cfg.batch_size, cfg.num_steps
         params = [p for p in model.parameters() if p.requires_grad]
-        optimizer = torch.optim.Adam(params, lr=cfg.lr, foreach=True)
-        use_amp = cfg.amp and dev.type == "cuda"
-        amp_dtype = torch.bfloat16 if use_amp and torch.cuda.is_bf16_supported() else torch.float16
-        scaler = torch.amp.GradScaler("cuda") if use_amp and amp_dtype == torch.float16 else None
+        optimizer = Adam(params, lr=cfg.lr)
+        # Mixed precision: bfloat16 autocast (no loss scaling needed) on CUDA GPUs that support it.
+        use_amp = cfg.amp and dev.type == "cuda" and torch.cuda.is_bf16_supported()
         shuffle = torch.Generator().manual_seed(cfg.seed)
         torch.manual_seed(cfg.seed + 1)  # dropout stream, independent of what ran since __init__
         model.train()
@@ -344,18 +386,14 @@ class Trainer:
                         return
                     sl = slice(b * bs, (b + 1) * bs)
                     tokens = int(batch_tokens[b])
-                    with torch.autocast(dev.type, dtype=amp_dtype, enabled=use_amp):
+                    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=use_amp):
                         logits, _ = model(src_e[sl], len_e[sl], dec_e[sl])
                         loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
                                                    lab_e[sl].reshape(-1), ignore_index=IGNORE,
                                                    reduction="sum")
                     objective = loss_sum / (steps if cfg.objective == "book" else tokens)
-                    optimizer.zero_grad(set_to_none=True)
-                    if scaler is not None:
-                        scaler.scale(objective).backward()
-                        scaler.unscale_(optimizer)
-                    else:
-                        objective.backward()
+                    optimizer.zero_grad()
+                    objective.backward()
                     grads = [p.grad for p in params if p.grad is not None]
                     if cfg.grad_clip > 0:
                         norm = clip_grad_norm(grads, cfg.grad_clip)
@@ -363,18 +401,14 @@ class Trainer:
                         norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
                     loss_value, norm_value = torch.stack([loss_sum.detach().float(), norm.float()]).tolist()
                     self.step += 1
-                    if not math.isfinite(loss_value) or (scaler is None and not math.isfinite(norm_value)):
+                    if not math.isfinite(loss_value) or not math.isfinite(norm_value):
                         what = "loss" if not math.isfinite(loss_value) else "gradient"
                         yield ErrorEvent(step=self.step, reason="nonfinite", message=(
                             f"the {what} became {loss_value if what == 'loss' else norm_value} at step "
                             f"{self.step} (epoch {self.epoch}); training stopped and the model keeps the "
                             f"weights of step {self.step - 1}. Try a smaller learning rate (now {cfg.lr})."))
                         return
-                    if scaler is not None:
-                        scaler.step(optimizer)
-                        scaler.update()
-                    else:
-                        optimizer.step()
+                    optimizer.step()
                     per_token = loss_value / max(tokens, 1)
                     ep_loss_sum += loss_value
                     ep_tokens += tokens

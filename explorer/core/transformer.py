@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from explorer.core.attention import MASK_VALUE, MultiHeadAttention, valid_lens_bias
+from explorer.core.attention import MASK_VALUE, MultiHeadAttention, dropout, valid_lens_bias
 from explorer.core.positional import PositionalEncoding
 
 
@@ -122,11 +122,11 @@ class AddNorm(nn.Module):
 
     def forward(self, X: Tensor, Y: Tensor) -> Tensor:
         """X, Y (B, T, d) -> (B, T, d)."""
-        return self.ln(self.dropout(Y) + X)
+        return self.ln(dropout(Y, self.dropout.p, self.training) + X)
 
     def residual(self, X: Tensor, Y: Tensor) -> Tensor:
         """Pre-LN form: ``X + dropout(Y)`` (the norm was applied to the sublayer's input)."""
-        return X + self.dropout(Y)
+        return X + dropout(Y, self.dropout.p, self.training)
 
 
 class EncoderBlock(nn.Module):
@@ -199,6 +199,16 @@ class DecoderBlock(nn.Module):
         return self.addnorm3(Z, self.ffn(Z)), kv, self_w, cross_w
 
 
+def _embed(embedding: nn.Embedding, pos: PositionalEncoding, ids: Tensor, scale: float, start: int = 0) -> Tensor:
+    """``dropout(embedding(ids) × √d + P[start:start+T])``, (B, T) -> (B, T, d)."""
+    steps = ids.shape[1]
+    if start + steps > pos.max_len:
+        raise ValueError(f"sequence of {start + steps} positions exceeds the positional encoding's limit "
+                         f"of {pos.max_len}")
+    X = embedding(ids) * scale + pos.P[:, start:start + steps]  # (B, T, d)
+    return dropout(X, pos.dropout.p, pos.training)
+
+
 class TransformerEncoder(nn.Module):
     """Embedding × √d + positional encoding, then ``num_layers`` encoder blocks."""
 
@@ -212,7 +222,7 @@ class TransformerEncoder(nn.Module):
 
     def forward(self, src: Tensor, src_bias: Tensor, need_weights: bool = False) -> tuple[Tensor, list[Tensor]]:
         """src (B, Ts) ids, src_bias (B, 1, 1, Ts) -> encoder output (B, Ts, d) and per-layer weights."""
-        X = self.pos_encoding(self.embedding(src) * self.scale)
+        X = _embed(self.embedding, self.pos_encoding, src, self.scale)
         maps: list[Tensor] = []
         for block in self.blocks:
             X, weights = block(X, src_bias, need_weights)
@@ -241,12 +251,7 @@ class TransformerDecoder(nn.Module):
         """dec_input (B, T) ids at positions ``t .. t+T-1`` (t = cached length) -> logits (B, T, V),
         the new per-layer cache (B, t + T, d), self weights and cross weights per layer."""
         start = 0 if past is None else past[0].shape[1]
-        X = self.embedding(dec_input) * self.scale
-        if start:
-            P = self.pos_encoding.P[:, start:start + X.shape[1]].to(X.dtype)  # (1, T, d)
-            X = self.pos_encoding.dropout(X + P)
-        else:
-            X = self.pos_encoding(X)
+        X = _embed(self.embedding, self.pos_encoding, dec_input, self.scale, start)
         cache: list[Tensor] = []
         self_maps: list[Tensor] = []
         cross_maps: list[Tensor] = []

@@ -225,3 +225,23 @@ def test_resolve_device() -> None:
             resolve_device("cuda")
     with pytest.raises(ConfigError):
         resolve_device("quantum")
+
+
+def test_adam_matches_torch_optim_adam_exactly() -> None:
+    from explorer.core.training import Adam
+
+    g = torch.Generator().manual_seed(0)
+    ours = [torch.randn(4, 3, generator=g), torch.randn(5, generator=g)]
+    theirs = [p.clone().requires_grad_() for p in ours]
+    ours = [p.requires_grad_() for p in ours]
+    opt_ours, opt_theirs = Adam(ours, lr=0.005), torch.optim.Adam(theirs, lr=0.005, foreach=True)
+    for _ in range(5):
+        grads = [torch.randn(p.shape, generator=g) for p in ours]
+        for p, q, grad in zip(ours, theirs, grads):
+            p.grad, q.grad = grad.clone(), grad.clone()
+        opt_ours.step()
+        opt_theirs.step()
+        opt_ours.zero_grad()
+        assert all(p.grad is None for p in ours)
+        for p, q in zip(ours, theirs):
+            assert torch.equal(p, q)
