@@ -74,29 +74,33 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Train, inspect and use the Transformer of Dive into Deep Learning §11.7.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    train = sub.add_parser("train", help="train a model and optionally save it",
-                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    train = sub.add_parser("train", help="train a model and optionally save it")
     train.add_argument("--data", default="builtin", metavar="builtin|PATH|task:copy|task:reverse|task:sort",
-                       help="training data: the bundled corpus, a fra.txt/.tsv/.zip file, or a synthetic task")
+                       help="the bundled corpus, a fra.txt/.tsv/.zip file, or a synthetic task (default: %(default)s)")
     train.add_argument("--num-examples", type=positive_int, default=d["num_examples"], metavar="N",
-                       help="number of sentence pairs to train on")
-    train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N")
-    train.add_argument("--seed", type=non_negative_int, default=d["seed"], metavar="S")
-    train.add_argument("--device", choices=DEVICES, default="auto")
+                       help="sentence pairs to train on (default: %(default)s)")
+    train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N",
+                       help="passes over the data (default: %(default)s)")
+    train.add_argument("--seed", type=non_negative_int, default=d["seed"], metavar="S",
+                       help="seeds weights, batches and synthetic data (default: %(default)s)")
+    train.add_argument("--device", choices=DEVICES, default=d["device"],
+                       help="auto = CUDA, then Apple MPS, then CPU (default: %(default)s)")
     train.add_argument("--threads", type=positive_int, metavar="N",
                        help="CPU threads for torch (default: torch's choice; 1 is often faster on a busy machine)")
-    train.add_argument("--out", metavar="FILE", help="save the trained model here (.safetensors)")
+    train.add_argument("--out", metavar="FILE", help="save the trained model here (a .safetensors file)")
     train.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
     hp = train.add_argument_group("hyperparameters (the book's settings by default)")
-    hp.add_argument("--num-hiddens", type=positive_int, default=d["num_hiddens"], metavar="N")
-    hp.add_argument("--num-layers", type=positive_int, default=d["num_layers"], metavar="N")
-    hp.add_argument("--num-heads", type=positive_int, default=d["num_heads"], metavar="N")
-    hp.add_argument("--ffn-num-hiddens", type=positive_int, default=d["ffn_num_hiddens"], metavar="N")
-    hp.add_argument("--dropout", type=probability, default=d["dropout"], metavar="P")
-    hp.add_argument("--batch-size", type=positive_int, default=d["batch_size"], metavar="N")
-    hp.add_argument("--num-steps", type=positive_int, default=d["num_steps"], metavar="N",
-                    help="sequence length (tokens) sentences are padded or cut to")
-    hp.add_argument("--lr", type=positive_float, default=d["lr"], metavar="LR")
+    for flag, key, kind, meta, text in (
+        ("--num-hiddens", "num_hiddens", positive_int, "N", "model width"),
+        ("--num-layers", "num_layers", positive_int, "N", "encoder and decoder blocks"),
+        ("--num-heads", "num_heads", positive_int, "N", "attention heads (must divide --num-hiddens)"),
+        ("--ffn-num-hiddens", "ffn_num_hiddens", positive_int, "N", "hidden units of the position-wise FFN"),
+        ("--dropout", "dropout", probability, "P", "dropout probability"),
+        ("--batch-size", "batch_size", positive_int, "N", "sentence pairs per step"),
+        ("--num-steps", "num_steps", positive_int, "N", "tokens each sentence is padded or cut to"),
+        ("--lr", "lr", positive_float, "LR", "Adam learning rate"),
+    ):
+        hp.add_argument(flag, type=kind, default=d[key], metavar=meta, help=text + " (default: %(default)s)")
 
     tr = sub.add_parser("translate", help="translate sentences with a saved model")
     tr.add_argument("--model", required=True, metavar="FILE")
