@@ -337,3 +337,16 @@ def test_damaged_files_load_or_raise_checkpoint_error(tmp_path: Path, data: st.D
         assert str(exc)
     else:
         assert len(loaded.src_vocab) > 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root ignores folder permissions")
+def test_read_only_folder_keeps_old_file(tmp_path: Path) -> None:
+    path = _saved(tmp_path)
+    before = path.read_bytes()
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(CheckpointError, match="cannot write"):
+            save_checkpoint(path, {"other": torch.ones(3)}, {})
+        assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [path.name]
+    finally:
+        tmp_path.chmod(0o755)
