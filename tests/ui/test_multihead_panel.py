@@ -56,10 +56,11 @@ def test_invalid_head_count_is_explained_not_crashed(panel, qtbot):
     message = panel.inline_message()
     assert "not divisible" in message and "Try num_heads = 1, 2, 4." in message
     assert "1, 2, 4, 8, 16" in panel.info_label.text()
-    assert len(panel.grid.plots) == len(before)  # the last valid picture stays
+    assert len(panel.grid.plots) == len(before)  # the last valid picture stays, dimmed
+    assert panel.grid.ci.opacity() < 0.5
     panel.hiddens_spin.setValue(18)  # 18 / 3 works again
     settle(qtbot, panel)
-    assert panel.inline_message() == "" and len(panel.grid.plots) == 4
+    assert panel.inline_message() == "" and len(panel.grid.plots) == 4 and panel.grid.ci.opacity() == 1.0
 
 
 def test_sentence_and_random_input(panel, qtbot):

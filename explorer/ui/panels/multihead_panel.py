@@ -102,6 +102,7 @@ class MultiHeadPanel(BasePanel):
         except DemoError as err:
             self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
+            self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
             self.info_label.setText(f"num_hiddens = {hiddens} splits evenly into "
                                     f"{', '.join(map(str, head_choices(hiddens)))} heads.")
             return
@@ -145,11 +146,13 @@ class MultiHeadPanel(BasePanel):
     def _on_runner_result_ready(self, result: object) -> None:
         self.result = result
         self.clear_inline_message()
+        self.grid.ci.setOpacity(1.0)
         self._draw()
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
         self.show_inline_message(message)
+        self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
 
     @Slot(str)
     def _on_sentence_edit_text_edited(self, _text: str) -> None:

@@ -149,6 +149,7 @@ class ScoringPanel(BasePanel):
         except DemoError as err:
             self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
+            self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
             return
         self.runner.submit(scoring_demo, batch_size=self.batch_size_spin.value(),
                            num_queries=self.queries_spin.value(), num_keys=self.keys_spin.value(),
@@ -206,11 +207,13 @@ class ScoringPanel(BasePanel):
     def _on_runner_result_ready(self, result: object) -> None:
         self.result = result
         self.clear_inline_message()
+        self.grid.ci.setOpacity(1.0)
         self._draw()
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
         self.show_inline_message(message)
+        self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
 
     @Slot(int, int, int)
     def _on_grid_cell_clicked(self, _tile: int, row: int, _col: int) -> None:
