@@ -120,6 +120,10 @@ def test_scaling_slider_redraws_histograms(panel, qtbot):
     assert r.raw_var == pytest.approx(256, rel=0.15) and r.scaled_var == pytest.approx(1, rel=0.15)
     assert np.ptp(panel.scaling.raw_hist.xData) > 1.5 * np.ptp(x_before)  # wider spread at larger d
     assert "256" in panel.scaling.summary.text()
+    raw_h = panel.scaling.raw_entropy_hist.getOriginalDataset()
+    scaled_h = panel.scaling.scaled_entropy_hist.getOriginalDataset()
+    centres = (raw_h[0][:-1] + raw_h[0][1:]) / 2  # step-mode x holds bin edges
+    assert (centres * raw_h[1]).sum() < (centres * scaled_h[1]).sum()  # raw entropies pile up near 0
     x, y = panel.scaling.now_marker.getOriginalDataset()  # getData() is log10(x) here
     assert list(x) == [256, 256] and y[0] < y[1]  # raw entropy below scaled
 
@@ -162,7 +166,8 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
 
 def test_export_png_svg_csv(panel, tmp_path):
     targets = {t.name: t for t in panel.export_targets()}
-    assert set(targets) == {"weights", "raw_dot_products", "scaled_dot_products", "entropy_vs_d"}
+    assert set(targets) == {"weights", "raw_dot_products", "scaled_dot_products", "entropy_per_query",
+                            "entropy_vs_d"}
     for name, target in targets.items():
         for fmt in ("png", "svg", "csv"):
             path = export_target(target, tmp_path / f"{name}.{fmt}", fmt)

@@ -46,12 +46,18 @@ class ScalingSection(QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.raw_plot = self.plots.addPlot(row=0, col=0, title="raw q·k")
         self.scaled_plot = self.plots.addPlot(row=0, col=1, title="scaled q·k/√d")
-        self.entropy_plot = self.plots.addPlot(row=0, col=2, title="entropy vs d")
+        self.entropy_hist_plot = self.plots.addPlot(row=0, col=2, title="entropy per query")
+        self.entropy_plot = self.plots.addPlot(row=0, col=3, title="entropy vs d")
         self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
         self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
         self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
                                                  pen=SCALED_COLOUR)
         self.scaled_theory = self.scaled_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
+        self.raw_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
+                                                            brush=RAW_COLOUR + "60", pen=RAW_COLOUR)
+        self.scaled_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
+                                                               brush=SCALED_COLOUR + "60", pen=SCALED_COLOUR)
+        self.entropy_hist_plot.setLabel("bottom", "entropy (nats)")
         self.entropy_plot.addLegend(offset=(10, -10))  # bottom left: the curves leave it empty
         self.entropy_plot.setLogMode(x=True, y=False)
         self.raw_sweep = self.entropy_plot.plot(pen=RAW_COLOUR, symbol="o", symbolSize=5,
@@ -61,12 +67,12 @@ class ScalingSection(QWidget):
         self.now_marker = self.entropy_plot.plot(pen=None, symbol="star", symbolSize=14,
                                                  symbolBrush="#27ae60")
         self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-                                            label="uniform: ln K", labelOpts={"position": 0.8})
+                                            label="ln K (uniform)", labelOpts={"position": 0.3})
         self.entropy_plot.addItem(self.uniform_line)
         self.entropy_plot.setLabel("bottom", "d")
-        self.entropy_plot.setLabel("left", "softmax entropy (nats)")
-        for plot in (self.raw_plot, self.scaled_plot):
-            plot.setLabel("left", "density")
+        self.entropy_plot.setLabel("left", "mean entropy (nats)")
+        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot):
+            plot.getAxis("left").enableAutoSIPrefix(False)  # densities; an SI caption would eat the width
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -114,6 +120,8 @@ class ScalingSection(QWidget):
         self.raw_theory.setData(*result.raw_theory)
         self.scaled_hist.setData(result.scaled_hist.edges, result.scaled_hist.counts)
         self.scaled_theory.setData(*result.scaled_theory)
+        self.raw_entropy_hist.setData(result.raw_entropy_hist.edges, result.raw_entropy_hist.counts)
+        self.scaled_entropy_hist.setData(result.scaled_entropy_hist.edges, result.scaled_entropy_hist.counts)
         self.now_marker.setData([result.dim, result.dim],
                                 [result.raw_entropy.mean(), result.scaled_entropy.mean()])
         self.raw_plot.setTitle(f"raw q·k (var {result.raw_var:.1f})")
@@ -147,14 +155,22 @@ class ScalingSection(QWidget):
             return (["d", "raw_entropy", "scaled_entropy", "raw_var", "scaled_var"],
                     np.column_stack([s.dims, s.raw_entropy, s.scaled_entropy, s.raw_var, s.scaled_var]))
 
+        def entropy_csv() -> tuple[list[str], np.ndarray]:
+            header = ["left_edge", "right_edge", "raw_density", "scaled_density"]
+            if self.result is None:
+                return header, np.zeros((0, 4))
+            raw, scaled = self.result.raw_entropy_hist, self.result.scaled_entropy_hist
+            return header, np.column_stack([raw.edges[:-1], raw.edges[1:], raw.counts, scaled.counts])
+
         return [ExportTarget("raw_dot_products", self.raw_plot, hist_csv("raw_hist")),
                 ExportTarget("scaled_dot_products", self.scaled_plot, hist_csv("scaled_hist")),
+                ExportTarget("entropy_per_query", self.entropy_hist_plot, entropy_csv),
                 ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv)]
 
     def apply_theme(self, dark: bool) -> None:
         self.plots.setBackground("k" if dark else "w")
         fg = "#dddddd" if dark else "#222222"
-        for plot in (self.raw_plot, self.scaled_plot, self.entropy_plot):
+        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot, self.entropy_plot):
             for name in ("left", "bottom"):
                 plot.getAxis(name).setPen(fg)
                 plot.getAxis(name).setTextPen(fg)
