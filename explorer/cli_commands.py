@@ -119,7 +119,9 @@ def _check_out_path(out: str | None) -> Path | None:
         raise CliError(f"--out {out} is a folder; give a file name such as model.safetensors")
     if not path.parent.is_dir():
         raise CliError(f"--out: the folder {path.parent} does not exist")
-    return path
+    from explorer.core.checkpoint import check_writable
+
+    return check_writable(path)  # a read-only folder is found now, not after the training
 
 
 def _describe_device(device: Any) -> str:

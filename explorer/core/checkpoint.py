@@ -4,9 +4,9 @@ Loading never unpickles: only the safetensors header (JSON) and raw tensor bytes
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
-import math
 import os
 import struct
 import tempfile
@@ -28,6 +28,7 @@ FORMAT_VERSION = 1
 META_KEY = "attention_explorer"  # the safetensors metadata entry (str -> str) holding our JSON
 SUFFIX = ".safetensors"
 _MAX_HEADER = 100 * 1024 * 1024  # safetensors' own limit on the JSON header
+_MAX_DERIVED_VALUES = 32 * 1024 * 1024  # values a model may compute beyond its file (e.g. the (max_len, d) table)
 
 
 class CheckpointError(ValueError):
@@ -75,13 +76,27 @@ def _write_all(handle: Any, data: bytes) -> None:
     handle.write(data)
 
 
+def _make_temp(path: Path) -> tuple[int, str]:
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder; choose a file name to save to")
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise CheckpointError(f"cannot write to folder {path.parent}: {exc.strerror or exc}") from exc
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """Raise :class:`CheckpointError` now if ``path`` could not be saved to (e.g. before a long training run)."""
+    fd, tmp_name = _make_temp(Path(path))
+    os.close(fd)
+    os.unlink(tmp_name)
+    return Path(path)
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``."""
     folder = path.parent
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise CheckpointError(f"cannot write to folder {folder}: {exc.strerror or exc}") from exc
+    fd, tmp_name = _make_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             _write_all(handle, data)
@@ -96,16 +111,12 @@ def _atomic_write(path: Path, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
         raise
-    try:  # make the rename itself durable; not possible on every platform
+    with contextlib.suppress(OSError):  # make the rename itself durable, where the platform allows it
         dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 def save_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor],
@@ -115,8 +126,6 @@ def save_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, torch.Te
     ``format`` and ``format_version`` are added to ``meta``. Returns the path written.
     """
     path = Path(path)
-    if path.is_dir():
-        raise CheckpointError(f"{path} is a folder; choose a file name to save to")
     full_meta = {**_jsonable(dict(meta)), "format": FORMAT_NAME, "format_version": FORMAT_VERSION}
     # clone: drops shared storage (safetensors refuses aliased tensors) and moves everything to the CPU
     plain = {name: t.detach().to("cpu").contiguous().clone() for name, t in tensors.items()}
@@ -211,10 +220,7 @@ def _read_file(path: str | os.PathLike[str]) -> tuple[str, bytes]:
 
 
 def read_meta(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, list[int]]]:
-    """Metadata and tensor shapes of a checkpoint, without building tensors.
-
-    Returns ``(meta, shapes)`` with ``shapes[name] = [d0, d1, ...]``.
-    """
+    """``(meta, shapes)`` of a checkpoint without building its tensors; ``shapes[name] = [d0, d1, ...]``."""
     name, data = _read_file(path)
     header = _read_header(name, data)
     meta = _parse_meta(name, header)
@@ -287,30 +293,48 @@ def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu")
             raise
         detail = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) else str(exc)
         raise CheckpointError(f"{name} has damaged or incompatible metadata: {detail}") from exc
-    model = Seq2SeqTransformer(model_config, len(src_vocab), len(tgt_vocab))
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(tensors))
-    extra = sorted(set(tensors) - set(expected))
-    wrong = [k for k in expected if k in tensors and tuple(tensors[k].shape) != tuple(expected[k].shape)]
-    if missing or extra or wrong:
-        parts = []
-        if wrong:
-            k = wrong[0]
-            parts.append(f"tensor {k!r} has shape {tuple(tensors[k].shape)}, "
-                         f"the configuration needs {tuple(expected[k].shape)}")
-        if missing:
-            parts.append(f"missing {len(missing)} tensor(s), e.g. {missing[0]!r}")
-        if extra:
-            parts.append(f"{len(extra)} unexpected tensor(s), e.g. {extra[0]!r}")
-        raise CheckpointError(f"{name} does not match its own configuration: " + "; ".join(parts))
+    for side, vocab in (("source", src_vocab), ("target", tgt_vocab)):
+        lacking = [t for t in ("<pad>", "<bos>", "<eos>") if t not in vocab]
+        if lacking:
+            raise CheckpointError(f"{name}: the {side} vocabulary lacks {', '.join(lacking)}")
+    _check_fits(name, model_config, len(src_vocab), len(tgt_vocab), tensors)
     bad = [k for k, t in tensors.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
     if bad:
         raise CheckpointError(f"{name} holds non-finite weights (e.g. {bad[0]!r})")
+    model = Seq2SeqTransformer(model_config, len(src_vocab), len(tgt_vocab))
     model.load_state_dict(tensors, strict=True)
     target = device if isinstance(device, torch.device) else _device(device)
     model.to(target).eval()
     history = _history(meta.get("history"))
     return LoadedModel(model, model_config, train_config, src_vocab, tgt_vocab, history, meta)
+
+
+def _check_fits(name: str, config: TransformerConfig, src_size: int, tgt_size: int,
+                tensors: Mapping[str, torch.Tensor]) -> None:
+    """Refuse tensors that do not fit the configuration, and configurations far larger than the file,
+    before anything is allocated (the model is first built on the ``meta`` device: shapes only)."""
+    from explorer.core.transformer import Seq2SeqTransformer
+
+    if config.num_layers > len(tensors):  # every layer holds tensors: refuse before building a million
+        raise CheckpointError(f"{name} does not match its own configuration: {config.num_layers} layers "
+                              f"but only {len(tensors)} tensors")
+    with torch.device("meta"):
+        skeleton = Seq2SeqTransformer(config, src_size, tgt_size)
+    expected = {k: tuple(v.shape) for k, v in skeleton.state_dict().items()}
+    missing = sorted(set(expected) - set(tensors))
+    extra = sorted(set(tensors) - set(expected))
+    wrong = [k for k in expected if k in tensors and tuple(tensors[k].shape) != expected[k]]
+    parts = [f"tensor {k!r} has shape {tuple(tensors[k].shape)}, the configuration needs {expected[k]}"
+             for k in wrong[:1]]
+    parts += [f"missing {len(missing)} tensor(s), e.g. {missing[0]!r}"] if missing else []
+    parts += [f"{len(extra)} unexpected tensor(s), e.g. {extra[0]!r}"] if extra else []
+    if parts:
+        raise CheckpointError(f"{name} does not match its own configuration: " + "; ".join(parts))
+    derived = sum(t.numel() for t in skeleton.buffers()) + sum(t.numel() for t in skeleton.parameters()) \
+        - sum(t.numel() for t in tensors.values())
+    if derived > _MAX_DERIVED_VALUES:
+        raise CheckpointError(f"{name} asks for a model too large to build: {derived:,} values beyond its "
+                              f"stored weights (max_len {config.max_len})")
 
 
 def _history(data: Any) -> Any:
@@ -332,8 +356,3 @@ def _device(name: str) -> torch.device:
         return resolve_device(name)
     except ValueError as exc:  # ConfigError: unknown or unavailable device
         raise CheckpointError(str(exc)) from exc
-
-
-def count_parameters(shapes: Mapping[str, list[int]]) -> int:
-    """Total number of elements over a ``read_meta`` shape table."""
-    return int(sum(math.prod(s) for s in shapes.values()))

@@ -234,7 +234,7 @@ def test_model_round_trip(tmp_path: Path) -> None:
     assert loaded.meta["app_version"] and loaded.meta["created"]
     meta, shapes = ck.read_meta(path)
     assert meta["model_config"]["num_hiddens"] == 16
-    assert ck.count_parameters(shapes) >= sum(p.numel() for p in model.parameters())
+    assert {k: tuple(v) for k, v in shapes.items()} == {k: tuple(v.shape) for k, v in model.state_dict().items()}
 
 
 def _tamper(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
@@ -350,3 +350,28 @@ def test_read_only_folder_keeps_old_file(tmp_path: Path) -> None:
         assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [path.name]
     finally:
         tmp_path.chmod(0o755)
+
+
+def test_vocab_without_reserved_token_is_refused(tmp_path: Path) -> None:
+    def rename_bos(meta):  # type: ignore[no-untyped-def]
+        vocab = meta["tgt_vocab"]
+        vocab["idx_to_token"] = ["bos" if t == "<bos>" else t for t in vocab["idx_to_token"]]
+        vocab["reserved_tokens"] = ["<pad>", "<eos>"]
+
+    _load_refused(_tamper(tmp_path, rename_bos), "target vocabulary lacks <bos>")
+
+
+def test_huge_config_is_refused_without_allocating(tmp_path: Path) -> None:
+    """Built for real, max_len 3e6 would need a 3e6 x 16 table (192 MB); the check runs on the meta device."""
+    _load_refused(_tamper(tmp_path, lambda m: m["model_config"].update(max_len=3_000_000)), "too large")
+    _load_refused(_tamper(tmp_path, lambda m: m["model_config"].update(num_layers=10**6)), "layers")
+
+
+def test_check_writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ck.check_writable(tmp_path / "new.safetensors") == tmp_path / "new.safetensors"
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(CheckpointError, match="folder"):
+        ck.check_writable(tmp_path)
+    monkeypatch.setattr(ck.tempfile, "mkstemp", lambda *a, **k: (_ for _ in ()).throw(OSError(30, "Read-only")))
+    with pytest.raises(CheckpointError, match="Read-only"):
+        ck.check_writable(tmp_path / "new.safetensors")
