@@ -40,7 +40,7 @@ def _checked(kind: Callable[[str], Any], test: Callable[[Any], bool], what: str)
 
 
 positive_int = _checked(int, lambda v: v > 0, "a positive whole number")
-non_negative_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
+seed_int = _checked(int, lambda v: 0 <= v < 2**32, "a whole number from 0 to 4294967295")
 positive_float = _checked(float, lambda v: v > 0 and v < float("inf"), "a positive number")
 probability = _checked(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
 
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="sentence pairs to train on (default: %(default)s)")
     train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N",
                        help="passes over the data (default: %(default)s)")
-    train.add_argument("--seed", type=non_negative_int, default=d["seed"], metavar="S",
+    train.add_argument("--seed", type=seed_int, default=d["seed"], metavar="S",
                        help="seeds weights, batches and synthetic data (default: %(default)s)")
     train.add_argument("--device", choices=DEVICES, default=d["device"],
                        help="auto = CUDA, then Apple MPS, then CPU (default: %(default)s)")

@@ -198,6 +198,8 @@ BAD = [
     (["train", "--lr", "nan"], "--lr"),
     (["train", "--device", "tpu"], "--device"),
     (["train", "--threads", "0"], "--threads"),
+    (["train", "--seed", str(2**64)], "--seed"),
+    (["train", "--seed", "-1"], "--seed"),
     (["train", "--out", "NODIR/x.safetensors"], "does not exist"),
     (["train", "--out", "DIR"], "folder"),
     (["inspect", "--model", "MISSING"], "no such file"),
