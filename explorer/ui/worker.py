@@ -46,6 +46,8 @@ def guard_pyside_refcounts() -> bool:
 
 GUARDED = guard_pyside_refcounts()
 
+GIL_SWITCH_S = 0.001  # sys.setswitchinterval while training runs
+
 # Threads that outlived a shutdown timeout are parked here until they end, so Qt never destroys
 # a running QThread ("QThread: Destroyed while thread is still running").
 _PARKED: set[QThread] = set()
@@ -115,6 +117,7 @@ class TrainingWorker(QObject):
         self._paused = False
         self._started = False
         self._running = False
+        self._switch_interval = sys.getswitchinterval()
 
     # ---- state -------------------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -141,6 +144,10 @@ class TrainingWorker(QObject):
         thread.started.connect(runner.run)
         thread.finished.connect(self._on_thread_finished)
         self._thread, self._runner = thread, runner
+        # The GUI thread needs the GIL for every pyqtgraph paint; with the default 5 ms switch interval
+        # each hand-over from the training thread can cost it 5 ms. 1 ms keeps redraws short.
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, GIL_SWITCH_S))
         thread.start()
 
     def pause(self) -> None:
@@ -207,6 +214,7 @@ class TrainingWorker(QObject):
     def _on_thread_finished(self) -> None:
         if not self._running:
             return
+        sys.setswitchinterval(self._switch_interval)
         self._running = False
         self._paused = False
         self.stopped.emit()

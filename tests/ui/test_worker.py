@@ -1,6 +1,7 @@
 """The training worker: events cross threads as signals; pause/step/resume/stop; clean shutdown."""
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -74,8 +75,11 @@ def test_events_arrive_on_gui_thread_in_order(qtbot) -> None:
     worker.step_finished.connect(on_step)
     worker.snapshot_taken.connect(lambda e: snaps.append(float(e.weights[0, 0])))
     worker.training_finished.connect(finished.append)
+    switch = sys.getswitchinterval()
     with qtbot.waitSignal(worker.stopped, timeout=5000):
         worker.start()
+        assert sys.getswitchinterval() <= 0.001  # quick GIL hand-overs while training
+    assert sys.getswitchinterval() == switch
     qtbot.wait(20)
     assert steps == list(range(1, 31))
     assert snaps == [10.0, 20.0, 30.0]

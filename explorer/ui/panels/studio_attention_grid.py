@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGraphicsItem
 
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
 
@@ -101,6 +102,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                                          interactive=False, width=12)
         self.color_bar.setImageItem(images)
         self.ci.addItem(self.color_bar, row=0, col=len(KINDS))
+        # titles, head/layer labels and the colour-bar axis never change during a run: draw them from a cache
+        for item in self.scene().items():
+            if isinstance(item, (pg.LabelItem, pg.AxisItem)):
+                item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._shape = (layers, heads)
 
     def set_snapshot(self, snapshot: Any, scores: np.ndarray | None = None) -> None:

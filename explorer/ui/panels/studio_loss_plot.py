@@ -10,12 +10,12 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSettings, Signal, Slot
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
-from scipy.signal import lfilter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
+                               QVBoxLayout, QWidget)
 
 
 X_MODES = ("steps", "epochs", "seconds")
-_STEP_COLUMNS = 4  # step, epoch fraction, seconds, loss
+_STEP_COLUMNS = 5  # step, epoch fraction, seconds, loss, smoothed loss
 _EPOCH_COLUMNS = 4  # step, epoch, seconds, loss
 
 
@@ -46,10 +46,11 @@ class _Buffer:
 
 def ema(values: np.ndarray, alpha: float) -> np.ndarray:
     """Exponential moving average ``s_t = alpha * x_t + (1 - alpha) * s_{t-1}``, ``s_0 = x_0`` (shape kept)."""
-    if values.size == 0 or alpha >= 1.0:
-        return values.copy()
-    out, _ = lfilter([alpha], [1.0, alpha - 1.0], values[1:], zi=[(1.0 - alpha) * values[0]])
-    return np.concatenate([values[:1], out])
+    out = np.array(values, dtype=np.float64, copy=True)
+    if alpha < 1.0:
+        for t in range(1, out.size):  # once per smoothing change; appends update it in O(1)
+            out[t] = alpha * out[t] + (1.0 - alpha) * out[t - 1]
+    return out
 
 
 class LossPlotWidget(pg.PlotWidget):
@@ -73,7 +74,6 @@ class LossPlotWidget(pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        item.showGrid(x=True, y=True, alpha=0.2)
         item.setLabel("left", "loss (per token)")
         item.addLegend(offset=(-10, 10))
         self.previous_curve = item.plot([], [], name="previous run", pen=pg.mkPen((150, 150, 150), width=1.5,
@@ -89,6 +89,8 @@ class LossPlotWidget(pg.PlotWidget):
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self._apply_x_label()
         self.apply_theme(False)
+        for name in ("left", "bottom"):  # axis text is slow to draw: repaint it only when the ticks change
+            item.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def apply_theme(self, dark: bool) -> None:
         """Background and axis colours for a light or dark window."""
@@ -102,7 +104,10 @@ class LossPlotWidget(pg.PlotWidget):
     # ---- data (O(1) per call; drawn at refresh) ------------------------------------------------
     def append_step(self, step: int, epoch_fraction: float, seconds: float, loss: float) -> None:
         """Record one training step's loss."""
-        self._steps.append(step, epoch_fraction, seconds, loss)
+        n = self._steps.size
+        smooth = loss if n == 0 or self.smoothing == 0 else (
+            (1.0 - self.smoothing) * loss + self.smoothing * self._steps.view()[n - 1, 4])
+        self._steps.append(step, epoch_fraction, seconds, loss, smooth)
         self._dirty = True
 
     def append_epoch(self, epoch: int, step: int, seconds: float, loss: float) -> None:
@@ -135,7 +140,7 @@ class LossPlotWidget(pg.PlotWidget):
 
     def step_table(self) -> tuple[list[str], np.ndarray]:
         """Header and rows ``(step, epoch, seconds, loss)`` of the current run (for CSV export)."""
-        return ["step", "epoch", "seconds", "loss"], self._steps.copy()
+        return ["step", "epoch", "seconds", "loss"], self._steps.copy()[:, :4]
 
     # ---- view options ----------------------------------------------------------------------
     def set_x_mode(self, mode: str) -> None:
@@ -157,6 +162,8 @@ class LossPlotWidget(pg.PlotWidget):
         """EMA weight of the past in [0, 1) for a smoothed per-step curve (0 = off)."""
         self.smoothing = float(min(max(weight, 0.0), 0.999))
         self.smooth_curve.setVisible(self.smoothing > 0)
+        s = self._steps.view()
+        s[:, 4] = ema(s[:, 3], 1.0 - self.smoothing)
         self._dirty = True
         self.refresh()
 
@@ -178,7 +185,7 @@ class LossPlotWidget(pg.PlotWidget):
         s = self._steps.view()
         self.step_curve.setData(s[:, col], s[:, 3])
         if self.smoothing > 0:
-            self.smooth_curve.setData(s[:, col], ema(s[:, 3], 1.0 - self.smoothing))
+            self.smooth_curve.setData(s[:, col], s[:, 4])
         e = self._epochs.view()
         self.epoch_curve.setData(e[:, col], e[:, 3])
         if self._previous is not None:

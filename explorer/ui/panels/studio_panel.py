@@ -29,6 +29,8 @@ from explorer.ui.panels.studio_translate import TranslateView
 from explorer.ui.worker import TrainingWorker
 
 REDRAW_MS = 33  # ~30 Hz: the slots keep the latest event, this timer draws it
+LOSS_EVERY = 4  # ticks between loss-curve redraws (~8 Hz: axis repaints are the costliest GUI work)
+GRID_EVERY = 8  # ticks between attention-grid redraws while live (~4 Hz); the history keeps every snapshot
 
 
 class StudioPanel(BasePanel):
@@ -56,6 +58,7 @@ class StudioPanel(BasePanel):
         self._drawn_step: Any = None
         self._menu: ModelMenu | None = None
         self._loaded_min_freq = -1
+        self._ticks = 0
         self._build_widgets()
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -242,11 +245,14 @@ class StudioPanel(BasePanel):
     # ------------------------------------------------------------------ drawing (timer)
     @Slot()
     def _on_timer_timeout(self) -> None:
-        self.redraw()
+        self.redraw(everything=False)
 
-    def redraw(self) -> None:
-        """Draw the latest state: loss curves, progress, and the newest snapshot when live."""
-        self.loss_plot.refresh()
+    def redraw(self, everything: bool = True) -> None:
+        """Draw the latest state: progress, and (every few ticks, or with ``everything``) the loss curves
+        and the newest snapshot when live."""
+        self._ticks += 1
+        if everything or self._ticks % LOSS_EVERY == 0:
+            self.loss_plot.refresh()
         step = self._latest_step
         if step is not None and step is not self._drawn_step:
             self._drawn_step = step
@@ -256,7 +262,8 @@ class StudioPanel(BasePanel):
                                         str(self.trainer.device) if self.trainer is not None else "")
             if self.state == "paused":
                 self._offer_model(f"paused at step {step.step}")
-        self.live.refresh()
+        if everything or self._ticks % GRID_EVERY == 0:
+            self.live.refresh()
 
     # ------------------------------------------------------------------ worker slots (GUI thread)
     @Slot(object)
