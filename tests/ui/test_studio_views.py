@@ -195,3 +195,20 @@ def test_loss_plot_buffers_grow_and_switch_units(qtbot) -> None:
     assert plot.step_count() == 0 and len(plot.previous_curve.getData()[0]) == n
     with pytest.raises(ValueError):
         plot.set_x_mode("hours")
+
+
+def test_model_menu_saves_and_opens_through_file_dialogs(trained, panel, tmp_path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    path = str(tmp_path / "menu.safetensors")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (path, "")))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (path, "")))
+    menu = trained.panel_menu()
+    assert [a.text() for a in menu.actions() if a.text()] == ["&Save model…", "&Open model…", "Open &dataset…"]
+    assert menu.save_action.isEnabled()
+    menu.save_action.trigger()
+    assert (tmp_path / "menu.safetensors").stat().st_size > 1000
+    other = panel.panel_menu()
+    assert not other.save_action.isEnabled()  # nothing to save before a model exists
+    other.open_action.trigger()
+    assert panel.record is not None and panel.translate_view.has_model and other.save_action.isEnabled()

@@ -138,6 +138,18 @@ class LossPlotWidget(pg.PlotWidget):
         self._dirty = True
         self.refresh()
 
+    def load_history(self, step_rows: list[tuple[int, float, float]],
+                     epoch_rows: list[tuple[int, int, float]]) -> int:
+        """Show a saved run as the current one: rows ``(step, epoch_fraction, loss)`` and
+        ``(epoch, step, loss)`` (no timings: seconds are 0). Returns the number of steps."""
+        self.new_run()
+        for step, epoch_fraction, loss in step_rows:
+            self.append_step(step, epoch_fraction, 0.0, loss)
+        for epoch, step, loss in epoch_rows:
+            self.append_epoch(epoch, step, 0.0, loss)
+        self.refresh()
+        return len(step_rows)
+
     def step_table(self) -> tuple[list[str], np.ndarray]:
         """Header and rows ``(step, epoch, seconds, loss)`` of the current run (for CSV export)."""
         return ["step", "epoch", "seconds", "loss"], self._steps.copy()[:, :4]

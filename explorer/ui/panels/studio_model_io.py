@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from explorer.core.checkpoint import SUFFIX, load_model, save_model
 from explorer.core.events import SnapshotEvent
@@ -35,16 +35,16 @@ class ModelRecord:
 
 
 class ModelMenu(QMenu):
-    """Model → Save…, Open…, Open dataset….
+    """Model → Save…, Open…, Open dataset…; asks for the file, then signals the path chosen.
 
     Signals
     -------
-    save_triggered(), open_triggered(), open_dataset_triggered().
+    save_chosen(str), open_chosen(str), dataset_chosen(str).
     """
 
-    save_triggered = Signal()
-    open_triggered = Signal()
-    open_dataset_triggered = Signal()
+    save_chosen = Signal(str)
+    open_chosen = Signal(str)
+    dataset_chosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("&Model", parent)
@@ -63,15 +63,28 @@ class ModelMenu(QMenu):
 
     @Slot()
     def _on_save_action_triggered(self) -> None:
-        self.save_triggered.emit()
+        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), "Save model", f"transformer{SUFFIX}",
+                                              CHECKPOINT_FILTER)
+        if path:
+            self.save_chosen.emit(path)
 
     @Slot()
     def _on_open_action_triggered(self) -> None:
-        self.open_triggered.emit()
+        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), "Open model", "", CHECKPOINT_FILTER)
+        if path:
+            self.open_chosen.emit(path)
 
     @Slot()
     def _on_dataset_action_triggered(self) -> None:
-        self.open_dataset_triggered.emit()
+        path = ask_dataset_path(self.parentWidget())
+        if path:
+            self.dataset_chosen.emit(path)
+
+
+def ask_dataset_path(parent: QWidget | None) -> str:
+    """File dialog for a sentence-pair file; '' if cancelled."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Open sentence pairs", "", DATASET_FILTER)
+    return path
 
 
 def cpu_copy(model: torch.nn.Module) -> torch.nn.Module:

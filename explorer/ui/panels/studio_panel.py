@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Slot
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.core.checkpoint import CheckpointError
 from explorer.core.text import DatasetError, build_dataset
@@ -22,15 +21,12 @@ from explorer.ui.panels.studio_detail import AttentionDetail
 from explorer.ui.panels.studio_form import TrainingForm
 from explorer.ui.panels.studio_live import LiveAttention, snapshot_caption
 from explorer.ui.panels.studio_loss_plot import LossView
-from explorer.ui.panels.studio_model_io import (CHECKPOINT_FILTER, DATASET_FILTER, DATASET_SUFFIXES, SUFFIX,
-                                                ModelMenu, ModelRecord, cpu_copy, history_rows, open_record,
+from explorer.ui.panels.studio_model_io import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord,
+                                                ask_dataset_path, cpu_copy, history_rows, open_record,
                                                 probe_snapshot, save_record)
+from explorer.ui.panels.studio_session import TrainingSession
 from explorer.ui.panels.studio_translate import TranslateView
 from explorer.ui.worker import TrainingWorker
-
-REDRAW_MS = 33  # ~30 Hz: the slots keep the latest event, this timer draws it
-LOSS_EVERY = 4  # ticks between loss-curve redraws (~8 Hz: axis repaints are the costliest GUI work)
-GRID_EVERY = 8  # ticks between attention-grid redraws while live (~4 Hz); the history keeps every snapshot
 
 
 class StudioPanel(BasePanel):
@@ -50,19 +46,15 @@ class StudioPanel(BasePanel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.worker: TrainingWorker | None = None
-        self.trainer: Trainer | None = None
         self.record: ModelRecord | None = None
-        self.last_error: str | None = None
-        self._latest_step: Any = None
-        self._drawn_step: Any = None
         self._menu: ModelMenu | None = None
         self._loaded_min_freq = -1
-        self._ticks = 0
         self._build_widgets()
-        self._timer = QTimer(self)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self._on_timer_timeout)
+        self.session = TrainingSession(self.loss_plot, self.live, self.controls, self)
+        self.session.step_drawn.connect(self._on_session_step_drawn)
+        self.session.run_finished.connect(self._on_session_run_finished)
+        self.session.run_failed.connect(self._on_session_run_failed)
+        self.session.run_ended.connect(self._on_session_run_ended)
         self._load_source()
 
     # ------------------------------------------------------------------ layout
@@ -123,8 +115,22 @@ class StudioPanel(BasePanel):
         """``idle``, ``running``, ``paused``, ``stopping`` or ``finished`` (as the controls show)."""
         return self.controls.state
 
+    @property
+    def trainer(self) -> Trainer | None:
+        """The trainer of the current (or last) run."""
+        return self.session.trainer
+
+    @property
+    def worker(self) -> TrainingWorker | None:
+        return self.session.worker
+
+    @property
+    def last_error(self) -> str | None:
+        """The message of the error that ended the last run, if one did."""
+        return self.session.last_error
+
     def is_training(self) -> bool:
-        return self.worker is not None and self.worker.is_running()
+        return self.session.is_running()
 
     def _set_state(self, state: str) -> None:
         self.controls.set_state(state)
@@ -193,42 +199,14 @@ class StudioPanel(BasePanel):
         except (ConfigError, DatasetError, ValueError, RuntimeError) as exc:
             self._report(f"Cannot start: {exc}", error=True)
             return False
-        self._retire_worker()
         self.clear_inline_message()
-        self.last_error = None
-        self.trainer = trainer
-        self.live.clear(self.data.task_name(), keep_grid=True)
-        self.grid.prepare(config.model.num_layers, config.model.num_heads)  # not at the first snapshot
-        self.loss_plot.new_run()
-        self.controls.reset_progress()
-        self._latest_step = self._drawn_step = None
-        worker = TrainingWorker(trainer, self)
-        worker.step_finished.connect(self._on_worker_step_finished)
-        worker.epoch_finished.connect(self._on_worker_epoch_finished)
-        worker.snapshot_taken.connect(self._on_worker_snapshot_taken)
-        worker.training_finished.connect(self._on_worker_training_finished)
-        worker.training_failed.connect(self._on_worker_training_failed)
-        worker.stopped.connect(self._on_worker_stopped)
-        self.worker = worker
         self.record = None
         self.translate_view.set_model(None, None, None, config.num_steps,
                                       "Training… pause or stop to translate with the model as it is.")
-        worker.start()
+        self.session.start(trainer, self.data.task_name())
         self._set_state("running")
-        self._timer.start()
         self._report(f"Training on {trainer.device} ({len(dataset)} pairs, {trainer.total_steps} steps).")
         return True
-
-    def _retire_worker(self) -> None:
-        if self.worker is None:
-            return
-        for signal in (self.worker.step_finished, self.worker.epoch_finished, self.worker.snapshot_taken,
-                       self.worker.training_finished, self.worker.training_failed, self.worker.stopped):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # nothing left to disconnect
-                signal.disconnect()
-        self.worker.shutdown(1000)
-        self.worker = None
 
     def _offer_model(self, description: str) -> None:
         """Hand a model the training thread does not touch to the translate view and the Model menu."""
@@ -242,58 +220,28 @@ class StudioPanel(BasePanel):
                                       f"Model: {description}.")
         self._set_state(self.state)
 
-    # ------------------------------------------------------------------ drawing (timer)
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        self.redraw(everything=False)
+    def redraw(self) -> None:
+        """Draw everything the current run has produced so far (the timer does this in tiers)."""
+        self.session.redraw()
 
-    def redraw(self, everything: bool = True) -> None:
-        """Draw the latest state: progress, and (every few ticks, or with ``everything``) the loss curves
-        and the newest snapshot when live."""
-        self._ticks += 1
-        if everything or self._ticks % LOSS_EVERY == 0:
-            self.loss_plot.refresh()
-        step = self._latest_step
-        if step is not None and step is not self._drawn_step:
-            self._drawn_step = step
-            cfg = self.trainer.config if self.trainer is not None else None
-            self.controls.show_progress(step.epoch, cfg.num_epochs if cfg else step.epoch, step.progress,
-                                        step.elapsed_s, step.tokens_per_s, step.loss,
-                                        str(self.trainer.device) if self.trainer is not None else "")
-            if self.state == "paused":
-                self._offer_model(f"paused at step {step.step}")
-        if everything or self._ticks % GRID_EVERY == 0:
-            self.live.refresh()
-
-    # ------------------------------------------------------------------ worker slots (GUI thread)
+    # ------------------------------------------------------------------ session slots
     @Slot(object)
-    def _on_worker_step_finished(self, event: Any) -> None:
-        self.loss_plot.append_step(event.step, event.epoch_fraction, event.elapsed_s, event.loss)
-        self._latest_step = event
+    def _on_session_step_drawn(self, step: Any) -> None:
+        if self.state == "paused":  # a requested single step landed: offer the updated model
+            self._offer_model(f"paused at step {step.step}")
 
     @Slot(object)
-    def _on_worker_epoch_finished(self, event: Any) -> None:
-        self.loss_plot.append_epoch(event.epoch, event.step, event.elapsed_s, event.loss)
-
-    @Slot(object)
-    def _on_worker_snapshot_taken(self, event: Any) -> None:
-        self.live.add_snapshot(event)
-
-    @Slot(object)
-    def _on_worker_training_finished(self, event: Any) -> None:
+    def _on_session_run_finished(self, event: Any) -> None:
         verb = "Stopped" if event.stopped else "Finished"
         self._report(f"{verb} at epoch {event.epoch}, step {event.step}: loss {event.loss:.4f}, "
                      f"{event.tokens_per_s:,.0f} tokens/s on {event.device}.")
 
     @Slot(str)
-    def _on_worker_training_failed(self, message: str) -> None:
-        self.last_error = message
+    def _on_session_run_failed(self, message: str) -> None:
         self._report(f"Training stopped: {message}", error=True, dialog=True)
 
     @Slot()
-    def _on_worker_stopped(self) -> None:
-        self._timer.stop()
-        self.redraw()
+    def _on_session_run_ended(self) -> None:
         step = self.trainer.step if self.trainer is not None else 0
         self._set_state("finished")
         self._offer_model(f"trained here ({step} steps{', stopped by an error' if self.last_error else ''})")
@@ -305,28 +253,28 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_pause_button_clicked(self) -> None:
-        if self.worker is None:
+        if not self.is_training():
             return
         if self.state == "paused":
-            self.worker.resume()
+            self.session.resume()
             self.record = None
             self.translate_view.set_model(None, None, None, 10, "Training… pause or stop to translate.")
             self._set_state("running")
         elif self.state == "running":
-            self.worker.pause()
+            self.session.pause()
             self._set_state("paused")
-            step = self._latest_step.step if self._latest_step is not None else 0
+            step = self.session.latest_step.step if self.session.latest_step is not None else 0
             self._offer_model(f"paused at step {step}")
 
     @Slot()
     def _on_step_button_clicked(self) -> None:
-        if self.worker is not None and self.state == "paused":
-            self.worker.request_step()
+        if self.state == "paused":
+            self.session.request_step()
 
     @Slot()
     def _on_stop_button_clicked(self) -> None:
-        if self.worker is not None and self.is_training():
-            self.worker.stop()
+        if self.is_training():
+            self.session.stop()
             self.controls.set_state("stopping")
 
     @Slot()
@@ -335,15 +283,12 @@ class StudioPanel(BasePanel):
 
     def reset(self) -> None:
         """Stop any run and forget the model, the curves and the attention history."""
-        self._timer.stop()
-        self._retire_worker()
-        self.trainer = None
+        self.session.forget()
         self.record = None
         self.live.clear()
         self.loss_plot.clear_all()
         self.controls.reset_progress()
         self.translate_view.set_model(None, None, None, 10, "No model yet: train one, or open a saved model.")
-        self._latest_step = self._drawn_step = None
         self._set_state("idle")
         self._report("Reset.")
 
@@ -361,7 +306,7 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_data_open_file_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open sentence pairs", "", DATASET_FILTER)
+        path = ask_dataset_path(self)
         if path:
             self.open_dataset(path)
 
@@ -407,20 +352,15 @@ class StudioPanel(BasePanel):
         except (CheckpointError, OSError, ValueError) as exc:
             self._report(f"Could not open the model: {exc}", error=True, dialog=True)
             return False
-        self._retire_worker()
-        self.trainer, self.record = None, record
+        self.session.forget()
+        self.record = record
         self.translate_view.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
                                       f"Model: {record.origin}.")
-        self.loss_plot.new_run()
-        step_rows, epoch_rows = history_rows(record.history)
-        for step, epoch_fraction, loss in step_rows:
-            self.loss_plot.append_step(step, epoch_fraction, 0.0, loss)
-        for epoch, step, loss in epoch_rows:
-            self.loss_plot.append_epoch(epoch, step, 0.0, loss)
+        step_rows = self.loss_plot.load_history(*history_rows(record.history))
         self.live.clear(self.data.task_name())
         self.clear_inline_message()
         try:
-            self.live.add_snapshot(probe_snapshot(record, self.data.probe(), step=len(step_rows)))
+            self.live.add_snapshot(probe_snapshot(record, self.data.probe(), step=step_rows))
         except ValueError as exc:
             self._report(f"The probe pair cannot be shown with this model: {exc}", error=True)
         self.redraw()
@@ -428,25 +368,25 @@ class StudioPanel(BasePanel):
         self._report(f"Model: {record.origin}. Translate with it in the Translate tab.")
         return True
 
-    @Slot()
-    def _on_menu_save_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save model", f"transformer{SUFFIX}", CHECKPOINT_FILTER)
-        if path:
-            self.save_model_to(path)
+    @Slot(str)
+    def _on_menu_save_chosen(self, path: str) -> None:
+        self.save_model_to(path)
 
-    @Slot()
-    def _on_menu_open_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open model", "", CHECKPOINT_FILTER)
-        if path:
-            self.open_model(path)
+    @Slot(str)
+    def _on_menu_open_chosen(self, path: str) -> None:
+        self.open_model(path)
+
+    @Slot(str)
+    def _on_menu_dataset_chosen(self, path: str) -> None:
+        self.open_dataset(path)
 
     # ------------------------------------------------------------------ shell hooks
     def panel_menu(self) -> ModelMenu:
         if self._menu is None:
             self._menu = ModelMenu(self)
-            self._menu.save_triggered.connect(self._on_menu_save_triggered)
-            self._menu.open_triggered.connect(self._on_menu_open_triggered)
-            self._menu.open_dataset_triggered.connect(self._on_data_open_file_clicked)
+            self._menu.save_chosen.connect(self._on_menu_save_chosen)
+            self._menu.open_chosen.connect(self._on_menu_open_chosen)
+            self._menu.dataset_chosen.connect(self._on_menu_dataset_chosen)
             self._set_state(self.state)
         return self._menu
 
@@ -464,14 +404,12 @@ class StudioPanel(BasePanel):
     def busy_reason(self) -> str | None:
         if not self.is_training():
             return None
-        step = self._latest_step
+        step = self.session.latest_step
         where = f" (epoch {step.epoch} of {self.trainer.config.num_epochs})" if step and self.trainer else ""
         return f"The Transformer studio is training{where}; closing stops it and loses the unsaved model."
 
     def shutdown(self, timeout_ms: int) -> None:
-        self._timer.stop()
-        if self.worker is not None:
-            self.worker.shutdown(timeout_ms)
+        self.session.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table),
