@@ -46,12 +46,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setBackground("w")
-        self.plots: dict[str, list[list[HeatmapPlotItem]]] = {k: [] for k in KINDS}
-        self.scores: dict[str, np.ndarray] = {}
-        self._shape: tuple[int, int] | None = None
-        self._labels: dict[str, tuple[list[str], list[str]]] | None = None
         self._dark = False
-        self.color_bar: pg.ColorBarItem | None = None
+        self.clear_grid()
         self.setMinimumHeight(180)
 
     @property
@@ -59,14 +55,17 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """``(layers, heads)`` of the thumbnails on display, or None before the first snapshot."""
         return self._shape
 
-    def clear_grid(self) -> None:
-        """Remove every thumbnail."""
+    def clear_grid(self, hint: bool = True) -> None:
+        """Remove every thumbnail (``hint``: say where they will come from)."""
         self.ci.clear()
-        self.plots = {k: [] for k in KINDS}
-        self.scores = {}
+        if hint:
+            self.ci.addLabel("Start training (or open a model) to see every head's attention here.",
+                             color="#dddddd" if self._dark else "#555555", size="10pt")
+        self.plots: dict[str, list[list[HeatmapPlotItem]]] = {k: [] for k in KINDS}
+        self.scores: dict[str, np.ndarray] = {}
         self._shape = None
         self._labels: dict[str, tuple[list[str], list[str]]] | None = None
-        self.color_bar = None
+        self.color_bar: pg.ColorBarItem | None = None
 
     def prepare(self, layers: int, heads: int) -> None:
         """Build the thumbnails for ``layers × heads`` now (e.g. when training starts), unless they exist."""
@@ -74,7 +73,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self._build(layers, heads)
 
     def _build(self, layers: int, heads: int) -> None:
-        self.clear_grid()
+        self.clear_grid(hint=False)
         fg = "#dddddd" if self._dark else "#222222"
         images = []
         for col, kind in enumerate(KINDS):
