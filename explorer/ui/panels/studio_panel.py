@@ -71,6 +71,7 @@ class StudioPanel(BasePanel):
         scroll = QScrollArea()
         scroll.setWidget(left)
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(430)
 
         self.loss_view = LossView()
