@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
 
@@ -43,7 +43,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     thumbnail_clicked = Signal(str, int, int)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setBackground("w")
         self._dark = False

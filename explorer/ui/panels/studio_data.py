@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSpinBox, QWidget)
 
 from explorer.core.data_sources import DataSource, load_source
 from explorer.core.tasks import default_probe
@@ -31,7 +32,7 @@ class DataBox(QGroupBox):
     probe_edited = Signal()
     open_file_clicked = Signal()
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Data", parent)
         self.source: DataSource | None = None
         self.vocab_sizes: tuple[int, int] = (0, 0)

@@ -63,7 +63,7 @@ class LossPlotWidget(pg.PlotWidget):
 
     step_clicked = Signal(float)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._steps = _Buffer(_STEP_COLUMNS)
         self._epochs = _Buffer(_EPOCH_COLUMNS)
