@@ -137,3 +137,20 @@ def test_reset_forgets_everything(qtbot, panel) -> None:
     assert panel.state == "idle" and panel.record is None and len(panel.history) == 0
     assert panel.loss_plot.step_count() == 0 and panel.grid.shape is None
     assert not panel.translate_view.has_model
+
+
+def test_stop_and_reset_while_paused(qtbot, panel) -> None:
+    configure(panel, epochs=500)
+    for action in ("stop", "reset"):
+        assert panel.start_training(), panel.inline_message()
+        qtbot.waitUntil(lambda: panel.loss_plot.step_count() >= 1, timeout=60_000)
+        panel.controls.pause_button.click()
+        worker = panel.worker
+        if action == "stop":
+            panel.controls.stop_button.click()
+            qtbot.waitUntil(lambda: panel.state == "finished", timeout=5_000)
+            assert panel.record is not None and panel.record.model is panel.trainer.model
+        else:
+            panel.controls.reset_button.click()
+            assert panel.state == "idle" and panel.trainer is None
+        assert not worker.is_running() and worker._thread.isFinished()
