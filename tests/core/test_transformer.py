@@ -219,3 +219,34 @@ def test_same_outputs_and_gradients_as_the_books_code() -> None:
     grads = dict(ref.named_parameters())
     for name, p in ours.named_parameters():
         torch.testing.assert_close(p.grad, grads[name.replace("blocks.", "blks.block")].grad, atol=1e-4, rtol=1e-4)
+
+
+def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
+    """The hand-written attention backward (attention.py) gives the autograd result, dropout included."""
+    from explorer.core.attention import MultiHeadAttention
+
+    mha = MultiHeadAttention(16, 4, dropout=0.3).train()
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 5, 16, generator=g, requires_grad=True)
+    bias = torch.zeros(3, 1, 1, 5)
+    bias[0, ..., 3:] = float("-inf")
+    torch.manual_seed(7)
+    out, w = mha(x, x, x, attn_bias=bias)
+    out.square().sum().backward()
+    fused_grads = [x.grad.clone()] + [p.grad.clone() for p in mha.parameters()]
+    x.grad = None
+    mha.zero_grad()
+    torch.manual_seed(7)  # same dropout mask: drawn with the same shape and order below
+    W = torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight])
+    q, k, v = (t.reshape(3, 5, 4, 4).transpose(1, 2) for t in (x @ W.T).split(16, dim=-1))  # (B, h, T, d)
+    scores_t = k @ q.transpose(-1, -2) / 2.0 + bias.transpose(-1, -2)  # (B, h, K, Q)
+    weights_t = torch.softmax(scores_t, dim=-2)
+    keep = torch.rand(weights_t.shape).ge_(0.3).mul_(1 / 0.7)
+    context = (weights_t * keep).transpose(-1, -2) @ v  # (B, h, Q, d)
+    ref = mha.W_o(context.transpose(1, 2).reshape(3, 5, 16))
+    ref.square().sum().backward()
+    torch.testing.assert_close(out, ref)
+    torch.testing.assert_close(w, weights_t.transpose(-1, -2))
+    assert float(w[0, :, :, 3:].abs().sum()) == 0.0
+    for a, b in zip(fused_grads, [x.grad] + [p.grad for p in mha.parameters()]):
+        torch.testing.assert_close(a, b)
