@@ -146,8 +146,9 @@ def _read_zip(p: Path, num_examples: int | None) -> ReadResult:
             return result
     except DatasetError:
         raise
-    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError) as exc:
-        raise DatasetError(f"{p.name} is not a readable zip file ({exc})") from exc
+    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, ValueError) as exc:
+        # ValueError: e.g. a member name flagged UTF-8 that is not (UnicodeDecodeError), found by fuzzing
+        raise DatasetError(f"{p.name} is not a readable zip file ({type(exc).__name__}: {exc})") from exc
     except (RuntimeError, NotImplementedError) as exc:  # encrypted or unsupported compression
         raise DatasetError(f"{p.name}: cannot unpack ({exc})") from exc
     except OSError as exc:

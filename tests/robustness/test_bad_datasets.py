@@ -114,3 +114,16 @@ def test_bad_specs_and_sentences() -> None:
     for n in (0, -1, 2.5, True):
         with pytest.raises(DatasetError, match="num_examples"):
             read_pairs(Path(__file__), num_examples=n)  # type: ignore[arg-type]
+
+
+def test_zip_member_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """Found by bench/fuzz_readers.py: a member name flagged UTF-8 with invalid bytes raised UnicodeDecodeError."""
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("ünï.txt", b"go .\tva !\n")
+    path = tmp_path / "names.zip"
+    path.write_bytes(buf.getvalue().replace("ü".encode(), b"<\xbc"))
+    with pytest.raises(DatasetError, match="names.zip is not a readable zip file"):
+        read_pairs(path)
