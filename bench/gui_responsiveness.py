@@ -98,7 +98,7 @@ def main() -> int:
     QTimer.singleShot(int(args.seconds * 1000), loop.quit)
     loop.exec()
     ticker.stop()
-    step = panel._latest_step
+    step = panel.session.latest_step
     gui_rate = float(step.tokens_per_s) if step is not None else float("nan")
     steps_done = panel.loss_plot.step_count()
     snapshots = len(panel.history)

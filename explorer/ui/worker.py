@@ -84,7 +84,10 @@ class _Runner(QObject):
         finally:
             self._events = ()
             # quit() is thread-safe; a queued connection to it would deadlock a GUI thread in wait().
-            thread = self.thread()
+            try:
+                thread = self.thread()
+            except RuntimeError:  # the process is tearing the runner down already
+                return
             if thread is not None:
                 thread.quit()
 

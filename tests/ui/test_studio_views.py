@@ -77,7 +77,7 @@ def test_dropped_dataset_reports_pairs_and_skipped_lines(panel, tmp_path) -> Non
 def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, tmp_path) -> None:
     panel = trained
     snap = panel.live.current()
-    panel.live.grid.plots["decoder_self"][1][0].image_item.cell_clicked.emit(0, 0)
+    panel.live.grid.plots["decoder_self"][1][0].image_item.clicked.emit()
     assert panel.tabs.currentWidget() is panel.detail
     np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder_self"][1, 0])
     assert panel.detail.heatmap.row_labels == snap.tgt_input_tokens
@@ -124,7 +124,7 @@ def test_task_alignment_scores_match_a_hand_computation(qtbot, panel) -> None:
     expected = np.array([[np.mean([cross[l, h, t, t] for t in range(cross.shape[2])]) for h in range(2)]
                          for l in range(2)])
     np.testing.assert_allclose(scores, expected, rtol=1e-5)
-    assert panel.grid.plots["cross"][0][1].titleLabel.text == f"{expected[0, 1]:.2f}"
+    assert panel.grid.score_labels[0][1].text == f"{expected[0, 1]:.2f}"
 
 
 def test_saved_model_reopens_and_translates_identically(trained, panel, tmp_path) -> None:

@@ -2,6 +2,8 @@
 
 Rows are layers, columns heads, one shared colour scale; for synthetic tasks each cross-attention
 thumbnail carries its alignment score against the ideal pattern. Clicking a thumbnail asks for a large view.
+Thumbnails are bare view boxes showing pixels coloured once in numpy (no axes, no per-paint colour table),
+so a grid of dozens repaints in a few milliseconds while training runs.
 """
 from __future__ import annotations
 
@@ -10,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
-from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
+from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP
 
 KINDS = ("encoder_self", "decoder_self", "cross")
 KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
@@ -33,8 +35,47 @@ def axis_labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
     return list(snapshot.tgt_tokens), list(snapshot.src_tokens)
 
 
+class _ThumbnailImage(pg.ImageItem):
+    """Row-major RGBA pixels of one attention map that report a left click."""
+
+    clicked = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(axisOrder="row-major")
+
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if not ev.isExit():
+            ev.acceptClicks(Qt.MouseButton.LeftButton)
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.clicked.emit()
+
+
+class Thumbnail(pg.ViewBox):
+    """One small heatmap in a fixed view: ``matrix`` (Q, K) in [0, 1], drawn through a colour LUT."""
+
+    def __init__(self, lut: np.ndarray) -> None:
+        super().__init__(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
+        self.lut = lut  # (256, 4) uint8
+        self.image_item = _ThumbnailImage()
+        self.addItem(self.image_item)
+        self.matrix: np.ndarray | None = None
+
+    def set_matrix(self, m: np.ndarray) -> None:
+        """Show ``m`` (Q, K); values outside [0, 1] are clipped to the ends of the colour scale."""
+        reshaped = self.matrix is None or self.matrix.shape != np.shape(m)
+        self.matrix = np.array(m, dtype=np.float32, copy=True)
+        index = np.clip(np.rint(self.matrix * 255.0), 0, 255).astype(np.uint8)  # (Q, K)
+        self.image_item.setImage(self.lut[index], autoLevels=False)  # (Q, K, 4) uint8
+        if reshaped:
+            q, k = self.matrix.shape
+            self.setRange(xRange=(0, k), yRange=(0, q), padding=0.0)
+
+
 class AttentionGrid(pg.GraphicsLayoutWidget):
-    """Three blocks of ``layers × heads`` compact heatmaps sharing one colour bar.
+    """Three blocks of ``layers × heads`` thumbnails sharing one colour bar.
 
     Signals
     -------
@@ -45,9 +86,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setBackground("w")
         self._dark = False
+        self._lut = pg.colormap.get(DEFAULT_COLORMAP).getLookupTable(0.0, 1.0, 256, alpha=True)  # (256, 4)
+        self._last: tuple[Any, np.ndarray | None] | None = None
         self.clear_grid()
+        self.setBackground("w")
         self.setMinimumHeight(180)
 
     @property
@@ -61,10 +104,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if hint:
             self.ci.addLabel("Start training (or open a model) to see every head's attention here.",
                              color="#dddddd" if self._dark else "#555555", size="10pt")
-        self.plots: dict[str, list[list[HeatmapPlotItem]]] = {k: [] for k in KINDS}
+            self._last = None
+        self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in KINDS}
+        self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
-        self._shape = None
-        self._labels: dict[str, tuple[list[str], list[str]]] | None = None
+        self._shape: tuple[int, int] | None = None
         self.color_bar: pg.ColorBarItem | None = None
 
     def prepare(self, layers: int, heads: int) -> None:
@@ -75,7 +119,6 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def _build(self, layers: int, heads: int) -> None:
         self.clear_grid(hint=False)
         fg = "#dddddd" if self._dark else "#222222"
-        images = []
         for col, kind in enumerate(KINDS):
             block = self.ci.addLayout(row=0, col=col)
             block.setSpacing(2)
@@ -85,21 +128,21 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             for h in range(heads):
                 block.addLabel(f"head {h + 1}", color=fg, size="8pt")
             for layer in range(layers):
+                if kind == "cross":  # a row for the alignment scores of synthetic tasks
+                    block.nextRow()
+                    block.addLabel("", color=fg)
+                    self.score_labels.append([block.addLabel("", color=fg, size="8pt") for _ in range(heads)])
                 block.nextRow()
                 block.addLabel(f"layer {layer + 1}", angle=-90, color=fg, size="8pt")
                 row = []
                 for h in range(heads):
-                    plot = HeatmapPlotItem(DEFAULT_COLORMAP, compact=True)
-                    plot.apply_theme(self._dark)
-                    plot.setMouseEnabled(False, False)
-                    plot.image_item.cell_clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
-                    block.addItem(plot)
-                    row.append(plot)
-                    images.append(plot.image_item)
+                    thumb = Thumbnail(self._lut)
+                    thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
+                    block.addItem(thumb)
+                    row.append(thumb)
                 self.plots[kind].append(row)
         self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get(DEFAULT_COLORMAP),
                                          interactive=False, width=12)
-        self.color_bar.setImageItem(images)
         self.ci.addItem(self.color_bar, row=0, col=len(KINDS))
         # titles, head/layer labels and the colour-bar axis never change during a run: draw them from a cache
         for item in self.scene().items():
@@ -114,46 +157,36 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """
         layers, heads = snapshot.maps["cross"].shape[:2]
         self.prepare(layers, heads)
-        labels = {kind: axis_labels(kind, snapshot) for kind in KINDS}
-        if labels != self._labels:  # new tokens: full update (ticks, ranges); else only the pixels
-            self._labels = labels
-            for kind in KINDS:
-                rows, cols = labels[kind]
-                for layer in range(layers):
-                    for h in range(heads):
-                        self.plots[kind][layer][h].set_matrix(snapshot.maps[kind][layer, h], rows, cols)
-        else:
-            for kind in KINDS:
-                maps = snapshot.maps[kind]  # (L, h, Tq, Tk)
-                for layer in range(layers):
-                    for h in range(heads):
-                        plot = self.plots[kind][layer][h]
-                        plot.matrix = np.ascontiguousarray(maps[layer, h], dtype=np.float32)
-                        plot.image_item.setImage(plot.matrix, autoLevels=False, levels=(0.0, 1.0))
+        self._last = (snapshot, scores)
+        for kind in KINDS:
+            maps = snapshot.maps[kind]  # (L, h, Tq, Tk)
+            for layer in range(layers):
+                for h in range(heads):
+                    self.plots[kind][layer][h].set_matrix(maps[layer, h])
+        had_scores = bool(self.scores)
         self.scores = {} if scores is None else {"cross": np.asarray(scores)}
-        for layer in range(layers):
-            for h in range(heads):
-                plot = self.plots["cross"][layer][h]
-                if scores is None:
-                    plot.setTitle(None)
-                else:
-                    plot.setTitle(f"{float(scores[layer, h]):.2f}", size="8pt",
-                                  color="#dddddd" if self._dark else "#222222")
+        if scores is not None or had_scores:
+            color = "#dddddd" if self._dark else "#222222"
+            for layer in range(layers):
+                for h in range(heads):
+                    text = "" if scores is None else f"{float(scores[layer, h]):.2f}"
+                    self.score_labels[layer][h].setText(text, color=color, size="8pt")
 
     def matrix(self, kind: str, layer: int, head: int) -> np.ndarray | None:
-        """The matrix a thumbnail holds (what its ImageItem draws), or None."""
+        """The matrix a thumbnail shows, or None."""
         if not self.plots[kind]:
             return None
-        return self.plots[kind][layer][head].image_item.image
+        return self.plots[kind][layer][head].matrix
 
     def apply_theme(self, dark: bool) -> None:
-        """Background and label colours; thumbnails are rebuilt on the next snapshot."""
+        """Background and label colours (the grid is rebuilt and redrawn)."""
         self._dark = dark
         self.setBackground("k" if dark else "w")
-        for kind in KINDS:
-            for row in self.plots[kind]:
-                for plot in row:
-                    plot.apply_theme(dark)
+        last, shape = self._last, self._shape
+        if shape is not None:
+            self._build(*shape)
+            if last is not None:
+                self.set_snapshot(*last)
 
-    def _on_thumbnail_clicked(self, kind: str, layer: int, head: int, _row: int, _col: int) -> None:
+    def _on_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
         self.thumbnail_clicked.emit(kind, layer, head)
