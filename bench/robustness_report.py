@@ -123,14 +123,18 @@ def main() -> int:
     print(f"RSS: {cycles['rss_before_mb']} MB before, {cycles['rss_after_mb']} MB after "
           f"(drift {cycles['rss_drift_mb']:+} MB)")
     stall = max(float(stats.get("max_gui_stall_ms", 0.0)), float(cycles["max_gui_stall_ms"]))
-    print(f"longest GUI stall: {stall:.1f} ms (suite fault tests {stats.get('max_gui_stall_ms', 'n/a')} ms, "
-          f"cycle bench {cycles['max_gui_stall_ms']} ms)")
+    per_test = sorted(((v, k.split(":", 1)[1]) for k, v in stats.items() if k.startswith("stall_ms:")), reverse=True)
+    worst_test = f" in {per_test[0][1]}" if per_test else ""
+    print(f"longest GUI stall: {stall:.1f} ms (suite fault tests {stats.get('max_gui_stall_ms', 'n/a')} ms"
+          f"{worst_test}; cycle bench {cycles['max_gui_stall_ms']} ms: {cycles['stall_cycles_ms']} ms in the "
+          f"worker cycles, {cycles['stall_closes_ms']} ms in the window closes)")
     result = {"categories": table, "total_tried": totals["tried"], "total_passed": totals["passed"],
               "known_bugs": totals["known"], "failed": totals["failed"], "fuzz_cases": fuzz["fuzz_cases"],
               "fuzz_other_exceptions": fuzz["other_exceptions"], "worker_cycles": cycles["worker_cycles"],
               "window_closes": cycles["window_closes"], "hangs": cycles["worker_hangs"] + cycles["window_hangs"],
               "rss_before_mb": cycles["rss_before_mb"], "rss_after_mb": cycles["rss_after_mb"],
               "rss_drift_mb": cycles["rss_drift_mb"], "max_gui_stall_ms": round(stall, 1),
+              "stall_ms_by_test": {name: ms for ms, name in per_test},
               "seconds": round(time.perf_counter() - t0, 1)}
     print(json.dumps(result))
     return 0 if totals["failed"] == 0 and result["hangs"] == 0 and fuzz["other_exceptions"] == 0 else 1

@@ -117,10 +117,11 @@ def tiny_model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def stall_meter(qapp: Any) -> Iterator[StallMeter]:
-    """Measures the longest GUI stall of a test; the figure goes to ``$ROBUSTNESS_STATS``."""
+def stall_meter(qapp: Any, request: pytest.FixtureRequest) -> Iterator[StallMeter]:
+    """Measures the longest GUI stall of a test; the figures go to ``$ROBUSTNESS_STATS``."""
     meter = StallMeter()
     meter.start()
     yield meter
     meter.stop()
     record_stat("max_gui_stall_ms", round(meter.worst_ms, 1))
+    record_stat(f"stall_ms:{request.node.name}", round(meter.worst_ms, 1))
