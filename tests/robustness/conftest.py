@@ -38,9 +38,9 @@ def _zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_DEFLAT
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def hostile_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    """Every hostile corpus the issue lists, written once per module: name -> (path, message regex).
+    """Every hostile corpus the issue lists, written once per session: name -> (path, message regex).
 
     The zip bomb is real but small: its member unpacks to 600 MB of zeros (the header says so, and the
     reader must refuse it from the header without unpacking).
