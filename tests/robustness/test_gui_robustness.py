@@ -202,3 +202,56 @@ def test_multihead_typed_sentence(qtbot: Any, sentence: str, message: str | None
             assert panel.inline_message() == ""
     finally:
         panel.shutdown(2000)
+
+
+def test_model_menu_paths(qtbot: Any, studio: StudioPanel, tiny_model_file: Path, tmp_path: Path,
+                          hostile_files: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model → Open…, Open dataset… and Save… with the file dialog answering hostile paths."""
+    from PySide6.QtWidgets import QFileDialog
+
+    answer = {"path": ""}
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (answer["path"], "")))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (answer["path"], "")))
+    menu = studio.panel_menu()
+    answer["path"] = str(tiny_model_file)
+    menu.open_action.trigger()
+    record = studio.record
+    assert record is not None and studio.translate_view.has_model
+    zero = tmp_path / "zero.safetensors"
+    zero.write_bytes(b"")
+    answer["path"] = str(zero)
+    menu.open_action.trigger()
+    assert "empty" in studio.inline_message() and studio.record is record
+    before = _source_state(studio)
+    answer["path"] = str(hostile_files["latin1.txt"][0])
+    menu.dataset_action.trigger()
+    assert "UTF-8" in studio.inline_message() and _source_state(studio) == before
+    answer["path"] = str(tmp_path)  # a folder as the save target
+    menu.save_action.trigger()
+    assert "folder" in studio.inline_message() and studio.record is record
+    answer["path"] = ""  # cancelled dialogs change nothing
+    for action in (menu.open_action, menu.dataset_action, menu.save_action):
+        action.trigger()
+    assert studio.record is record and _source_state(studio) == before
+
+
+def test_main_window_drops_keep_the_app_running(qtbot: Any, tmp_path: Path, hostile_files: dict,
+                                                tiny_model_file: Path) -> None:
+    from explorer.ui.main_window import MainWindow
+    from explorer.ui.panel_registry import panel_spec
+    from explorer.ui.settings import AppSettings
+
+    window = MainWindow(AppSettings(tmp_path), panels=(panel_spec("studio"),), device_probe=None)
+    qtbot.addWidget(window)
+    window.show_panel("studio")
+    panel = window.panel("studio")
+    before = _source_state(panel)
+    for name in ("binary.txt", "bomb.zip", "folder.txt", "utf16_no_bom.txt"):
+        assert window.drop_paths([str(hostile_files[name][0])])
+        assert re.search(hostile_files[name][1], panel.inline_message())
+    garbage = tmp_path / "x.safetensors"
+    garbage.write_bytes(b"\x80\x04garbage")
+    assert window.drop_paths([str(garbage)]) and "pickle" in panel.inline_message()
+    assert not window.drop_paths([str(tmp_path / "notes.pdf")])
+    assert _source_state(panel) == before and window.isEnabled()
+    window.shutdown(save=False)
