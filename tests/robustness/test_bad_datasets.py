@@ -28,7 +28,7 @@ def test_reader_refuses_with_a_message_naming_the_problem(hostile_files, name: s
         load_source(str(path))
 
 
-@pytest.mark.parametrize("name", ["latin1.txt", "one_column.txt", "bomb.zip", "folder.txt", "utf16_no_bom.txt"])
+@pytest.mark.parametrize("name", REFUSED)
 def test_cli_train_exits_2_with_one_error_line(hostile_files, name: str, capsys: pytest.CaptureFixture[str]) -> None:
     path, message = hostile_files[name]
     code = cli_main(["train", "--data", str(path), "--epochs", "1", "--device", "cpu"])
