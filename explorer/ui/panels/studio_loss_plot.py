@@ -96,6 +96,7 @@ class LossPlotWidget(pg.PlotWidget):
         """Background and axis colours for a light or dark window."""
         fg = "#dddddd" if dark else "#222222"
         self.setBackground("k" if dark else "w")
+        self.step_curve.setPen(pg.mkPen((120, 180, 255, 110) if dark else (31, 119, 180, 90), width=1))
         for name in ("left", "bottom"):
             axis = self.getPlotItem().getAxis(name)
             axis.setPen(pg.mkPen(fg))
