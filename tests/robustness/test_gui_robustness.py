@@ -255,3 +255,13 @@ def test_main_window_drops_keep_the_app_running(qtbot: Any, tmp_path: Path, host
     assert not window.drop_paths([str(tmp_path / "notes.pdf")])
     assert _source_state(panel) == before and window.isEnabled()
     window.shutdown(save=False)
+
+
+def test_unreadable_dataset_in_the_studio(studio: StudioPanel, tmp_path: Path, deny_read) -> None:
+    path = tmp_path / "locked.txt"
+    path.write_text("go .\tva !\n")
+    deny_read(path)
+    before = _source_state(studio)
+    assert studio.open_dataset(str(path)) is False
+    assert "Permission denied" in studio.inline_message() and "locked.txt" in studio.inline_message()
+    assert _source_state(studio) == before
