@@ -15,8 +15,10 @@ class StepEvent:
     """One optimiser step (one batch) has been taken.
 
     ``loss`` is the true per-token cross-entropy of the batch; ``book_loss`` is the number the book
-    prints (per-token loss divided by ``num_steps``). ``epoch_fraction`` counts epochs done, with the
-    current one as a fraction (e.g. 3.5); ``progress`` is the share of the whole run done, in [0, 1].
+    prints (per-token loss divided by ``num_steps``). ``tokens`` counts the batch's target tokens;
+    ``tokens_per_s`` and ``elapsed_s`` cover the run so far, pauses excluded. ``epoch_fraction`` counts
+    epochs done, with the current one as a fraction (e.g. 3.5); ``progress`` is the share of the whole run
+    done, in [0, 1]. ``grad_norm`` is the global gradient norm before clipping.
     """
 
     step: int
