@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer.cli import main as cli_main
 from explorer.core import checkpoint as ck
@@ -221,3 +223,35 @@ def test_non_regular_file_is_refused_at_once(tmp_path: Path) -> None:
         thread.join(5.0)
     assert not blocked, "load_model blocked on a FIFO"
     assert isinstance(outcome[0], CheckpointError) and "regular file" in str(outcome[0])
+
+
+@settings(max_examples=int(os.environ.get("CHECKPOINT_FUZZ_CASES", "120")), deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.sampled_from(["flip", "cut", "insert", "header"]), st.floats(0, 1),
+                                st.integers(0, 255)), min_size=1, max_size=3))
+def test_damaged_model_bytes_raise_only_checkpoint_error(tiny_model_file: Path, edits: list[Any]) -> None:
+    """Byte-level fuzzing of a real model file: a damaged file is refused or (if only weights changed) loads."""
+    import tempfile
+
+    data = bytearray(tiny_model_file.read_bytes())
+    header_end = 8 + int.from_bytes(data[:8], "little")
+    for action, where, byte in edits:
+        if not data:
+            break
+        span = header_end if action == "header" else len(data)
+        at = min(int(where * span), len(data) - 1)
+        if action in ("flip", "header"):
+            data[at] = byte
+        elif action == "cut":
+            del data[at:]
+        else:
+            data[at:at] = bytes([byte])
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "damaged.safetensors"
+        path.write_bytes(bytes(data))
+        try:
+            loaded = load_model(path)
+        except CheckpointError as exc:
+            assert str(exc) and path.name in str(exc) or "damaged" in str(exc)
+            return
+    assert all(torch.isfinite(t).all() for t in loaded.model.state_dict().values() if t.is_floating_point())
