@@ -16,6 +16,8 @@ LETTERS: tuple[str, ...] = tuple("abcdefghijklmnopqrstuvwxyz")
 DEFAULT_MIN_LEN = 3
 DEFAULT_MAX_LEN = 8
 PROBE_LEN = 6
+#: Most pairs a task generates (a million is far more than any run here needs; a billion never finished).
+MAX_TASK_PAIRS = 1_000_000
 
 
 def _check_task(name: str) -> str:
@@ -54,6 +56,8 @@ def make_task_pairs(
     key = _check_task(name)
     if isinstance(num_pairs, bool) or not isinstance(num_pairs, int) or num_pairs < 1:
         raise DatasetError(f"the number of pairs must be a whole number of at least 1, got {num_pairs!r}")
+    if num_pairs > MAX_TASK_PAIRS:
+        raise DatasetError(f"a task generates at most {MAX_TASK_PAIRS:,} pairs, got {num_pairs:,}")
     if not 1 <= min_len <= max_len:
         raise DatasetError(f"need 1 <= min_len <= max_len, got min_len={min_len}, max_len={max_len}")
     symbols = [str(a) for a in alphabet]

@@ -127,3 +127,11 @@ def test_zip_member_name_that_is_not_utf8(tmp_path: Path) -> None:
     path.write_bytes(buf.getvalue().replace("ü".encode(), b"<\xbc"))
     with pytest.raises(DatasetError, match="names.zip is not a readable zip file"):
         read_pairs(path)
+
+
+def test_task_with_a_billion_pairs_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found here: ``--data task:copy --num-examples 1000000000`` generated pairs until memory ran out."""
+    with pytest.raises(DatasetError, match="at most 1,000,000 pairs"):
+        load_source("task:copy", num_examples=10**9)
+    code = cli_main(["train", "--data", "task:sort", "--num-examples", str(10**9), "--epochs", "1", "--device", "cpu"])
+    assert code == 2 and "at most 1,000,000 pairs" in capsys.readouterr().err
