@@ -131,7 +131,15 @@ def greedy_decode(model: Seq2SeqTransformer, src: Tensor, src_valid_len: Tensor,
 
 
 def _encode_all(sentences: Sequence[str], src_vocab: Any, num_steps: int) -> list[EncodedSentence]:
-    return [encode_sentence(s, src_vocab, num_steps) for s in sentences]
+    if len(sentences) == 1:
+        return [encode_sentence(sentences[0], src_vocab, num_steps)]
+    encoded = []
+    for i, sentence in enumerate(sentences):
+        try:
+            encoded.append(encode_sentence(sentence, src_vocab, num_steps))
+        except ValueError as exc:  # name the sentence when there are many
+            raise type(exc)(f"sentence {i + 1}: {exc}") from exc
+    return encoded
 
 
 def _make_translation(enc: EncodedSentence, ids: list[int], finished: bool, score: float,

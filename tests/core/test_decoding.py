@@ -137,6 +137,8 @@ def test_unknown_words_empty_input_and_bad_settings() -> None:
     with pytest.raises(DecodingError, match="max_len"):
         translate(model, SRC, TGT, "a", num_steps=6, max_len=5000)
     assert translate_batch(model, SRC, TGT, [], num_steps=6) == []
+    with pytest.raises(ValueError, match="sentence 2: empty"):
+        translate_batch(model, SRC, TGT, ["a b", ""], num_steps=6)
 
 
 def test_greedy_decode_stops_when_every_sentence_ended() -> None:
