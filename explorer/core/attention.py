@@ -231,6 +231,12 @@ class _AttentionCore(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float,
                 p: float) -> tuple[Tensor, Tensor]:
+        with torch.autocast(q.device.type, enabled=False):  # mixed precision: this core runs in float32
+            return _AttentionCore._forward(ctx, q.float(), k.float(), v.float(), bias, scale, p)
+
+    @staticmethod
+    def _forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float,
+                 p: float) -> tuple[Tensor, Tensor]:
         B, h, Q, d = q.shape
         K = k.shape[2]
         q3, k3, v3 = q.reshape(B * h, Q, d), k.reshape(B * h, K, d), v.reshape(B * h, K, d)  # (B·h, T, d)
@@ -256,7 +262,7 @@ class _AttentionCore(torch.autograd.Function):
     def backward(ctx: Any, grad_context: Tensor, _grad_weights: Tensor | None) -> tuple[Tensor | None, ...]:
         q3, k3, v3, weights, mask = ctx.saved_tensors
         B, h, Q, K, d = ctx.shape
-        g = grad_context.reshape(B * h, Q, d)
+        g = grad_context.float().reshape(B * h, Q, d)
         dropped = weights if mask is None else weights * mask
         grad_v = torch.bmm(dropped, g)  # (B·h, K, d)
         grad_w = torch.bmm(v3, g.transpose(1, 2))  # (B·h, K, Q)

@@ -250,3 +250,15 @@ def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
     assert float(w[0, :, :, 3:].abs().sum()) == 0.0
     for a, b in zip(fused_grads, [x.grad] + [p.grad for p in mha.parameters()]):
         torch.testing.assert_close(a, b)
+
+
+def test_mixed_precision_forward_and_backward_run() -> None:
+    """Under bfloat16 autocast (as the trainer's ``amp``), the fused attention core stays in float32."""
+    model = _model().train()
+    src, lens, dec = _batch()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits, _ = model(src, lens, dec)
+        loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, 17), dec.reshape(-1))
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
