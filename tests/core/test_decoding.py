@@ -17,12 +17,7 @@ SRC = Vocab([["a", "b", "c", "d", "e"]])
 TGT = Vocab([["x", "y", "z"]])  # 4 + 3 tokens: small enough for exhaustive search
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors: threads only add overhead, and the CPU is shared
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _model(seed: int = 0, norm_first: bool = False) -> Seq2SeqTransformer:

@@ -18,12 +18,7 @@ from explorer.core.transformer import TransformerConfig
 WORDS = "a b c d e f g h".split()
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors: threads only add overhead, and the CPU is shared
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _dataset(n: int = 40, num_steps: int = 8):

@@ -14,12 +14,7 @@ from explorer.core.transformer import AttentionMaps, ConfigError, Seq2SeqTransfo
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "bench" / "d2l_reference.py"
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors: threads only add overhead, and the CPU is shared
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _model(seed: int = 0, **kw: object) -> Seq2SeqTransformer:
