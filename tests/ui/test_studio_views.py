@@ -50,6 +50,23 @@ def test_form_explains_invalid_settings_and_blocks_start(panel) -> None:
     assert "lr must be greater than 0" in panel.form.error_label.text()
 
 
+def test_form_keeps_the_default_for_unusable_stored_values(panel) -> None:
+    """Stored text, null, NaN, inf, booleans and numbers beyond 32 bits leave a field as it was; other numbers
+    are clamped to the field's range; text numbers from an INI file are read as numbers."""
+    form = panel.form
+    before = form.values()
+    form.set_values({"num_hiddens": "abc", "dropout": float("nan"), "lr": float("inf"), "num_layers": True,
+                     "num_heads": 10**12, "batch_size": -2**40, "num_steps": [4], "norm_first": "maybe",
+                     "device": ["cpu"], "seed": None})
+    assert form.values() == before
+    form.set_values({"num_hiddens": "64", "dropout": "0.25", "num_epochs": 12.0, "norm_first": "true",
+                     "lr": 1e9, "min_freq": -7})
+    after = form.values()
+    assert (after["num_hiddens"], after["dropout"], after["num_epochs"], after["norm_first"]) == (64, 0.25, 12, True)
+    assert (after["lr"], after["min_freq"]) == (10.0, 0)
+    assert isinstance(after["num_hiddens"], int) and form.validation_error() is None
+
+
 def test_task_source_sets_a_task_probe(panel) -> None:
     panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:reverse"))
     src, tgt = panel.data.probe()

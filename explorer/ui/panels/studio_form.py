@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from explorer.core.training import TrainingConfig, resolve_device
 from explorer.core.transformer import ConfigError, TransformerConfig
+from explorer.ui.settings import coerce
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,
              num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2)
@@ -39,6 +40,7 @@ _FIELDS: dict[str, tuple[str, str, float, float, float]] = {
     "min_freq": ("vocabulary min. frequency", "int", 0, 1000, 1),
     "seed": ("seed", "int", 0, 2**31 - 1, 1),
 }
+_INT32_LIMIT = 2**31  # stored numbers at or beyond this are corrupt, not clamped
 _MODEL_FIELDS = ("num_hiddens", "num_layers", "num_heads", "ffn_num_hiddens", "dropout")
 
 
@@ -133,15 +135,22 @@ class TrainingForm(QWidget):
             self.preset_combo.setCurrentText(name)
 
     def set_values(self, values: dict[str, Any]) -> None:
-        """Set fields by config name without echoing one signal per field; emits ``settings_changed`` once."""
+        """Set fields by config name without echoing one signal per field; emits ``settings_changed`` once.
+
+        Values come from stored settings too, so each is checked: a number is clamped to the field's range,
+        while text, null, NaN or a number beyond 32 bits leaves that field as it is (its default) instead
+        of aborting the whole restore.
+        """
         for name, value in values.items():
             if name in self.fields:
-                with QSignalBlocker(self.fields[name]):
-                    self.fields[name].setValue(value)
+                box = self.fields[name]
+                number = _field_value(value, box.value(), box.minimum(), box.maximum())
+                with QSignalBlocker(box):
+                    box.setValue(number)
             elif name == "norm_first":
                 with QSignalBlocker(self.norm_first):
-                    self.norm_first.setChecked(bool(value))
-            elif name == "device" and value in DEVICES:
+                    self.norm_first.setChecked(coerce(value, self.norm_first.isChecked()))
+            elif name == "device" and isinstance(value, str) and value in DEVICES:
                 with QSignalBlocker(self.device_combo):
                     self.device_combo.setCurrentText(value)
         self._match_preset()
@@ -188,3 +197,17 @@ class TrainingForm(QWidget):
     def _on_device_combo_current_text_changed(self, _name: str) -> None:
         self._update_device_info()
         self._revalidate()
+
+
+def _field_value(value: Any, current: int | float, low: int | float, high: int | float) -> int | float:
+    """``value`` as the field's type, clamped to ``[low, high]`` like the spin box itself does.
+
+    Text that is no number, null, booleans, NaN, infinity and integers beyond 32 bits (what a ``QSpinBox``
+    holds) are corrupt rather than merely large: they give ``current``.
+    """
+    if isinstance(value, bool):  # JSON true/false is no hyper-parameter
+        return current
+    number = coerce(value, current)
+    if not isinstance(number, (int, float)) or not abs(number) < _INT32_LIMIT:  # NaN fails `<` too
+        return current
+    return min(max(number, low), high)
