@@ -4,32 +4,24 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Slot
-from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QSettings, Slot
+from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.checkpoint import CheckpointError
 from explorer.core.text import DatasetError, build_dataset
 from explorer.core.training import Trainer
 from explorer.core.transformer import ConfigError
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.studio_controls import TrainingControls
-from explorer.ui.panels.studio_data import DataBox
-from explorer.ui.panels.studio_detail import AttentionDetail
-from explorer.ui.panels.studio_form import TrainingForm
-from explorer.ui.panels.studio_live import LiveAttention, snapshot_caption
-from explorer.ui.panels.studio_loss_plot import LossView
-from explorer.ui.panels.studio_model_io import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord,
-                                                ask_dataset_path, cpu_copy, history_rows, open_record,
-                                                probe_snapshot, save_record)
+from explorer.ui.panels.studio_layout import StudioBody
+from explorer.ui.panels.studio_live import snapshot_caption
+from explorer.ui.panels.studio_model_io import ModelMenu, ModelRecord, ask_dataset_path
+from explorer.ui.panels.studio_models import StudioModels
 from explorer.ui.panels.studio_session import TrainingSession
-from explorer.ui.panels.studio_translate import TranslateView
 from explorer.ui.worker import TrainingWorker
 
 
-class StudioPanel(BasePanel):
+class StudioPanel(StudioModels, BasePanel):
     """Train the book's Transformer with live loss and attention; translate; save and open models."""
 
     key = "studio"
@@ -59,44 +51,15 @@ class StudioPanel(BasePanel):
 
     # ------------------------------------------------------------------ layout
     def _build_widgets(self) -> None:
-        self.form = TrainingForm()
-        self.data = DataBox()
-        self.controls = TrainingControls()
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 4, 0)
-        left_layout.addWidget(self.controls)
-        left_layout.addWidget(self.data)
-        left_layout.addWidget(self.form, 1)
-        scroll = QScrollArea()
-        scroll.setWidget(left)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(430)
-
-        self.loss_view = LossView()
+        body = StudioBody()
+        self.form, self.data, self.controls = body.form, body.data, body.controls
+        self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
+        self.translate_view, self.tabs = body.translate_view, body.tabs
         self.loss_plot = self.loss_view.plot
-        self.live = LiveAttention()
         self.history = self.live.history
         self.grid = self.live.grid
         self.scrubber = self.live.scrubber
-        live = QSplitter(Qt.Orientation.Vertical)
-        live.addWidget(self.loss_view)
-        live.addWidget(self.live)
-        live.setSizes([300, 400])
-
-        self.detail = AttentionDetail()
-        self.translate_view = TranslateView()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(live, "Training")
-        self.tabs.addTab(self.detail, "Attention detail")
-        self.tabs.addTab(self.translate_view, "Translate")
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(scroll)
-        splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([440, 900])
-        self.body_layout.addWidget(splitter)
+        self.body_layout.addWidget(body)
 
         self.form.settings_changed.connect(self._on_form_settings_changed)
         self.data.source_changed.connect(self._on_data_source_changed)
@@ -209,18 +172,6 @@ class StudioPanel(BasePanel):
         self._report(f"Training on {trainer.device} ({len(dataset)} pairs, {trainer.total_steps} steps).")
         return True
 
-    def _offer_model(self, description: str) -> None:
-        """Hand a model the training thread does not touch to the translate view and the Model menu."""
-        trainer = self.trainer
-        if trainer is None:
-            return
-        model = trainer.model if not self.is_training() else cpu_copy(trainer.model)
-        self.record = ModelRecord(model, trainer.src_vocab, trainer.tgt_vocab, trainer.config, trainer.history,
-                                  trainer.config.num_steps, description)
-        self.translate_view.set_model(model, trainer.src_vocab, trainer.tgt_vocab, trainer.config.num_steps,
-                                      f"Model: {description}.")
-        self._set_state(self.state)
-
     def redraw(self) -> None:
         """Draw everything the current run has produced so far (the timer does this in tiers)."""
         self.session.redraw()
@@ -329,79 +280,7 @@ class StudioPanel(BasePanel):
             self.detail.show_snapshot(snap, snapshot_caption(snap))
         self.tabs.setCurrentWidget(self.detail)
 
-    # ------------------------------------------------------------------ models
-    def save_model_to(self, path: str) -> bool:
-        """Save the model on offer (paused, finished or opened) to ``path``; False with a message on failure."""
-        if self.record is None:
-            self._report("There is no model to save yet (pause or finish training first).", error=True)
-            return False
-        try:
-            saved = save_record(path, self.record, self.source.name if self.source is not None else "")
-        except (CheckpointError, OSError, ValueError) as exc:
-            self._report(f"Could not save the model: {exc}", error=True, dialog=True)
-            return False
-        self._report(f"Saved the model to {saved}.")
-        return True
-
-    def open_model(self, path: str) -> bool:
-        """Open a checkpoint (from this app or the CLI) to inspect and translate without training."""
-        if self.is_training():
-            self._report("Stop training before opening a model.", error=True)
-            return False
-        try:
-            record, _loaded = open_record(path, self.form.values()["num_steps"])
-        except (CheckpointError, OSError, ValueError) as exc:
-            self._report(f"Could not open the model: {exc}", error=True, dialog=True)
-            return False
-        self.session.forget()
-        self.record = record
-        self.translate_view.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
-                                      f"Model: {record.origin}.")
-        step_rows = self.loss_plot.load_history(*history_rows(record.history))
-        self.live.clear(self.data.task_name())
-        self.clear_inline_message()
-        try:
-            self.live.add_snapshot(probe_snapshot(record, self.data.probe(), step=step_rows))
-        except ValueError as exc:
-            self._report(f"The probe pair cannot be shown with this model: {exc}", error=True)
-        self.redraw()
-        self._set_state("finished" if self.state == "finished" else "idle")
-        self._report(f"Model: {record.origin}. Translate with it in the Translate tab.")
-        return True
-
-    @Slot(str)
-    def _on_menu_save_chosen(self, path: str) -> None:
-        self.save_model_to(path)
-
-    @Slot(str)
-    def _on_menu_open_chosen(self, path: str) -> None:
-        self.open_model(path)
-
-    @Slot(str)
-    def _on_menu_dataset_chosen(self, path: str) -> None:
-        self.open_dataset(path)
-
     # ------------------------------------------------------------------ shell hooks
-    def panel_menu(self) -> ModelMenu:
-        if self._menu is None:
-            self._menu = ModelMenu(self)
-            self._menu.save_chosen.connect(self._on_menu_save_chosen)
-            self._menu.open_chosen.connect(self._on_menu_open_chosen)
-            self._menu.dataset_chosen.connect(self._on_menu_dataset_chosen)
-            self._set_state(self.state)
-        return self._menu
-
-    def handle_drop(self, paths: list[str]) -> bool:
-        for path in paths:
-            suffix = Path(path).suffix.lower()
-            if suffix == SUFFIX:
-                self.open_model(path)
-                return True
-            if suffix in DATASET_SUFFIXES:
-                self.open_dataset(path)
-                return True
-        return False
-
     def busy_reason(self) -> str | None:
         if not self.is_training():
             return None
