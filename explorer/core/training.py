@@ -270,18 +270,9 @@ class Trainer:
 
     def snapshot(self) -> SnapshotEvent:
         """One eval-mode forward pass of the probe with ``need_weights=True``; numpy copies, cropped."""
-        p = self._probe
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            with torch.no_grad():
-                _, maps = self.model(p.src, p.src_valid_len, p.dec_input, need_weights=True)
-        finally:
-            self.model.train(was_training)
-        assert maps is not None
-        arrays = maps.cropped_numpy(0, len(p.src_tokens), len(p.tgt_tokens))
-        return SnapshotEvent(step=self.step, epoch=self.epoch, maps=arrays, src_tokens=list(p.src_tokens),
-                             tgt_tokens=list(p.tgt_tokens), tgt_input_tokens=list(p.tgt_input_tokens))
+        from explorer.core.probe import forward_probe
+
+        return forward_probe(self.model, self._probe, step=self.step, epoch=self.epoch)
 
     # ------------------------------------------------------------------ the run
     def __iter__(self) -> Iterator[TrainingEvent]:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from explorer.core.checkpoint import SUFFIX, load_model, save_model
 from explorer.core.events import SnapshotEvent
-from explorer.core.text import encode_sentence
+from explorer.core.probe import probe_attention
 
 CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
 DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
@@ -95,26 +95,12 @@ def cpu_copy(model: torch.nn.Module) -> torch.nn.Module:
 
 
 def probe_snapshot(record: ModelRecord, probe: tuple[str, str], step: int = 0) -> SnapshotEvent:
-    """The probe pair's attention maps from a model that is not training (same layout as the trainer's).
+    """The probe pair's attention maps from a model that is not training (the trainer's own function).
 
     Raises ``DatasetError`` (a ``ValueError``) for an empty probe sentence.
     """
-    model, steps = record.model, record.num_steps
-    src = encode_sentence(probe[0], record.src_vocab, steps)
-    tgt = encode_sentence(probe[1], record.tgt_vocab, steps)
-    device = next(model.parameters()).device
-    dec_input = torch.cat([torch.tensor([record.tgt_vocab.bos]), tgt.ids[:-1]])  # (T,) teacher forcing
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            _, maps = model(src.ids[None].to(device), torch.tensor([src.valid_len], device=device),
-                            dec_input[None].to(device), need_weights=True)
-    finally:
-        model.train(was_training)
-    arrays = maps.cropped_numpy(0, len(src.tokens), len(tgt.tokens))
-    return SnapshotEvent(step=step, epoch=0, maps=arrays, src_tokens=list(src.tokens),
-                         tgt_tokens=list(tgt.tokens), tgt_input_tokens=["<bos>", *tgt.tokens[:-1]])
+    return probe_attention(record.model, record.src_vocab, record.tgt_vocab, probe[0], probe[1],
+                           record.num_steps, step=step)
 
 
 def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
