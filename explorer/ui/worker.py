@@ -5,7 +5,6 @@ thread as a queued ``Signal(object)`` carrying the core's plain dataclass (float
 """
 from __future__ import annotations
 
-import ctypes
 import logging
 import sys
 from collections.abc import Iterable
@@ -15,36 +14,6 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
-
-def _refs_leaked() -> bool:
-    """True where PySide6 returns ``None``/``True`` from C++ without a new reference.
-
-    PySide6 6.12 on CPython < 3.12 does, for every void method (``label.setText``) and every
-    ``Signal.emit``: each call lowers the refcount of ``None`` or ``True`` by one, until the
-    interpreter aborts ("none_dealloc"/"bool_dealloc: deallocating …") after some minutes of
-    pyqtgraph painting. From 3.12 on these objects are immortal and the bug is harmless.
-    """
-    if sys.version_info >= (3, 12):
-        return False
-    probe = QObject()
-    before = sys.getrefcount(None)
-    for _ in range(8):
-        probe.setObjectName("probe")
-    return sys.getrefcount(None) <= before - 8
-
-
-def guard_pyside_refcounts() -> bool:
-    """Make ``None``, ``True`` and ``False`` effectively immortal (as CPython 3.12+ does) where PySide6
-    leaks their references; returns whether it had to. Cheap; safe to call more than once."""
-    if not _refs_leaked():
-        return False
-    for obj in (None, True, False):
-        # ob_refcnt is the first field of every CPython object; 2**40 extra references never drain
-        ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
-    return True
-
-
-GUARDED = guard_pyside_refcounts()
 
 GIL_SWITCH_S = 0.001  # sys.setswitchinterval while training runs
 
