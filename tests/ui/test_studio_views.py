@@ -160,6 +160,10 @@ def test_saved_model_reopens_and_translates_identically(trained, panel, tmp_path
     _, y = panel.loss_plot.step_curve.getData()
     np.testing.assert_allclose(y, trained.trainer.history.step_loss)
     assert len(panel.history) == 1 and panel.grid.shape == (2, 2)
+    shown, trainers = panel.live.current(), trained.trainer.snapshot()  # same probe, same weights
+    assert (shown.src_tokens, shown.tgt_input_tokens) == (trainers.src_tokens, trainers.tgt_input_tokens)
+    for kind, maps in trainers.maps.items():
+        np.testing.assert_allclose(shown.maps[kind], maps, atol=1e-6)
 
 
 def test_translate_flags_unknown_words_and_scores_bleu(trained) -> None:
