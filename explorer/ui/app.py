@@ -147,6 +147,9 @@ def _run_bench(app: QApplication, window) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the app; returns the process exit code."""
     args, qt_args = build_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
+    from explorer.ui.qt_compat import guard_pyside_refcounts
+
+    guard_pyside_refcounts()  # a no-op unless this PySide6 leaks references to None/True (6.12.0)
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
