@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from explorer.core.optim import Adam, clip_grad_norm
+from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent, TrainingEvent)
 from explorer.core.transformer import ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int
@@ -158,18 +159,6 @@ def _is_oom(exc: BaseException) -> bool:
     return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc).lower()
 
 
-@dataclass
-class _Probe:
-    """The fixed pair whose attention is snapshotted: ids on the device plus token labels."""
-
-    src: Tensor  # (1, T)
-    src_valid_len: Tensor  # (1,)
-    dec_input: Tensor  # (1, T)
-    src_tokens: list[str]
-    tgt_tokens: list[str]
-    tgt_input_tokens: list[str]
-
-
 class Trainer:
     """Train a :class:`Seq2SeqTransformer` on an ``NMTDataset``; iterate the trainer to run it (once).
 
@@ -249,29 +238,18 @@ class Trainer:
         return time.perf_counter() - start
 
     # ------------------------------------------------------------------ probe and snapshots
-    def _make_probe(self, probe: tuple[str, str] | int | None) -> _Probe:
-        from explorer.core.text import encode_sentence
-
+    def _make_probe(self, probe: tuple[str, str] | int | None) -> ProbeInput:
         if probe is None or isinstance(probe, int):
             index = 0 if probe is None else probe
             if not 0 <= index < len(self.dataset.pairs):
                 raise ConfigError(f"probe index {index} is outside the dataset (0..{len(self.dataset.pairs) - 1})")
             probe = self.dataset.pairs[index]
         src_sentence, tgt_sentence = probe
-        steps = self.config.num_steps
-        src = encode_sentence(src_sentence, self.src_vocab, steps)
-        tgt = encode_sentence(tgt_sentence, self.tgt_vocab, steps)
-        dec_input = torch.cat([torch.tensor([self.tgt_vocab.bos]), tgt.ids[:-1]])  # (T,)
-        return _Probe(src=src.ids[None].to(self.device),
-                      src_valid_len=torch.tensor([src.valid_len], device=self.device),
-                      dec_input=dec_input[None].to(self.device),
-                      src_tokens=list(src.tokens), tgt_tokens=list(tgt.tokens),
-                      tgt_input_tokens=["<bos>", *tgt.tokens[:-1]])
+        return encode_probe(self.src_vocab, self.tgt_vocab, src_sentence, tgt_sentence, self.config.num_steps,
+                            self.device)
 
     def snapshot(self) -> SnapshotEvent:
         """One eval-mode forward pass of the probe with ``need_weights=True``; numpy copies, cropped."""
-        from explorer.core.probe import forward_probe
-
         return forward_probe(self.model, self._probe, step=self.step, epoch=self.epoch)
 
     # ------------------------------------------------------------------ the run
