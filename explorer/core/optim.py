@@ -15,6 +15,34 @@ def clip_grad_norm(grads: list[Tensor], max_norm: float) -> Tensor:
     return norm
 
 
+def flatten_parameters(params: list[Tensor]) -> Tensor:
+    """Move ``params`` into one flat buffer and give each a gradient that is a view of one flat gradient.
+
+    Each parameter keeps its identity (a leaf, same shape and values) but its ``.data`` becomes a view of
+    the returned tensor, and its ``.grad`` a view of the returned tensor's ``.grad``; a backward pass then
+    adds into that gradient in place. Elementwise optimisers and the global norm can work on the one
+    tensor: a handful of kernel calls per step instead of a handful per parameter, same arithmetic.
+    Zero ``flat.grad`` before each backward pass (do not set the parameters' gradients to None).
+
+    Returns
+    -------
+    (N,) flat tensor of all values, its ``.grad`` an (N,) zero tensor.
+    """
+    if not params:
+        raise ValueError("no parameters to flatten")
+    if len({(p.dtype, p.device) for p in params}) > 1:
+        raise ValueError("parameters of mixed dtypes or devices cannot share one flat buffer")
+    flat = torch.cat([p.detach().reshape(-1) for p in params])  # (N,)
+    flat.grad = torch.zeros_like(flat)
+    offset = 0
+    for p in params:
+        n = p.numel()
+        p.data = flat[offset:offset + n].view_as(p)  # (N,) slice -> p's shape
+        p.grad = flat.grad[offset:offset + n].view_as(p)  # (N,) slice -> p's shape
+        offset += n
+    return flat
+
+
 class Adam:
     """Adam (Kingma & Ba), the update of ``torch.optim.Adam(foreach=True)`` without its bookkeeping.
 

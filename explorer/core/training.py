@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from explorer.core.optim import Adam, clip_grad_norm
+from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
 from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent, TrainingEvent)
@@ -276,7 +276,8 @@ class Trainer:
         src_all, src_len_all, dec_all, lab_all, tgt_len_np = self._device_tensors()
         n, bs, steps = len(self.dataset), cfg.batch_size, cfg.num_steps
         params = [p for p in model.parameters() if p.requires_grad]
-        optimizer = Adam(params, lr=cfg.lr)
+        flat = flatten_parameters(params)  # one buffer: Adam and the norm are a few kernels, not a few per tensor
+        optimizer = Adam([flat], lr=cfg.lr)
         # Mixed precision: bfloat16 autocast (no loss scaling needed) on CUDA GPUs that support it.
         use_amp = cfg.amp and dev.type == "cuda" and torch.cuda.is_bf16_supported()
         shuffle = torch.Generator().manual_seed(cfg.seed)
@@ -312,9 +313,9 @@ class Trainer:
                                                    lab_e[sl].reshape(-1), ignore_index=IGNORE,
                                                    reduction="sum")
                     objective = loss_sum / (steps if cfg.objective == "book" else tokens)
-                    optimizer.zero_grad()
+                    flat.grad.zero_()
                     objective.backward()
-                    grads = [p.grad for p in params if p.grad is not None]
+                    grads = [flat.grad]
                     if cfg.grad_clip > 0:
                         norm = clip_grad_norm(grads, cfg.grad_clip)
                     else:

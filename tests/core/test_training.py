@@ -240,3 +240,26 @@ def test_adam_matches_torch_optim_adam_exactly() -> None:
         assert all(p.grad is None for p in ours)
         for p, q in zip(ours, theirs):
             assert torch.equal(p, q)
+
+
+def test_flattened_parameters_train_like_separate_ones() -> None:
+    from explorer.core.optim import Adam, flatten_parameters
+
+    g = torch.Generator().manual_seed(1)
+    w1, b1 = torch.randn(4, 3, generator=g), torch.randn(4, generator=g)
+    x = torch.randn(6, 3, generator=g)
+    sep = [w1.clone().requires_grad_(), b1.clone().requires_grad_()]
+    flat_params = [w1.clone().requires_grad_(), b1.clone().requires_grad_()]
+    flat = flatten_parameters(flat_params)
+    assert torch.equal(flat, torch.cat([w1.reshape(-1), b1]))
+    opt_sep, opt_flat = Adam(sep, lr=0.01), Adam([flat], lr=0.01)
+    for _ in range(3):
+        opt_sep.zero_grad()
+        flat.grad.zero_()
+        for (w, b), opt in (((sep[0], sep[1]), opt_sep), ((flat_params[0], flat_params[1]), opt_flat)):
+            (torch.tanh(x @ w.T + b) ** 2).sum().backward()
+            opt.step()
+        assert flat_params[0].grad.data_ptr() == flat.grad.data_ptr()  # gradients accumulate in place
+        for a, b in zip(sep, flat_params):
+            torch.testing.assert_close(a, b, rtol=0, atol=1e-7)
+    assert flat_params[0].is_leaf and flat_params[0].data_ptr() == flat.data_ptr()
