@@ -185,23 +185,24 @@ class MultiHeadAttention(nn.Module):
         -------
         output (B, Q, num_hiddens) and weights (B, h, Q, K), or None when not requested.
         """
-        q, k, v = self._project(queries, keys, values)  # each (B, h, T, d)
-        scale = 1.0 / math.sqrt(q.shape[-1])
+        q, k, v = self._project(queries, keys, values)  # each (B, T, h*d)
+        scale = 1.0 / math.sqrt(self.num_hiddens // self.num_heads)
         if attn_bias is None and valid_lens is not None:  # the general path: exact zeros, empty rows all 0
+            q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)  # each (B, h, T, d)
             weights = masked_softmax(torch.matmul(q, k.transpose(-1, -2)) * scale, valid_lens)  # (B, h, Q, K)
             context = torch.matmul(self._drop(weights), v)  # (B, h, Q, d)
+            batch, _, steps, _ = context.shape
+            context = context.transpose(1, 2).reshape(batch, steps, self.num_hiddens)  # (B, Q, h*d)
         else:
             context, weights = _AttentionCore.apply(q, k, v, attn_bias, scale,
-                                                    self.dropout.p if self.training else 0.0)
-        batch, _, steps, _ = context.shape
-        output = self.W_o(context.transpose(1, 2).reshape(batch, steps, self.num_hiddens))  # (B, Q, h*d)
-        return output, (weights if need_weights else None)
+                                                    self.dropout.p if self.training else 0.0, self.num_heads)
+        return self.W_o(context), (weights if need_weights else None)
 
     def _drop(self, weights: Tensor) -> Tensor:
         return dropout(weights, self.dropout.p, self.training)
 
     def _project(self, queries: Tensor, keys: Tensor, values: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """Q, K, V projections split into heads; one fused matmul for self-attention (q = k = v), one for
+        """Q, K, V projections (B, T, h*d) each; one fused matmul for self-attention (q = k = v), one for
         K and V when keys are values (cross-attention). Same weights, same results, fewer kernel calls."""
         W_q, W_k, W_v = self.W_q, self.W_k, self.W_v
         same_size = W_q.in_features == W_k.in_features == W_v.in_features
@@ -216,59 +217,80 @@ class MultiHeadAttention(nn.Module):
             k, v = F.linear(keys, weight, bias).split(self.num_hiddens, dim=-1)  # 2 × (B, K, hd)
         else:
             q, k, v = W_q(queries), W_k(keys), W_v(values)
-        return self._split_heads(q), self._split_heads(k), self._split_heads(v)
+        return q, k, v
+
+
+_HEAD_MASKS: dict[tuple[int, int, torch.dtype, torch.device], Tensor] = {}
+
+
+def _head_mask(num_heads: int, width: int, dtype: torch.dtype, device: torch.device) -> Tensor:
+    """(h, h·d) 0/1 matrix, row i selecting head i's d columns (cached per shape, dtype and device)."""
+    key = (num_heads, width, dtype, device)
+    mask = _HEAD_MASKS.get(key)
+    if mask is None:
+        eye = torch.eye(num_heads, dtype=dtype, device=device)  # (h, h)
+        mask = _HEAD_MASKS[key] = eye.repeat_interleave(width // num_heads, dim=1)  # (h, h·d)
+    return mask
 
 
 class _AttentionCore(torch.autograd.Function):
-    """``dropout(softmax(QKᵀ·scale + bias)) V`` for (B, h, T, d) heads, with a hand-written backward.
+    """``dropout(softmax(QKᵀ·scale + bias)) V`` for every head at once, with a hand-written backward.
 
-    Scores are built key-major, (B·h, K, Q), because a softmax over a non-last axis runs a vectorised CPU
-    kernel ~4x faster than the one for short last axes (K is ~10 in the book's model); one ``baddbmm``
-    applies scale and mask. Fewer autograd nodes and temporaries than the composite ops; same numbers.
-    Returns the context (B, h, Q, d) and the (pre-dropout) weights (B, h, Q, K), the latter a view.
+    Q, K, V stay in their projected (B, T, h·d) layout, so heads are never split into (B·h) batches (two
+    strided copies per tensor on the way in and out). Instead each query row is repeated once per head
+    with the other heads' columns zeroed, Q̃ (B, h·Q, h·d), and one ``bmm`` per batch element computes every
+    head's scores: the zeroed columns add exact zeros, so the scores are the per-head dot products. The
+    context comes back the same way (R = PV for all heads, keep head i's columns of head i's rows). Fewer,
+    larger matrix products than (B·h) tiny ones, same numbers. Scores are key-major, (B, K, h·Q), because
+    a softmax over a non-last axis runs a vectorised CPU kernel ~4x faster than the one for short last
+    axes (K is ~10 in the book's model). Returns the context (B, Q, h·d) and the (pre-dropout) weights
+    (B, h, Q, K), the latter a view.
     """
 
     @staticmethod
-    def forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float,
-                p: float) -> tuple[Tensor, Tensor]:
+    def forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float, p: float,
+                num_heads: int) -> tuple[Tensor, Tensor]:
         with torch.autocast(q.device.type, enabled=False):  # mixed precision: this core runs in float32
-            return _AttentionCore._forward(ctx, q.float(), k.float(), v.float(), bias, scale, p)
+            return _AttentionCore._forward(ctx, q.float(), k.float(), v.float(), bias, scale, p, num_heads)
 
     @staticmethod
-    def _forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float,
-                 p: float) -> tuple[Tensor, Tensor]:
-        B, h, Q, d = q.shape
-        K = k.shape[2]
-        q3, k3, v3 = q.reshape(B * h, Q, d), k.reshape(B * h, K, d), v.reshape(B * h, K, d)  # (B·h, T, d)
-        if bias is None:
-            scores = torch.bmm(k3, q3.transpose(1, 2)).mul_(scale)  # (B·h, K, Q)
-        else:
-            bias_t = bias.transpose(-1, -2).expand(B, h, K, Q).reshape(B * h, K, Q)  # (B·h, K, Q)
-            scores = torch.baddbmm(bias_t.to(q.dtype), k3, q3.transpose(1, 2), alpha=scale)
+    def _forward(ctx: Any, q: Tensor, k: Tensor, v: Tensor, bias: Tensor | None, scale: float, p: float,
+                 h: int) -> tuple[Tensor, Tensor]:
+        B, Q, width = q.shape
+        K = k.shape[1]
+        heads = _head_mask(h, width, q.dtype, q.device)[None, :, None, :]  # (1, h, 1, h·d)
+        q_rep = (q[:, None] * heads).view(B, h * Q, width)  # (B, h, Q, h·d) -> (B, h·Q, h·d)
+        scores = torch.bmm(k, q_rep.transpose(1, 2)).mul_(scale)  # (B, K, h·Q)
+        if bias is not None:
+            bias4 = bias.reshape((1,) * (4 - bias.dim()) + tuple(bias.shape))  # (B|1, h|1, Q|1, K)
+            scores.view(B, K, h, Q).add_(bias4.permute(0, 3, 1, 2).to(q.dtype))  # bias as (B|1, K, h|1, Q|1)
         weights = torch.softmax(scores, dim=1)  # over the keys
         mask = None
         dropped = weights
         if p > 0.0:
             mask = torch.rand(weights.shape, dtype=weights.dtype, device=weights.device).ge_(p).mul_(1.0 / (1.0 - p))
             dropped = weights * mask
-        context = torch.bmm(dropped.transpose(1, 2), v3)  # (B·h, Q, d)
-        ctx.save_for_backward(q3, k3, v3, weights, mask)
-        ctx.scale, ctx.shape = scale, (B, h, Q, K, d)
-        weights_out = weights.view(B, h, K, Q).transpose(-1, -2)  # (B, h, Q, K)
+        r = torch.bmm(dropped.transpose(1, 2), v)  # (B, h·Q, h·d): every head's weights on all columns
+        context = (r.view(B, h, Q, width) * heads).sum(1)  # (B, h, Q, h·d) -> (B, Q, h·d)
+        ctx.save_for_backward(q_rep, k, v, weights, mask, heads)
+        ctx.scale, ctx.h = scale, h
+        weights_out = weights.view(B, K, h, Q).permute(0, 2, 3, 1)  # (B, h, Q, K)
         ctx.mark_non_differentiable(weights_out)
-        return context.view(B, h, Q, d), weights_out
+        return context, weights_out
 
     @staticmethod
     def backward(ctx: Any, grad_context: Tensor, _grad_weights: Tensor | None) -> tuple[Tensor | None, ...]:
-        q3, k3, v3, weights, mask = ctx.saved_tensors
-        B, h, Q, K, d = ctx.shape
-        g = grad_context.float().reshape(B * h, Q, d)
+        q_rep, k, v, weights, mask, heads = ctx.saved_tensors
+        B, Q, width = grad_context.shape
+        h = ctx.h
+        g_rep = (grad_context.float()[:, None] * heads).view(B, h * Q, width)  # (B, h·Q, h·d)
         dropped = weights if mask is None else weights * mask
-        grad_v = torch.bmm(dropped, g)  # (B·h, K, d)
-        grad_w = torch.bmm(v3, g.transpose(1, 2))  # (B·h, K, Q)
+        grad_v = torch.bmm(dropped, g_rep)  # (B, K, h·d)
+        grad_w = torch.bmm(v, g_rep.transpose(1, 2))  # (B, K, h·Q)
         if mask is not None:
             grad_w.mul_(mask)
-        grad_s = torch._softmax_backward_data(grad_w, weights, 1, weights.dtype)  # (B·h, K, Q)
-        grad_q = torch.bmm(grad_s.transpose(1, 2), k3).mul_(ctx.scale)  # (B·h, Q, d)
-        grad_k = torch.bmm(grad_s, q3).mul_(ctx.scale)  # (B·h, K, d)
-        return (grad_q.view(B, h, Q, d), grad_k.view(B, h, K, d), grad_v.view(B, h, K, d), None, None, None)
+        grad_s = torch._softmax_backward_data(grad_w, weights, 1, weights.dtype).mul_(ctx.scale)  # (B, K, h·Q)
+        grad_k = torch.bmm(grad_s, q_rep)  # (B, K, h·d)
+        grad_q_rep = torch.bmm(grad_s.transpose(1, 2), k)  # (B, h·Q, h·d)
+        grad_q = (grad_q_rep.view(B, h, Q, width) * heads).sum(1)  # (B, h, Q, h·d) -> (B, Q, h·d)
+        return grad_q, grad_k, grad_v, None, None, None, None

@@ -231,12 +231,12 @@ def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
     fused_grads = [x.grad.clone()] + [p.grad.clone() for p in mha.parameters()]
     x.grad = None
     mha.zero_grad()
-    torch.manual_seed(7)  # same dropout mask: drawn with the same shape and order below
+    torch.manual_seed(7)  # same dropout mask: drawn in the core's (B, K, h, Q) order below
     W = torch.cat([mha.W_q.weight, mha.W_k.weight, mha.W_v.weight])
     q, k, v = (t.reshape(3, 5, 4, 4).transpose(1, 2) for t in (x @ W.T).split(16, dim=-1))  # (B, h, T, d)
     scores_t = k @ q.transpose(-1, -2) / 2.0 + bias.transpose(-1, -2)  # (B, h, K, Q)
     weights_t = torch.softmax(scores_t, dim=-2)
-    keep = torch.rand(weights_t.shape).ge_(0.3).mul_(1 / 0.7)
+    keep = torch.rand(3, 5, 4, 5).ge_(0.3).mul_(1 / 0.7).permute(0, 2, 1, 3)  # drawn (B, K, h, Q) -> (B, h, K, Q)
     context = (weights_t * keep).transpose(-1, -2) @ v  # (B, h, Q, d)
     ref = mha.W_o(context.transpose(1, 2).reshape(3, 5, 16))
     ref.square().sum().backward()
