@@ -93,18 +93,37 @@ def valid_lens_bias(valid_lens: Tensor, num_queries: int, num_keys: int, dtype: 
     return bias[:, None, :, :]  # (B, 1, Q, K)
 
 
-def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
-    """Inverted dropout, the same law as ``F.dropout`` (keep with probability 1 - p, scale by 1/(1-p)).
+def keep_mask(shape: tuple[int, ...] | torch.Size, p: float, dtype: torch.dtype = torch.float32,
+              device: torch.device | str | None = None) -> Tensor:
+    """Inverted-dropout multipliers of ``shape``: 0 with probability p, else 1/(1-p).
 
-    Built from one ``rand`` and in-place ops, which costs about a third less than ``F.dropout`` on the CPU
+    Each entry compares 16 random bits with a threshold, so one 64-bit random draw serves four entries
+    (the CPU generator's per-number cost dominates the small tensors of the book's model; this is ~2x
+    cheaper than ``rand(...).ge(p)``). p is thereby rounded to a multiple of 2⁻¹⁶ (0.1 -> 0.100006) and the
+    scale uses the rounded p, so every entry still has mean exactly 1. Probabilities too close to 0 or 1
+    for that grid use 24-bit ``rand`` as before.
+    """
+    drops = round(p * 65536)
+    if not 64 <= drops <= 65536 - 64:  # p within 1/1024 of 0 or 1: keep the float law
+        return torch.rand(shape, dtype=torch.float32, device=device).ge_(p).mul_(1.0 / (1.0 - p)).to(dtype)
+    n = math.prod(shape)
+    words = torch.empty((n + 3) // 4, dtype=torch.int64, device=device).random_(-2 ** 63, None)  # full range
+    bits = words.view(torch.int16)[:n].view(shape)  # 4 uniform int16 per word
+    # float32 holds every int16 exactly; keep where bits ≥ -32768 + drops (probability 1 - drops/65536)
+    mask = bits.float().ge_(drops - 32768).mul_(65536.0 / (65536 - drops))
+    return mask if dtype == torch.float32 else mask.to(dtype)
+
+
+def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
+    """Inverted dropout, the law of ``F.dropout`` (keep with probability 1 - p, scale by 1/(1-p)) with the
+    multipliers of :func:`keep_mask` (p on a 2⁻¹⁶ grid); about half the cost of ``F.dropout`` on the CPU
     for the small tensors of the book's model.
     """
     if not training or p == 0.0:
         return x
     if p >= 1.0:
         return x * 0.0
-    keep = torch.rand(x.shape, dtype=x.dtype, device=x.device).ge_(p).mul_(1.0 / (1.0 - p))
-    return x * keep
+    return x * keep_mask(x.shape, p, x.dtype, x.device)
 
 
 class DotProductAttention(nn.Module):
@@ -268,7 +287,7 @@ class _AttentionCore(torch.autograd.Function):
         mask = None
         dropped = weights
         if p > 0.0:
-            mask = torch.rand(weights.shape, dtype=weights.dtype, device=weights.device).ge_(p).mul_(1.0 / (1.0 - p))
+            mask = keep_mask(weights.shape, p, weights.dtype, weights.device)
             dropped = weights * mask
         r = torch.bmm(dropped.transpose(1, 2), v)  # (B, h·Q, h·d): every head's weights on all columns
         context = (r.view(B, h, Q, width) * heads).sum(1)  # (B, h, Q, h·d) -> (B, Q, h·d)

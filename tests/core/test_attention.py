@@ -144,3 +144,22 @@ def test_scaling_keeps_unit_variance() -> None:
     raw = (q * k).sum(-1)
     assert abs(raw.var().item() / d - 1) < 0.1
     assert abs((raw / math.sqrt(d)).var().item() - 1) < 0.1
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 1e-5])
+def test_keep_mask_law(p: float) -> None:
+    from explorer.core.attention import keep_mask
+
+    torch.manual_seed(3)
+    mask = keep_mask((1001, 7, 3), p)  # 21021 entries: not a multiple of 4
+    assert mask.shape == (1001, 7, 3) and mask.dtype == torch.float32
+    values = torch.unique(mask)
+    assert values[0] == 0.0 or p < 1e-3
+    scale = float(values[-1])
+    assert abs(scale - 1 / (1 - p)) < 1e-4  # 1/(1-p) with p on a 2^-16 grid
+    dropped = float((mask == 0).float().mean())
+    assert abs(dropped - p) < 5 * (p * (1 - p) / mask.numel()) ** 0.5 + 1e-4  # five standard errors
+    torch.manual_seed(3)
+    assert torch.equal(keep_mask((1001, 7, 3), p), mask)  # the seed decides it
+    big = keep_mask((400_000,), 0.1)
+    assert abs(float(big.mean()) - 1.0) < 5 * (0.1 / 0.9 / 400_000) ** 0.5  # unbiased: E[mask] = 1

@@ -218,7 +218,7 @@ def test_same_outputs_and_gradients_as_the_books_code() -> None:
 
 def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
     """The hand-written attention backward (attention.py) gives the autograd result, dropout included."""
-    from explorer.core.attention import MultiHeadAttention
+    from explorer.core.attention import MultiHeadAttention, keep_mask
 
     mha = MultiHeadAttention(16, 4, dropout=0.3).train()
     g = torch.Generator().manual_seed(0)
@@ -236,7 +236,7 @@ def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
     q, k, v = (t.reshape(3, 5, 4, 4).transpose(1, 2) for t in (x @ W.T).split(16, dim=-1))  # (B, h, T, d)
     scores_t = k @ q.transpose(-1, -2) / 2.0 + bias.transpose(-1, -2)  # (B, h, K, Q)
     weights_t = torch.softmax(scores_t, dim=-2)
-    keep = torch.rand(3, 5, 4, 5).ge_(0.3).mul_(1 / 0.7).permute(0, 2, 1, 3)  # drawn (B, K, h, Q) -> (B, h, K, Q)
+    keep = keep_mask((3, 5, 4, 5), 0.3).permute(0, 2, 1, 3)  # drawn (B, K, h, Q) -> (B, h, K, Q)
     context = (weights_t * keep).transpose(-1, -2) @ v  # (B, h, Q, d)
     ref = mha.W_o(context.transpose(1, 2).reshape(3, 5, 16))
     ref.square().sum().backward()
