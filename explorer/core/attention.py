@@ -252,6 +252,13 @@ def _head_mask(num_heads: int, width: int, dtype: torch.dtype, device: torch.dev
     return mask
 
 
+def _own_heads(x: Tensor, h: int) -> Tensor:
+    """Head i's columns of head i's rows: (B, h·Q, h·d) -> (B, Q, h·d), one strided copy."""
+    B, rows, width = x.shape
+    diag = x.view(B, h, rows // h, h, width // h).diagonal(dim1=1, dim2=3)  # (B, h, Q, h, d) -> (B, Q, d, h)
+    return diag.transpose(-1, -2).reshape(B, rows // h, width)  # (B, Q, h, d) -> (B, Q, h·d)
+
+
 class _AttentionCore(torch.autograd.Function):
     """``dropout(softmax(QKᵀ·scale + bias)) V`` for every head at once, with a hand-written backward.
 
@@ -290,7 +297,7 @@ class _AttentionCore(torch.autograd.Function):
             mask = keep_mask(weights.shape, p, weights.dtype, weights.device)
             dropped = weights * mask
         r = torch.bmm(dropped.transpose(1, 2), v)  # (B, h·Q, h·d): every head's weights on all columns
-        context = (r.view(B, h, Q, width) * heads).sum(1)  # (B, h, Q, h·d) -> (B, Q, h·d)
+        context = _own_heads(r, h)  # (B, Q, h·d)
         ctx.save_for_backward(q_rep, k, v, weights, mask, heads)
         ctx.scale, ctx.h = scale, h
         weights_out = weights.view(B, K, h, Q).permute(0, 2, 3, 1)  # (B, h, Q, K)
@@ -311,5 +318,5 @@ class _AttentionCore(torch.autograd.Function):
         grad_s = torch._softmax_backward_data(grad_w, weights, 1, weights.dtype).mul_(ctx.scale)  # (B, K, h·Q)
         grad_k = torch.bmm(grad_s, q_rep)  # (B, K, h·d)
         grad_q_rep = torch.bmm(grad_s.transpose(1, 2), k)  # (B, h·Q, h·d)
-        grad_q = (grad_q_rep.view(B, h, Q, width) * heads).sum(1)  # (B, h, Q, h·d) -> (B, Q, h·d)
+        grad_q = _own_heads(grad_q_rep, h)  # (B, Q, h·d)
         return grad_q, grad_k, grad_v, None, None, None, None
