@@ -5,6 +5,7 @@ checked between steps; attention snapshots of a probe pair every few steps.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -307,7 +308,7 @@ class Trainer:
                         return
                     sl = slice(b * bs, (b + 1) * bs)
                     tokens = int(batch_tokens[b])
-                    with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=use_amp):
+                    with torch.autocast(dev.type, dtype=torch.bfloat16) if use_amp else contextlib.nullcontext():
                         logits, _ = model(src_e[sl], len_e[sl], dec_e[sl])
                         loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
                                                    lab_e[sl].reshape(-1), ignore_index=IGNORE,
