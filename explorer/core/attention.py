@@ -14,6 +14,9 @@ from torch import Tensor, nn
 
 # Large enough that exp(score + MASK_VALUE) underflows to exactly 0 in float32/float16/bfloat16.
 MASK_VALUE = -1e9
+# Up to this num_heads × num_hiddens the attention core computes all heads in one product per batch element
+# (h times the flops of per-head products, cheaper while those are tiny: measured crossover ~256-512 on CPU).
+MAX_REPEATED_WIDTH = 256
 
 
 def sequence_mask(valid_lens: Tensor, max_len: int) -> Tensor:
@@ -212,9 +215,16 @@ class MultiHeadAttention(nn.Module):
             context = torch.matmul(self._drop(weights), v)  # (B, h, Q, d)
             batch, _, steps, _ = context.shape
             context = context.transpose(1, 2).reshape(batch, steps, self.num_hiddens)  # (B, Q, h*d)
-        else:
+        elif self.num_heads * self.num_hiddens <= MAX_REPEATED_WIDTH:
             context, weights = _AttentionCore.apply(q, k, v, attn_bias, scale,
                                                     self.dropout.p if self.training else 0.0, self.num_heads)
+        else:  # a wide model: the repeated-query trick would cost h times the flops; per-head batches instead
+            q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)  # each (B, h, T, d)
+            scores = torch.matmul(q, k.transpose(-1, -2)) * scale  # (B, h, Q, K)
+            weights = torch.softmax(scores if attn_bias is None else scores + attn_bias, dim=-1)
+            context = torch.matmul(self._drop(weights), v)  # (B, h, Q, d)
+            batch, _, steps, _ = context.shape
+            context = context.transpose(1, 2).reshape(batch, steps, self.num_hiddens)  # (B, Q, h*d)
         return self.W_o(context), (weights if need_weights else None)
 
     def _drop(self, weights: Tensor) -> Tensor:

@@ -163,3 +163,19 @@ def test_keep_mask_law(p: float) -> None:
     assert torch.equal(keep_mask((1001, 7, 3), p), mask)  # the seed decides it
     big = keep_mask((400_000,), 0.1)
     assert abs(float(big.mean()) - 1.0) < 5 * (0.1 / 0.9 / 400_000) ** 0.5  # unbiased: E[mask] = 1
+
+
+@pytest.mark.parametrize("heads", [2, 16])
+def test_multihead_fast_path_any_head_count_equals_general_path(heads: int) -> None:
+    from explorer.core import attention
+
+    torch.manual_seed(4)
+    mha = MultiHeadAttention(32, heads).eval()
+    assert (heads * 32 <= attention.MAX_REPEATED_WIDTH) == (heads == 2)  # the fused core, then the fallback
+    q, kv = torch.randn(3, 5, 32), torch.randn(3, 6, 32)
+    lens = torch.tensor([6, 3, 1])
+    out, w = mha(q, kv, kv, lens)
+    fast, fast_w = mha(q, kv, kv, attn_bias=valid_lens_bias(lens, 5, 6))
+    torch.testing.assert_close(out, fast, atol=1e-6, rtol=0)
+    torch.testing.assert_close(w, fast_w, atol=1e-6, rtol=0)
+    assert fast_w.shape == (3, heads, 5, 6)
