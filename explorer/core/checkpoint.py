@@ -212,6 +212,12 @@ def _read_file(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     if p.is_dir():
         raise CheckpointError(f"{p} is a folder, not a model file")
     try:
+        irregular = p.exists() and not p.is_file()
+    except OSError as exc:
+        raise CheckpointError(f"cannot read {p}: {exc.strerror or exc}") from exc
+    if irregular:  # a FIFO would block forever, a device such as /dev/zero would never end
+        raise CheckpointError(f"{p} is not a regular file; choose a {SUFFIX} model file")
+    try:
         return name, p.read_bytes()
     except FileNotFoundError as exc:
         raise CheckpointError(f"no such file: {p}") from exc
