@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import re
 import threading
 import time
@@ -24,11 +25,15 @@ from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
 from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent, TrainingEvent)
-from explorer.core.transformer import ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int
+from explorer.core.transformer import (ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int,
+                                      estimate_parameters)
 
 OBJECTIVES = ("book", "token_mean")
 IGNORE = -100  # label of padded target positions (skipped by the cross-entropy)
 _PAUSE_POLL_S = 0.05
+MAX_SEED = 2**32 - 1  # as the CLI; torch.manual_seed overflows past 2**64 - 1 (and seed + 1 is used)
+#: Bytes per parameter while training with Adam in float32: weights, gradients and two moment buffers.
+TRAIN_BYTES_PER_PARAM = 16
 
 
 def _check_number(name: str, value: Any, low: float, high: float = math.inf, low_open: bool = True) -> None:
@@ -76,6 +81,8 @@ class TrainingConfig:
         _check_int("num_epochs", self.num_epochs, 1)
         _check_number("grad_clip", self.grad_clip, 0.0, low_open=False)
         _check_int("seed", self.seed, 0)
+        if self.seed > MAX_SEED:
+            raise ConfigError(f"seed must be at most {MAX_SEED}, got {self.seed}")
         _check_int("snapshot_every", self.snapshot_every, 0)
         _check_int("min_freq", self.min_freq, 0)
         if not isinstance(self.amp, bool):
@@ -155,6 +162,39 @@ def resolve_device(name: str = "auto") -> torch.device:
     return device
 
 
+def free_memory(device: torch.device) -> int | None:
+    """Bytes free for training on ``device`` (CUDA: the driver's figure; CPU: available RAM), None if unknown."""
+    try:
+        if device.type == "cuda":
+            return int(torch.cuda.mem_get_info(device)[0])
+        if device.type == "cpu":
+            with open("/proc/meminfo", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) * 1024
+            return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, RuntimeError, AttributeError):
+        pass
+    return None
+
+
+def check_model_fits(config: TransformerConfig, src_vocab_size: int, tgt_vocab_size: int,
+                     device: torch.device) -> int:
+    """Raise :class:`ConfigError` when training this model needs more memory than ``device`` has free.
+
+    Counted from the configuration (nothing is allocated); returns the number of parameters.
+    """
+    params, buffer_bytes = estimate_parameters(config, src_vocab_size, tgt_vocab_size)
+    need = params * TRAIN_BYTES_PER_PARAM + buffer_bytes
+    free = free_memory(device)
+    if free is not None and need > max(free, 256 * 2**20):
+        tables = (f" ({buffer_bytes / 2**30:,.1f} GB of it for positional tables of max_len {config.max_len})"
+                  if buffer_bytes > need / 2 else "")
+        raise ConfigError(f"this model has {params:,} parameters and needs about {need / 2**30:,.1f} GB to train"
+                          f"{tables}, but {device} has {free / 2**30:,.1f} GB free: choose a smaller model")
+    return params
+
+
 def _is_oom(exc: BaseException) -> bool:
     oom = getattr(torch, "OutOfMemoryError", None)
     return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc).lower()
@@ -186,6 +226,8 @@ class Trainer:
         self.dataset = dataset
         self.device = resolve_device(config.device)
         self.src_vocab, self.tgt_vocab = dataset.src_vocab, dataset.tgt_vocab
+        if model is None:  # refuse a model that cannot fit before allocating it (or meeting the OOM killer)
+            check_model_fits(config.model, len(self.src_vocab), len(self.tgt_vocab), self.device)
         torch.manual_seed(config.seed)
         self.model = model if model is not None else Seq2SeqTransformer(
             config.model, len(self.src_vocab), len(self.tgt_vocab))

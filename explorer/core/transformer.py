@@ -17,6 +17,10 @@ from explorer.core.attention import MultiHeadAttention, dropout
 from explorer.core.positional import PositionalEncoding
 
 
+#: Deepest model accepted: far past the book's 2 layers, yet quick to describe (shapes only) before building it.
+MAX_LAYERS = 256
+
+
 class ConfigError(ValueError):
     """An impossible configuration; the message is fit to show to a user as it is."""
 
@@ -44,6 +48,8 @@ class TransformerConfig:
         """Raise :class:`ConfigError` naming the first bad field; return ``self`` when all is well."""
         _check_int("num_hiddens", self.num_hiddens, 1)
         _check_int("num_layers", self.num_layers, 1)
+        if self.num_layers > MAX_LAYERS:
+            raise ConfigError(f"num_layers must be at most {MAX_LAYERS}, got {self.num_layers}")
         _check_int("num_heads", self.num_heads, 1)
         _check_int("ffn_num_hiddens", self.ffn_num_hiddens, 1)
         _check_int("max_len", self.max_len, 1)
@@ -74,6 +80,21 @@ class TransformerConfig:
         if isinstance(values.get("dropout"), int) and not isinstance(values.get("dropout"), bool):
             values["dropout"] = float(values["dropout"])
         return cls(**values).validate()
+
+
+def estimate_parameters(config: TransformerConfig, src_vocab_size: int, tgt_vocab_size: int) -> tuple[int, int]:
+    """``(parameters, buffer bytes)`` of ``Seq2SeqTransformer(config, …)``, counted without building it.
+
+    Embeddings, per layer the attention projections (4 d², no bias), the FFN and the LayerNorms (2 per encoder
+    block, 3 per decoder block, plus a final one each with ``norm_first``), the output layer, and the two
+    float32 positional tables ``(max_len, d)``.
+    """
+    d, f, layers = config.num_hiddens, config.ffn_num_hiddens, config.num_layers
+    ffn = 2 * d * f + f + d
+    encoder_block, decoder_block = 4 * d * d + ffn + 2 * 2 * d, 8 * d * d + ffn + 3 * 2 * d
+    params = (src_vocab_size + tgt_vocab_size) * d + layers * (encoder_block + decoder_block) \
+        + d * tgt_vocab_size + tgt_vocab_size + (2 * 2 * d if config.norm_first else 0)
+    return params, 2 * config.max_len * d * 4
 
 
 @dataclass
