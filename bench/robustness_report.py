@@ -25,21 +25,24 @@ SUITE = ROOT / "tests" / "robustness"
 CATEGORIES: dict[str, tuple[str, str]] = {
     "test_bad_datasets": ("dataset files", "readers: NUL bytes/UTF-16 without BOM refused; lone-CR lines split; "
                                            "2M-line cap + buffered zip reading (empty-line bomb 67 s -> refused); "
-                                           "non-UTF-8 zip member names (fuzzing); dataset memory cap"),
+                                           "non-UTF-8 zip member names (fuzzing); dataset memory cap; tasks: "
+                                           "at most 1M generated pairs"),
     "test_reader_fuzz": ("dataset files", ""),
-    "test_bad_hyperparams": ("hyperparameters + sentences", ""),
-    "test_bad_checkpoints": ("checkpoints", ""),
+    "test_bad_hyperparams": ("hyperparameters + sentences", "training: seed <= 2**32-1; models that cannot fit "
+                                                            "in free memory refused before allocating; <= 256 layers"),
+    "test_bad_checkpoints": ("checkpoints", "checkpoint: non-regular paths (FIFO, /dev/zero) refused"),
     "test_faults": ("faults (core, CLI)", ""),
     "test_gui_robustness": ("GUI hostile input", ""),
-    "test_gui_faults": ("GUI faults + cycles", ""),
+    "test_gui_faults": ("GUI faults + cycles", "the studio form's maxima (~168 GB to train) refused (training fix)"),
 }
 #: Fixes their owners made in other files after this suite reported the bug, per category.
 UPSTREAM_FIXES: dict[str, str] = {
-    "checkpoints": "load_model refuses vocabularies without <pad>/<bos>/<eos> and checks shapes on the meta "
-                   "device before allocating (huge configs)",
-    "hyperparameters + sentences": "CLI --seed bounded to 0..2**32-1",
-    "faults (core, CLI)": "CLI checks that --out is writable before training",
-    "GUI hostile input": "Model -> Open of a model without <bos>: a message (via the checkpoint fix)",
+    "checkpoints": "(by its owner) load_model refuses vocabularies without <pad>/<bos>/<eos>, checks shapes "
+                   "before allocating (huge configs)",
+    "hyperparameters + sentences": "(by its owner) CLI --seed bounded to 0..2**32-1",
+    "faults (core, CLI)": "(by its owner) CLI checks that --out is writable before training",
+    "GUI hostile input": "(by its owner) corrupt stored form settings keep the defaults; Model -> Open of a model "
+                         "without <bos> is a message (checkpoint fix)",
 }
 
 
