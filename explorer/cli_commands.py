@@ -179,7 +179,11 @@ def run_train(args: argparse.Namespace) -> int:
                 error = ev
     progress.close()
     if error is not None:
-        raise CliError(f"training failed at step {error.step}: {error.message}", code=1)
+        kept = ""
+        if out is not None and trainer.history.step_loss:  # the model holds the last good step's weights
+            saved = save_model(out, trainer.model, config, src_vocab, tgt_vocab, trainer.history, source.name)
+            kept = f"; the last good weights were saved to {saved}"
+        raise CliError(f"training failed at step {error.step}: {error.message}{kept}", code=1)
     if finished is None:  # the trainer contract says it always ends with one; be explicit if not
         raise CliError("training ended without a result", code=1)
     stopped = bool(finished.stopped) or sigint["stopped"]

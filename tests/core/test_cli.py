@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import math
 import signal
 import subprocess
 import sys
@@ -279,6 +280,29 @@ def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch
     assert code == cli.EXIT_FAILED
     assert err.strip() == "error: training failed at step 3: the loss became NaN"
     assert not out_file.exists()
+
+
+def test_nan_stop_saves_the_last_good_weights(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    from explorer.core import training
+    from explorer.core.checkpoint import load_model
+
+    real, calls = training.clip_grad_norm, {"n": 0}
+
+    def poisoned(*args, **kwargs):  # the third step's gradient norm turns NaN
+        calls["n"] += 1
+        norm = real(*args, **kwargs)
+        return norm * float("nan") if calls["n"] == 3 else norm
+
+    monkeypatch.setattr(training, "clip_grad_norm", poisoned)
+    out_file = tmp_path / "kept.safetensors"
+    code, _, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "64", "--epochs", "5",
+                        "--device", "cpu", *TINY, "--out", str(out_file))
+    assert code == cli.EXIT_FAILED
+    assert err.count("\n") == 1 and "training failed at step 3" in err and "last good weights were saved" in err
+    loaded = load_model(out_file)
+    assert all(bool(t.isfinite().all()) for t in loaded.model.state_dict().values())
+    assert len(loaded.history.step_loss) == 2 and all(math.isfinite(v) for v in loaded.history.step_loss)
 
 
 def test_non_utf8_console_does_not_crash(trained: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
