@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import glob
 import json
 import os
 import struct
@@ -117,6 +118,19 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    _remove_stale_temps(path)
+
+
+STALE_TEMP_S = 3600.0  # a temp file this old was left by a save that died (killed, power cut)
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete temp files of earlier saves to ``path`` that never finished (recent ones may be in progress)."""
+    now = time.time()
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > STALE_TEMP_S:
+                leftover.unlink()
 
 
 def save_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, torch.Tensor],

@@ -5,6 +5,7 @@ import json
 import os
 import pickle
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,20 @@ def test_kill_mid_write_leaves_old_file_loadable(tmp_path: Path) -> None:
     (tmp_path / f".{path.name}.abc123.tmp").write_bytes(new[: len(new) // 3])
     tensors, meta = load_checkpoint(path)
     assert set(tensors) == set(_tensors()) and meta["hello"][0] == 1
+
+
+def test_next_save_removes_stale_temps_but_not_recent_ones(tmp_path: Path) -> None:
+    path = _saved(tmp_path)
+    stale, recent = tmp_path / f".{path.name}.old111.tmp", tmp_path / f".{path.name}.new222.tmp"
+    other = tmp_path / ".other.safetensors.old333.tmp"
+    for leftover in (stale, recent, other):
+        leftover.write_bytes(b"partial")
+    old = time.time() - ck.STALE_TEMP_S - 60
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    save_checkpoint(path, _tensors(), {"hello": [2]})
+    assert not stale.exists() and recent.exists() and other.exists()
+    assert load_checkpoint(path)[1]["hello"] == [2]
 
 
 def test_unstorable_meta_is_a_checkpoint_error(tmp_path: Path) -> None:
