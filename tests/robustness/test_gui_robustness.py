@@ -38,6 +38,14 @@ def studio(qtbot: Any) -> Any:
     panel.shutdown(3000)
 
 
+def _loaded(qtbot: Any, signal: Any, call: Any) -> bool:
+    """Run ``call`` (which must accept the request) and wait for the background load it starts:
+    the ``bool`` that ``dataset_load_finished``/``model_open_finished`` carries."""
+    with qtbot.waitSignal(signal, timeout=10_000) as finished:
+        assert call() is True
+    return finished.args[0]
+
+
 def _source_state(panel: StudioPanel) -> tuple[Any, ...]:
     src = panel.source
     combo = panel.data.source_combo
@@ -51,7 +59,7 @@ def test_bad_dataset_files_show_a_message_and_keep_the_previous_data(qtbot: Any,
     for i, name in enumerate(REFUSED):
         path, message = hostile_files[name]
         opener = studio.handle_drop if i % 2 else (lambda paths: studio.open_dataset(paths[0]) or True)
-        assert opener([str(path)]) is True
+        assert _loaded(qtbot, studio.dataset_load_finished, lambda: opener([str(path)])) is False
         qtbot.wait(20)  # let the stall meter tick
         assert re.search(message, studio.inline_message()), (name, studio.inline_message())
         assert _source_state(studio) == before, name
@@ -62,10 +70,11 @@ def test_a_good_file_then_a_bad_one_keeps_the_good_one(qtbot: Any, studio: Studi
                                                       hostile_files: dict) -> None:
     good = tmp_path / "mine.tsv"
     good.write_text("Go.\tVa !\nHi.\tSalut !\nRun!\tCours !\n", encoding="utf-8")
-    assert studio.open_dataset(str(good))
+    assert _loaded(qtbot, studio.dataset_load_finished, lambda: studio.open_dataset(str(good)))
     before = _source_state(studio)
     assert "mine.tsv" in before[0]
-    assert not studio.open_dataset(str(hostile_files["latin1.txt"][0]))
+    assert not _loaded(qtbot, studio.dataset_load_finished,
+                       lambda: studio.open_dataset(str(hostile_files["latin1.txt"][0])))
     assert _source_state(studio) == before and "UTF-8" in studio.inline_message()
 
 
@@ -95,16 +104,15 @@ def _write_bad_models(tmp_path: Path, good: Path) -> dict[str, tuple[Path, str]]
 
 def test_bad_model_files_keep_the_open_model(qtbot: Any, studio: StudioPanel, tiny_model_file: Path,
                                             tmp_path: Path, stall_meter: Any) -> None:
-    assert studio.open_model(str(tiny_model_file)), studio.inline_message()
+    assert _loaded(qtbot, studio.model_open_finished, lambda: studio.open_model(str(tiny_model_file))), \
+        studio.inline_message()
     record = studio.record
     translated = studio.translate_view.translate_now()
     assert translated is not None
     stall_meter.start()
     for i, (name, (path, message)) in enumerate(_write_bad_models(tmp_path, tiny_model_file).items()):
-        if i % 2:
-            assert studio.handle_drop([str(path)]) is True
-        else:
-            assert studio.open_model(str(path)) is False
+        opener = (lambda p=path: studio.handle_drop([str(p)])) if i % 2 else (lambda p=path: studio.open_model(str(p)))
+        assert _loaded(qtbot, studio.model_open_finished, opener) is False
         qtbot.wait(20)
         assert re.search(message, studio.inline_message()), (name, studio.inline_message())
         assert studio.record is record, name
@@ -114,7 +122,8 @@ def test_bad_model_files_keep_the_open_model(qtbot: Any, studio: StudioPanel, ti
     assert again is not None and again.text == translated.text
 
 
-def test_model_whose_vocab_lacks_bos(studio: StudioPanel, tiny_model_file: Path, tmp_path: Path) -> None:
+def test_model_whose_vocab_lacks_bos(qtbot: Any, studio: StudioPanel, tiny_model_file: Path,
+                                    tmp_path: Path) -> None:
     """Found here: open_model raised KeyError from probe_snapshot (fixed in checkpoint.load_model)."""
     from safetensors.torch import save
 
@@ -124,7 +133,7 @@ def test_model_whose_vocab_lacks_bos(studio: StudioPanel, tiny_model_file: Path,
     vocab["reserved_tokens"] = ["<pad>", "<eos>"]
     path = tmp_path / "nobos.safetensors"
     path.write_bytes(save(tensors, metadata={ck.META_KEY: json.dumps(meta)}))
-    assert studio.open_model(str(path)) is False
+    assert _loaded(qtbot, studio.model_open_finished, lambda: studio.open_model(str(path))) is False
     assert "<bos>" in studio.inline_message()
 
 
@@ -165,7 +174,7 @@ TRANSLATE_CASES = [("", "empty sentence"), ("  \t ", "empty sentence"), ("xyzzy 
 
 def test_translate_box(qtbot: Any, studio: StudioPanel, tiny_model_file: Path) -> None:
     """Empty, blank, only unknown words, 10,000 characters and odd characters, greedy and beam."""
-    assert studio.open_model(str(tiny_model_file))
+    assert _loaded(qtbot, studio.model_open_finished, lambda: studio.open_model(str(tiny_model_file)))
     view = studio.translate_view
     for method in ("greedy", "beam"):
         view.method_combo.setCurrentText(method)
@@ -212,17 +221,17 @@ def test_model_menu_paths(qtbot: Any, studio: StudioPanel, tiny_model_file: Path
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (answer["path"], "")))
     menu = studio.panel_menu()
     answer["path"] = str(tiny_model_file)
-    menu.open_action.trigger()
+    assert _loaded(qtbot, studio.model_open_finished, lambda: menu.open_action.trigger() or True)
     record = studio.record
     assert record is not None and studio.translate_view.has_model
     zero = tmp_path / "zero.safetensors"
     zero.write_bytes(b"")
     answer["path"] = str(zero)
-    menu.open_action.trigger()
+    assert not _loaded(qtbot, studio.model_open_finished, lambda: menu.open_action.trigger() or True)
     assert "empty" in studio.inline_message() and studio.record is record
     before = _source_state(studio)
     answer["path"] = str(hostile_files["latin1.txt"][0])
-    menu.dataset_action.trigger()
+    assert not _loaded(qtbot, studio.dataset_load_finished, lambda: menu.dataset_action.trigger() or True)
     assert "UTF-8" in studio.inline_message() and _source_state(studio) == before
     answer["path"] = str(tmp_path)  # a folder as the save target
     menu.save_action.trigger()
@@ -245,21 +254,23 @@ def test_main_window_drops_keep_the_app_running(qtbot: Any, tmp_path: Path, host
     panel = window.panel("studio")
     before = _source_state(panel)
     for name in ("binary.txt", "bomb.zip", "folder.txt", "utf16_no_bom.txt"):
-        assert window.drop_paths([str(hostile_files[name][0])])
+        assert not _loaded(qtbot, panel.dataset_load_finished,
+                           lambda n=name: window.drop_paths([str(hostile_files[n][0])]))
         assert re.search(hostile_files[name][1], panel.inline_message())
     garbage = tmp_path / "x.safetensors"
     garbage.write_bytes(b"\x80\x04garbage")
-    assert window.drop_paths([str(garbage)]) and "pickle" in panel.inline_message()
+    assert not _loaded(qtbot, panel.model_open_finished, lambda: window.drop_paths([str(garbage)]))
+    assert "pickle" in panel.inline_message()
     assert not window.drop_paths([str(tmp_path / "notes.pdf")])
     assert _source_state(panel) == before and window.isEnabled()
     window.shutdown(save=False)
 
 
-def test_unreadable_dataset_in_the_studio(studio: StudioPanel, tmp_path: Path, deny_read) -> None:
+def test_unreadable_dataset_in_the_studio(qtbot: Any, studio: StudioPanel, tmp_path: Path, deny_read) -> None:
     path = tmp_path / "locked.txt"
     path.write_text("go .\tva !\n")
     deny_read(path)
     before = _source_state(studio)
-    assert studio.open_dataset(str(path)) is False
+    assert _loaded(qtbot, studio.dataset_load_finished, lambda: studio.open_dataset(str(path))) is False
     assert "Permission denied" in studio.inline_message() and "locked.txt" in studio.inline_message()
     assert _source_state(studio) == before

@@ -74,18 +74,23 @@ def test_task_source_sets_a_task_probe(panel) -> None:
     assert "task: reverse" in panel.data.info.text()
 
 
-def test_dropped_dataset_reports_pairs_and_skipped_lines(panel, tmp_path) -> None:
+def test_dropped_dataset_reports_pairs_and_skipped_lines(qtbot, panel, tmp_path) -> None:
     good = tmp_path / "fra.txt"
     lines = [f"hello {i} .\tbonjour {i} .\tCC-BY 2.0 (France) Attribution: tatoeba.org" for i in range(20)]
     lines.insert(5, "a line without a tab")
     good.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert panel.handle_drop([str(good)])
+    with qtbot.waitSignal(panel.dataset_load_finished, timeout=5000) as loaded:
+        assert panel.handle_drop([str(good)])
+        assert "Loading fra.txt" in panel.data.info.text() and not panel.controls.start_button.isEnabled()
+    assert loaded.args == [True]
     info = panel.data.info.text()
     assert "20 pairs" in info and "1 malformed line(s) skipped (line 6)" in info
     assert panel.data.probe() == ("hello 0 .", "bonjour 0 .")
     bad = tmp_path / "broken.txt"
     bad.write_bytes(b"go .\tva !\n\xff\xfe\xfa\tbad\n")
-    assert panel.handle_drop([str(bad)])
+    with qtbot.waitSignal(panel.dataset_load_finished, timeout=5000) as refused:
+        assert panel.handle_drop([str(bad)])
+    assert refused.args == [False]
     assert "Could not load" in panel.inline_message()
     assert panel.data.source_spec() == str(good)  # the good file stays chosen
     assert not panel.handle_drop([str(tmp_path / "notes.pdf")])
@@ -144,13 +149,15 @@ def test_task_alignment_scores_match_a_hand_computation(qtbot, panel) -> None:
     assert panel.grid.score_labels[0][1].text == f"{expected[0, 1]:.2f}"
 
 
-def test_saved_model_reopens_and_translates_identically(trained, panel, tmp_path) -> None:
+def test_saved_model_reopens_and_translates_identically(qtbot, trained, panel, tmp_path) -> None:
     path = tmp_path / "tiny.safetensors"
     assert trained.save_model_to(str(path)), trained.inline_message()
     view = trained.translate_view
     view.sentence_edit.setText("i'm home .")
     before = view.translate_now()
-    assert panel.open_model(str(path)), panel.inline_message()
+    with qtbot.waitSignal(panel.model_open_finished, timeout=5000) as opened:
+        assert panel.open_model(str(path)), panel.inline_message()
+    assert opened.args == [True], panel.inline_message()
     assert "opened tiny.safetensors" in panel.translate_view.model_label.text()
     panel.translate_view.sentence_edit.setText("i'm home .")
     after = panel.translate_view.translate_now()
@@ -181,10 +188,12 @@ def test_translate_flags_unknown_words_and_scores_bleu(trained) -> None:
     assert view.translate_now() is None and "empty" in view.error_label.text()
 
 
-def test_bad_checkpoint_is_refused_with_a_message(panel, tmp_path) -> None:
+def test_bad_checkpoint_is_refused_with_a_message(qtbot, panel, tmp_path) -> None:
     bad = tmp_path / "broken.safetensors"
     bad.write_bytes(b"\x00" * 64)
-    assert panel.handle_drop([str(bad)])
+    with qtbot.waitSignal(panel.model_open_finished, timeout=5000) as opened:
+        assert panel.handle_drop([str(bad)])
+    assert opened.args == [False]
     assert "Could not open the model" in panel.inline_message()
     assert panel.record is None and not panel.translate_view.has_model
 
@@ -218,7 +227,7 @@ def test_loss_plot_buffers_grow_and_switch_units(qtbot) -> None:
         plot.set_x_mode("hours")
 
 
-def test_model_menu_saves_and_opens_through_file_dialogs(trained, panel, tmp_path, monkeypatch) -> None:
+def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, tmp_path, monkeypatch) -> None:
     from PySide6.QtWidgets import QFileDialog
 
     path = str(tmp_path / "menu.safetensors")
@@ -231,5 +240,7 @@ def test_model_menu_saves_and_opens_through_file_dialogs(trained, panel, tmp_pat
     assert (tmp_path / "menu.safetensors").stat().st_size > 1000
     other = panel.panel_menu()
     assert not other.save_action.isEnabled()  # nothing to save before a model exists
-    other.open_action.trigger()
+    with qtbot.waitSignal(panel.model_open_finished, timeout=5000) as opened:
+        other.open_action.trigger()
+    assert opened.args == [True], panel.inline_message()
     assert panel.record is not None and panel.translate_view.has_model and other.save_action.isEnabled()

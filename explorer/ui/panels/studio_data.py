@@ -2,6 +2,7 @@
 what loading found (pairs, vocabulary sizes, skipped lines), and the probe pair whose attention is drawn."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Signal, Slot
@@ -10,12 +11,52 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
 
 from explorer.core.data_sources import DataSource, load_source
 from explorer.core.tasks import default_probe
-from explorer.core.text import DatasetError, build_dataset
+from explorer.core.text import build_dataset
 
 #: The book's probe sentence (one of the four §11.7 translates perfectly).
 BOOK_PROBE = ("i'm home .", "je suis chez moi .")
+#: Built-in and task sources up to this many pairs load at once (≤ ~30 ms); larger ones and files in the background.
+QUICK_PAIRS = 1000
 SOURCES = (("Built-in English–French", "builtin"), ("Task: copy", "task:copy"),
            ("Task: reverse", "task:reverse"), ("Task: sort", "task:sort"))
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """One request to load a source (plain values, safe to hand to a worker thread)."""
+
+    spec: str
+    num_examples: int
+    num_steps: int
+    min_freq: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """What :func:`load_data` found: the pairs and the vocabulary sizes (plain data, no widgets)."""
+
+    request: LoadRequest
+    source: DataSource
+    vocab_sizes: tuple[int, int]
+
+
+def load_data(request: LoadRequest) -> LoadedData:
+    """Read the source and build its vocabularies (runs on a worker thread for files).
+
+    Raises ``DatasetError``/``ValueError`` with a message fit for users.
+    """
+    source = load_source(request.spec, request.num_examples, seed=request.seed)
+    dataset = build_dataset(source.pairs, request.num_steps, request.min_freq)
+    return LoadedData(request, source, (len(dataset.src_vocab), len(dataset.tgt_vocab)))
+
+
+def source_label(spec: str) -> str:
+    """A short name of a source spec for messages: the file name, or the combo's wording."""
+    for label, value in SOURCES:
+        if value == spec:
+            return label
+    return Path(spec).name
 
 
 class DataBox(QGroupBox):
@@ -87,17 +128,24 @@ class DataBox(QGroupBox):
         return self._probe_edited
 
     # ---- loading -----------------------------------------------------------------------------
-    def load(self, num_steps: int, min_freq: int, seed: int = 0) -> str | None:
-        """Load the chosen source and build its vocabularies; returns an error message or None."""
-        try:
-            source = load_source(self.source_spec(), self.num_examples.value(), seed=seed)
-            dataset = build_dataset(source.pairs, num_steps, min_freq)
-        except (DatasetError, ValueError) as exc:
-            self.source = None
-            self.info.setText(f"<span style='color:#c0392b'>{exc}</span>")
-            return str(exc)
+    def loads_quickly(self) -> bool:
+        """Whether the chosen source is small and in memory (loaded at once); files load in the background."""
+        spec = self.source_spec()
+        return (spec == "builtin" or spec.startswith("task:")) and self.num_examples.value() <= QUICK_PAIRS
+
+    def request(self, num_steps: int, min_freq: int, seed: int = 0) -> LoadRequest:
+        """What :func:`load_data` needs to load the chosen source."""
+        return LoadRequest(self.source_spec(), self.num_examples.value(), num_steps, min_freq, seed)
+
+    def show_loading(self) -> None:
+        """Say that the chosen source is being read (the previous one stays usable until it is ready)."""
+        self.info.setText(f"Loading {source_label(self.source_spec())}…")
+
+    def apply(self, loaded: LoadedData) -> None:
+        """Use a source :func:`load_data` has read."""
+        source = loaded.source
         self.source = source
-        self.vocab_sizes = (len(dataset.src_vocab), len(dataset.tgt_vocab))
+        self.vocab_sizes = loaded.vocab_sizes
         skipped = ""
         if source.skipped:
             lines = ", ".join(map(str, source.skipped_lines[:5])) + ("…" if source.skipped > 5 else "")
@@ -106,7 +154,15 @@ class DataBox(QGroupBox):
                           f"{self.vocab_sizes[1]} target tokens{skipped}")
         if not self._probe_edited:
             self.set_probe(*self.default_probe())
-        return None
+
+    def apply_error(self, message: str) -> None:
+        """The chosen source could not be loaded: no source, the reason in the box."""
+        self.source = None
+        self.info.setText(f"<span style='color:#c0392b'>{message}</span>")
+
+    def show_source(self, text: str) -> None:
+        """Put back the description of the source in use (after a refused file)."""
+        self.info.setText(text)
 
     def default_probe(self) -> tuple[str, str]:
         """A task sample, the book sentence for the bundled corpus, or a file's first pair."""
@@ -129,11 +185,16 @@ class DataBox(QGroupBox):
             self.source_combo.setCurrentIndex(index)
         return previous
 
-    def forget_file(self, path: str, previous: int) -> None:
-        """Undo :meth:`choose_file` after a failed load."""
+    def forget_files(self, paths: set[str], select_spec: str | None) -> None:
+        """Undo :meth:`choose_file` for refused or superseded files and select ``select_spec`` again."""
         with QSignalBlocker(self.source_combo):
-            self.source_combo.removeItem(self.source_combo.findData(path))
-            self.source_combo.setCurrentIndex(previous)
+            for path in paths:
+                index = self.source_combo.findData(path)
+                if index >= 0 and path != select_spec:
+                    self.source_combo.removeItem(index)
+            index = self.source_combo.findData(select_spec) if select_spec is not None else -1
+            if index >= 0:
+                self.source_combo.setCurrentIndex(index)
 
     def set_probe(self, src: str, tgt: str, user: bool = False) -> None:
         """Fill the probe pair (``user=False``: a default that a source change may replace)."""

@@ -118,6 +118,29 @@ def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
     return record, loaded
 
 
+@dataclass
+class OpenedModel:
+    """A checkpoint read on a worker thread: the record, its loss history as plot rows, the probe's attention
+    (or why it cannot be drawn). Plain data and a CPU model that no other thread uses."""
+
+    record: ModelRecord
+    step_rows: list[tuple[int, float, float]]
+    epoch_rows: list[tuple[int, int, float]]
+    snapshot: SnapshotEvent | None
+    probe_error: str
+
+
+def open_model_job(path: str, fallback_num_steps: int, probe: tuple[str, str]) -> OpenedModel:
+    """Everything opening a model takes (runs on a worker thread); raises like :func:`open_record`."""
+    record, _loaded = open_record(path, fallback_num_steps)
+    step_rows, epoch_rows = history_rows(record.history)
+    try:
+        snapshot, error = probe_snapshot(record, probe, step=len(step_rows)), ""
+    except ValueError as exc:
+        snapshot, error = None, str(exc)
+    return OpenedModel(record, step_rows, epoch_rows, snapshot, error)
+
+
 def save_record(path: str, record: ModelRecord, source_name: str = "") -> Path:
     """Save a :class:`ModelRecord` with ``checkpoint.save_model``; raises ``CheckpointError``/``OSError``."""
     return save_model(path, record.model, record.train_config, record.src_vocab, record.tgt_vocab,

@@ -7,13 +7,16 @@ from pathlib import Path
 from PySide6.QtCore import Slot
 
 from explorer.core.checkpoint import CheckpointError
-from explorer.ui.panels.studio_model_io import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord, cpu_copy,
-                                                history_rows, open_record, probe_snapshot, save_record)
+from explorer.ui.panels.studio_model_io import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord, OpenedModel,
+                                                cpu_copy, open_model_job, save_record)
 
 
 class StudioModels:
     """Mixin of :class:`StudioPanel` holding everything about models the user can save, open or translate
-    with. Uses the panel's ``record``, ``_menu``, ``session``, views and ``_report``/``_set_state``."""
+    with. Uses the panel's ``record``, ``_menu``, ``session``, ``_model_loader`` (a ``LatestOnlyRunner``
+    connected to the two ``_on_model_loader_*`` slots), views and ``_report``/``_set_state``."""
+
+    _opening: str | None = None
 
     def _offer_model(self, description: str) -> None:
         """Hand a model the training thread does not touch to the translate view and the Model menu."""
@@ -41,30 +44,53 @@ class StudioModels:
         return True
 
     def open_model(self, path: str) -> bool:
-        """Open a checkpoint (from this app or the CLI) to inspect and translate without training."""
+        """Open a checkpoint (from this app or the CLI) to inspect and translate without training.
+
+        The file is read and the model built in the background; the model on offer stays until the new
+        one is ready. False if refused at once (while training); :attr:`model_open_finished` follows."""
         if self.is_training():
             self._report("Stop training before opening a model.", error=True)
             return False
-        try:
-            record, _loaded = open_record(path, self.form.values()["num_steps"])
-        except (CheckpointError, OSError, ValueError) as exc:
-            self._report(f"Could not open the model: {exc}", error=True, dialog=True)
-            return False
+        self._opening = path
+        self._model_loader.submit(open_model_job, path, self.form.values()["num_steps"], self.data.probe())
+        self._report(f"Opening {Path(path).name}…")
+        self._update_can_start()
+        return True
+
+    def is_opening_model(self) -> bool:
+        """True while a checkpoint is read in the background."""
+        return self._opening is not None
+
+    @Slot(object)
+    def _on_model_loader_result_ready(self, opened: OpenedModel) -> None:
+        self._opening = None
+        self._update_can_start()
+        if self.is_training():  # cannot happen through the GUI (Start waits); keep the run
+            self.model_open_finished.emit(False)
+            return
+        record = opened.record
         self.session.forget()
         self.record = record
         self.translate_view.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
                                       f"Model: {record.origin}.")
-        step_rows = self.loss_plot.load_history(*history_rows(record.history))
+        self.loss_plot.load_history(opened.step_rows, opened.epoch_rows)
         self.live.clear(self.data.task_name())
         self.clear_inline_message()
-        try:
-            self.live.add_snapshot(probe_snapshot(record, self.data.probe(), step=step_rows))
-        except ValueError as exc:
-            self._report(f"The probe pair cannot be shown with this model: {exc}", error=True)
+        if opened.snapshot is not None:
+            self.live.add_snapshot(opened.snapshot)
+        else:
+            self._report(f"The probe pair cannot be shown with this model: {opened.probe_error}", error=True)
         self.redraw()
         self._set_state("finished" if self.state == "finished" else "idle")
         self._report(f"Model: {record.origin}. Translate with it in the Translate tab.")
-        return True
+        self.model_open_finished.emit(True)
+
+    @Slot(str)
+    def _on_model_loader_failed(self, message: str) -> None:
+        self._opening = None
+        self._update_can_start()
+        self._report(f"Could not open the model: {message}", error=True, dialog=True)
+        self.model_open_finished.emit(False)
 
     @Slot(str)
     def _on_menu_save_chosen(self, path: str) -> None:

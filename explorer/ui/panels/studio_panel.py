@@ -6,13 +6,15 @@ import json
 import os
 from typing import Any
 
-from PySide6.QtCore import QSettings, Slot
+from PySide6.QtCore import QSettings, Signal, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.text import DatasetError, build_dataset
 from explorer.core.training import Trainer
 from explorer.core.transformer import ConfigError
+from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.studio_data import LoadedData, LoadRequest, load_data, source_label
 from explorer.ui.panels.studio_layout import StudioBody
 from explorer.ui.panels.studio_live import snapshot_caption
 from explorer.ui.panels.studio_model_io import ModelMenu, ModelRecord, ask_dataset_path
@@ -33,6 +35,10 @@ class StudioPanel(StudioModels, BasePanel):
         "task. The attention of a fixed <b>probe pair</b> is snapshotted every few steps: rows of the grid are "
         "layers, columns heads. Click a thumbnail for a large view, drag the <b>history</b> slider (or click "
         "the loss curve) to replay how each head learned. Pause to translate with the model as it is.")
+    #: A dataset request ended (only the newest one): True if it was loaded, False if refused (message shown).
+    dataset_load_finished = Signal(bool)
+    #: A Model → Open request ended (only the newest one): True if the model is on offer, False if refused.
+    model_open_finished = Signal(bool)
     #: Show a message box on training errors (tests and benches turn this off).
     show_dialogs = os.environ.get("ATTENTION_EXPLORER_TEST") != "1"
 
@@ -41,6 +47,16 @@ class StudioPanel(StudioModels, BasePanel):
         self.record: ModelRecord | None = None
         self._menu: ModelMenu | None = None
         self._loaded_min_freq = -1
+        self._loading: LoadRequest | None = None
+        self._loaded_spec: str | None = None
+        self._unconfirmed_files: set[str] = set()
+        self._previous_info: str | None = None
+        self._loader = LatestOnlyRunner(self)
+        self._loader.result_ready.connect(self._on_loader_result_ready)
+        self._loader.failed.connect(self._on_loader_failed)
+        self._model_loader = LatestOnlyRunner(self)
+        self._model_loader.result_ready.connect(self._on_model_loader_result_ready)
+        self._model_loader.failed.connect(self._on_model_loader_failed)
         self._build_widgets()
         self.session = TrainingSession(self.loss_plot, self.live, self.controls, self)
         self.session.step_drawn.connect(self._on_session_step_drawn)
@@ -118,34 +134,84 @@ class StudioPanel(StudioModels, BasePanel):
         """The loaded ``DataSource`` (None if loading failed)."""
         return self.data.source
 
-    def _load_source(self) -> bool:
+    def is_loading(self) -> bool:
+        """True while a dataset is read in the background (the previous one stays until it is ready)."""
+        return self._loading is not None
+
+    def _load_source(self, new_file: str | None = None) -> bool | None:
+        """Load the chosen source: at once when small (True/False), else in the background (None;
+        :attr:`dataset_load_finished` follows). ``new_file``: a file just added by :meth:`open_dataset`."""
         v = self.form.values()
         self._loaded_min_freq = v["min_freq"]
-        error = self.data.load(v["num_steps"], v["min_freq"], v["seed"])
-        if error:
+        request = self.data.request(v["num_steps"], v["min_freq"], v["seed"])
+        if new_file is not None:
+            self._unconfirmed_files.add(new_file)
+        if self.data.loads_quickly():
+            self._loader.cancel()  # a newer choice supersedes a file still loading
+            self._loading = request
+            try:
+                loaded = load_data(request)
+            except (DatasetError, ValueError) as exc:
+                self._finish_load(None, str(exc))
+                return False
+            self._finish_load(loaded, None)
+            return True
+        self._loading = request
+        self._loader.submit(load_data, request)
+        self._previous_info = self._previous_info if self._previous_info is not None else self.data.info.text()
+        self.data.show_loading()
+        self.status_message.emit(self.data.info.text())
+        self._update_can_start()
+        return None
+
+    def _finish_load(self, loaded: LoadedData | None, error: str | None) -> None:
+        request, self._loading = self._loading, None
+        previous_info, self._previous_info = self._previous_info, None
+        refused = self._unconfirmed_files if request is None else self._unconfirmed_files - {request.spec}
+        if loaded is not None:
+            self.data.forget_files(refused, request.spec if request else None)
+            self._unconfirmed_files = set()
+            self.data.apply(loaded)
+            self._loaded_spec = loaded.request.spec
+            self.clear_inline_message()
+            if request is not None and request.spec not in ("builtin",) and not request.spec.startswith("task:"):
+                self._report(f"Loaded {loaded.source.name}.")
+        elif request is not None and request.spec in self._unconfirmed_files and request.spec != self._loaded_spec:
+            # a file just opened was refused: the data in use stays, and so does its description
+            self.data.forget_files(self._unconfirmed_files, self._loaded_spec)
+            self._unconfirmed_files = set()
+            if previous_info is not None:
+                self.data.show_source(previous_info)
             self._report(f"Could not load the data: {error}", error=True)
         else:
-            self.clear_inline_message()
+            self.data.forget_files(refused, request.spec if request else None)
+            self._unconfirmed_files = set()
+            self.data.apply_error(str(error))
+            self._loaded_spec = None
+            self._report(f"Could not load the data: {error}", error=True)
         self._update_can_start()
-        return error is None
+        self.dataset_load_finished.emit(loaded is not None)
+
+    @Slot(object)
+    def _on_loader_result_ready(self, loaded: LoadedData) -> None:
+        self._finish_load(loaded, None)
+
+    @Slot(str)
+    def _on_loader_failed(self, message: str) -> None:
+        self._finish_load(None, message)
 
     def open_dataset(self, path: str) -> bool:
-        """Use a Tatoeba-style file (or zip) as the data source."""
+        """Use a Tatoeba-style file (or zip) as the data source: read in the background; False if refused
+        at once (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
         if self.is_training():
             self._report("Stop training before choosing another dataset.", error=True)
             return False
-        previous = self.data.choose_file(path)
-        if not self._load_source():
-            error = self.inline_message()
-            self.data.forget_file(path, previous)
-            self._load_source()  # back to the previous source, then say why the file was refused
-            self._report(error, error=True)
-            return False
-        self._report(f"Loaded {self.source.name}.")
-        return True
+        self.data.choose_file(path)
+        return self._load_source(new_file=path) is not False
 
     def _update_can_start(self) -> None:
-        self.controls.set_can_start(self.source is not None and self.form.validation_error() is None)
+        self.controls.set_can_start(self.source is not None and not self.is_loading() and not self.is_opening_model()
+                                    and self.form.validation_error() is None)
 
     # ------------------------------------------------------------------ training
     def start_training(self) -> bool:
@@ -153,6 +219,9 @@ class StudioPanel(StudioModels, BasePanel):
         if self.is_training():
             return False
         error = self.form.validation_error()
+        if self.is_loading():
+            self._report(f"Still loading {source_label(self._loading.spec)}; start when it is ready.", error=True)
+            return False
         if error or self.source is None:
             self._report(error or "Choose a data source first.", error=True)
             return False
@@ -289,6 +358,10 @@ class StudioPanel(StudioModels, BasePanel):
         return f"The Transformer studio is training{where}; closing stops it and loses the unsaved model."
 
     def shutdown(self, timeout_ms: int) -> None:
+        self._loading = None
+        self._opening = None
+        self._loader.shutdown(min(timeout_ms, 500))
+        self._model_loader.shutdown(min(timeout_ms, 500))
         self.session.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
