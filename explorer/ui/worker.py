@@ -33,16 +33,19 @@ class TrainerLike(Protocol):
     def request_step(self) -> None: ...
 
 
-def _set_background_torch_threads() -> None:
+def _set_background_torch_threads() -> int:
     """Give a trainer on a background thread one intra-op thread fewer than the cores (at least one).
 
     Measured on the 2-core build machine: once the GUI thread has used torch's OpenMP pool (any panel
     does), a second thread training with 2 intra-op threads ran at ~12k tokens/s, with 1 at ~25k, against
     ~28k for 2 threads on a main thread. One thread also leaves a core to the GUI.
+    Returns the count before, to be restored when the trainer ends.
     """
     import torch
 
-    torch.set_num_threads(max(1, min(torch.get_num_threads(), (os.cpu_count() or 2) - 1)))
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, min(before, (os.cpu_count() or 2) - 1)))
+    return before
 
 
 class _Runner(QObject):
@@ -57,7 +60,7 @@ class _Runner(QObject):
 
     @Slot()
     def run(self) -> None:
-        _set_background_torch_threads()
+        threads_before = _set_background_torch_threads()
         try:
             for event in self._events:
                 self.event_emitted.emit(event)
@@ -66,6 +69,9 @@ class _Runner(QObject):
             self.crashed.emit(f"Training failed: {type(exc).__name__}: {exc}")
         finally:
             self._events = ()
+            import torch
+
+            torch.set_num_threads(threads_before)
             # quit() is thread-safe; a queued connection to it would deadlock a GUI thread in wait().
             try:
                 thread = self.thread()

@@ -33,7 +33,7 @@ def test_one_tile_per_head_plus_average(panel):
     images = _images(panel)
     assert len(images) == 5 and panel.grid.titles[-1] == "average of 4 heads"
     for i in range(4):
-        np.testing.assert_allclose(images[i], ref.weights[i])
+        np.testing.assert_allclose(images[i], ref.weights[i], rtol=1e-5, atol=1e-7)  # thread counts may differ
     np.testing.assert_allclose(images[4], ref.weights.mean(axis=0), rtol=1e-5)
     assert panel.grid.plots[0].row_labels == ref.tokens == panel.grid.plots[0].col_labels
 
