@@ -13,11 +13,8 @@ BIG_LINES = 100_000
 
 
 @pytest.fixture
-def panel(qtbot):
-    p = StudioPanel()
-    qtbot.addWidget(p)
-    yield p
-    p.shutdown(3000)
+def panel(studio_panel):
+    return studio_panel
 
 
 @pytest.fixture(scope="module")

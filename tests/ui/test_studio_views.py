@@ -13,11 +13,8 @@ TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropo
 
 
 @pytest.fixture
-def panel(qtbot):
-    p = StudioPanel()
-    qtbot.addWidget(p)
-    yield p
-    p.shutdown(3000)
+def panel(studio_panel):
+    return studio_panel
 
 
 @pytest.fixture(scope="module")
