@@ -26,7 +26,7 @@ from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent, TrainingEvent)
 from explorer.core.transformer import (ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int,
-                                      estimate_parameters)
+                                      checked_mapping, estimate_parameters)
 
 OBJECTIVES = ("book", "token_mean")
 IGNORE = -100  # label of padded target positions (skipped by the cross-entropy)
@@ -100,13 +100,7 @@ class TrainingConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainingConfig:
         """Build and validate from :meth:`to_dict` output; unknown keys are an error."""
-        if not isinstance(data, dict):
-            raise ConfigError(f"a training configuration must be a mapping, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"unknown training setting(s): {', '.join(unknown)}")
-        values = dict(data)
+        values = checked_mapping(cls, data, "training")
         model = values.pop("model", None)
         for name in ("lr", "grad_clip"):
             if isinstance(values.get(name), int) and not isinstance(values.get(name), bool):

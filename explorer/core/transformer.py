@@ -32,6 +32,16 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
         raise ConfigError(f"{name} must be at least {minimum}, got {value}")
 
 
+def checked_mapping(cls: type, data: Any, what: str) -> dict[str, Any]:
+    """A copy of ``data`` after checking it is a mapping naming only fields of the dataclass ``cls``."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"a {what} configuration must be a mapping, got {type(data).__name__}")
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+    if unknown:
+        raise ConfigError(f"unknown {what} setting(s): {', '.join(unknown)}")
+    return dict(data)
+
+
 @dataclass
 class TransformerConfig:
     """Hyper-parameters of the model (defaults: the book's §11.7 settings)."""
@@ -70,13 +80,7 @@ class TransformerConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TransformerConfig:
         """Build and validate a config from :meth:`to_dict` output; unknown keys are an error."""
-        if not isinstance(data, dict):
-            raise ConfigError(f"a model configuration must be a mapping, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(f"unknown model setting(s): {', '.join(unknown)}")
-        values = dict(data)
+        values = checked_mapping(cls, data, "model")
         if isinstance(values.get("dropout"), int) and not isinstance(values.get("dropout"), bool):
             values["dropout"] = float(values["dropout"])
         return cls(**values).validate()

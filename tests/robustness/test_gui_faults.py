@@ -23,11 +23,8 @@ pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 
 @pytest.fixture
-def studio(qtbot: Any) -> Any:
-    panel = StudioPanel()
-    qtbot.addWidget(panel)
-    yield panel
-    panel.shutdown(3000)
+def studio(studio_panel: Any) -> Any:
+    return studio_panel
 
 
 def _train_until_finished(qtbot: Any, panel: StudioPanel, epochs: int = 3) -> None:

@@ -31,11 +31,8 @@ class _CreatesMarker:
 
 
 @pytest.fixture
-def studio(qtbot: Any) -> Any:
-    panel = StudioPanel()
-    qtbot.addWidget(panel)
-    yield panel
-    panel.shutdown(3000)
+def studio(studio_panel: Any) -> Any:
+    return studio_panel
 
 
 def _loaded(qtbot: Any, signal: Any, call: Any) -> bool:
