@@ -72,7 +72,7 @@ def main() -> None:
               "references each so the benchmark can finish. Use a PySide6 without this bug (6.11.x tested).")
         keep_alive = [None, True, False] * 20_000_000  # True and False lose references too
     from explorer.ui import theme
-    from explorer.ui.panels.kernel_regression_panel import KernelRegressionPanel
+    from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
 
     theme.configure_pyqtgraph(False)
     panel = KernelRegressionPanel()

@@ -64,7 +64,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
-    from explorer.ui.panels.studio_panel import StudioPanel
+    from explorer.ui.panels.studio.studio_panel import StudioPanel
 
     panel = StudioPanel()
     panel.resize(1400, 900)

@@ -1,18 +1,12 @@
-"""The one place that knows where the bundled ``resources/`` live (checkout or installed wheel)."""
+"""The one place that knows where the bundled resources live (``explorer/resources/``, in a checkout and in
+an installed wheel alike: it is package data of ``explorer.resources``)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 
 def resources_dir() -> Path:
-    """Return the folder holding the bundled resources.
-
-    In a source checkout this is the top-level ``resources/``; in an installed wheel the same
-    files ship as the package ``explorer.resources``.
-    """
-    checkout = Path(__file__).resolve().parents[1] / "resources"
-    if checkout.is_dir():
-        return checkout
+    """Return the folder holding the bundled resources (corpus, icons, stylesheets)."""
     import importlib.resources
 
     return Path(str(importlib.resources.files("explorer.resources")))

@@ -13,7 +13,7 @@ import pytest  # noqa: E402  (after the environment is set, before any Qt import
 @pytest.fixture
 def studio_panel(qtbot):  # type: ignore[no-untyped-def]
     """A fresh Transformer studio panel, shut down (worker and loads stopped) after the test."""
-    from explorer.ui.panels.studio_panel import StudioPanel
+    from explorer.ui.panels.studio.studio_panel import StudioPanel
 
     p = StudioPanel()
     qtbot.addWidget(p)

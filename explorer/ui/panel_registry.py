@@ -18,11 +18,11 @@ class PanelSpec(NamedTuple):
 
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("kernel_regression", "Kernel regression",
-              "explorer.ui.panels.kernel_regression_panel:KernelRegressionPanel"),
-    PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring_panel:ScoringPanel"),
-    PanelSpec("multihead", "Multi-head attention", "explorer.ui.panels.multihead_panel:MultiHeadPanel"),
-    PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional_panel:PositionalPanel"),
-    PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio_panel:StudioPanel"),
+              "explorer.ui.panels.kernel_regression.kernel_regression_panel:KernelRegressionPanel"),
+    PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring.scoring_panel:ScoringPanel"),
+    PanelSpec("multihead", "Multi-head attention", "explorer.ui.panels.multihead.multihead_panel:MultiHeadPanel"),
+    PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional.positional_panel:PositionalPanel"),
+    PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio.studio_panel:StudioPanel"),
 )
 
 

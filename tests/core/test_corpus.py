@@ -1,4 +1,4 @@
-"""Checks on the bundled English–French corpus ``resources/eng_fra.tsv`` (book §10.5 data format).
+"""Checks on the bundled English–French corpus ``explorer/resources/eng_fra.tsv`` (book §10.5 data format).
 
 The file is read with plain Python (independent of our reader), then once more through
 ``explorer.core.text.read_pairs``.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "resources" / "eng_fra.tsv"
+CORPUS = Path(__file__).resolve().parents[2] / "explorer" / "resources" / "eng_fra.tsv"
 BOOK_LINES = 601  # the book's tokenize_nmt keeps lines 0..num_examples for num_examples=600
 PROBES = {"go .": "va !", "i lost .": "j'ai perdu .", "he's calm .": "il est calme .",
           "i'm home .": "je suis chez moi ."}

@@ -15,7 +15,7 @@ from explorer.core import training
 from explorer.core.checkpoint import load_model
 from explorer.ui.main_window import MainWindow
 from explorer.ui.panel_registry import panel_spec
-from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.panels.studio.studio_panel import StudioPanel
 from explorer.ui.settings import AppSettings
 from robust_helpers import configure_tiny_studio, os_thread_count, rss_mb
 

@@ -14,8 +14,8 @@ import torch
 from PySide6.QtCore import QSettings
 
 from explorer.core import checkpoint as ck
-from explorer.ui.panels.multihead_panel import MultiHeadPanel
-from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.panels.multihead.multihead_panel import MultiHeadPanel
+from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 REFUSED = ["empty.txt", "binary.txt", "latin1.txt", "utf16_bom.txt", "utf16_no_bom.txt", "one_column.txt",

@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
 
 from explorer.core.kernel_regression import make_data, nadaraya_watson
-from explorer.ui.panels.kernel_regression_panel import KernelRegressionPanel
+from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
 
 
 @pytest.fixture

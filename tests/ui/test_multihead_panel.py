@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from explorer.core.attention_demos import multihead_demo
-from explorer.ui.panels.multihead_panel import DEFAULT_SENTENCE, INPUT_MODES, MultiHeadPanel
+from explorer.ui.panels.multihead.multihead_panel import DEFAULT_SENTENCE, INPUT_MODES, MultiHeadPanel
 from explorer.ui.widgets.export import export_target
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from explorer.ui.panels.positional_panel import PositionalPanel
+from explorer.ui.panels.positional.positional_panel import PositionalPanel
 from explorer.ui.widgets.export import export_target
 
 

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from explorer.core.attention_demos import scoring_demo
-from explorer.ui.panels.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
+from explorer.ui.panels.scoring.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
 from explorer.ui.widgets.export import export_target
 
 

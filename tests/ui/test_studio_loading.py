@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QTimer
 
-from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 BIG_LINES = 100_000
 

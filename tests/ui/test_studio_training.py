@@ -9,8 +9,8 @@ import pytest
 
 from explorer.core.events import ErrorEvent
 from explorer.core.training import Trainer
-from explorer.ui.panels import studio_panel as studio_module
-from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.panels.studio import studio_panel as studio_module
+from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
             lr=0.005, device="cpu", seed=0)

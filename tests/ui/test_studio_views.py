@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.ui.panels.studio_loss_plot import LossPlotWidget, ema
-from explorer.ui.panels.studio_panel import StudioPanel
+from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget, ema
+from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
             lr=0.005, device="cpu", seed=0)

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from explorer.core import kernel_regression as kr
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression_items import block_reduce, kernel_curve, stem_xy
-from explorer.ui.panels.kernel_regression_training import ParametricTrainer
-from explorer.ui.panels.kernel_regression_view import DEFAULTS, KernelRegressionControls, KernelRegressionPlots
+from explorer.ui.panels.kernel_regression.plot_items import block_reduce, kernel_curve, stem_xy
+from explorer.ui.panels.kernel_regression.parametric_training import ParametricTrainer
+from explorer.ui.panels.kernel_regression.kernel_regression_widgets import DEFAULTS, KernelRegressionControls, KernelRegressionPlots
 
 if TYPE_CHECKING:
     import pyqtgraph as pg

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, Q
 from explorer.core.attention_demos import DemoError, ScoringResult, parse_lengths, scoring_demo
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
+from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
                                                        spin_box)
-from explorer.ui.panels.scoring_panel_scaling import ScalingSection
+from explorer.ui.panels.scoring.scaling_widget import ScalingSection
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 
 MAX_BATCH = 4

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Slot
 
 from explorer.core.text import DatasetError
-from explorer.ui.panels.studio_data import LoadedData, LoadRequest, load_data
+from explorer.ui.panels.studio.data_box_widget import LoadedData, LoadRequest, load_data
 
 
 class StudioLoading:

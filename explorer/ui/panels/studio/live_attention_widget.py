@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from explorer.core.snapshot_history import SnapshotHistory
 from explorer.core.tasks import alignment_scores, ideal_alignment
 from explorer.core.text import DatasetError
-from explorer.ui.panels.studio_attention_grid import AttentionGrid
-from explorer.ui.panels.studio_history import HistoryScrubber
+from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid
+from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
 
 
 def snapshot_caption(snap: Any) -> str:

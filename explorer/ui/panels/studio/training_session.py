@@ -11,9 +11,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from explorer.core.training import Trainer
-from explorer.ui.panels.studio_controls import TrainingControls
-from explorer.ui.panels.studio_live import LiveAttention
-from explorer.ui.panels.studio_loss_plot import LossPlotWidget
+from explorer.ui.panels.studio.run_controls_widget import TrainingControls
+from explorer.ui.panels.studio.live_attention_widget import LiveAttention
+from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget
 from explorer.ui.worker import TrainingWorker
 
 REDRAW_MS = 33  # ~30 Hz: progress text and bar

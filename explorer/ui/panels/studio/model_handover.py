@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Slot
 
 from explorer.core.checkpoint import CheckpointError
-from explorer.ui.panels.studio_model_io import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord, OpenedModel,
+from explorer.ui.panels.studio.model_files import (DATASET_SUFFIXES, SUFFIX, ModelMenu, ModelRecord, OpenedModel,
                                                 cpu_copy, open_model_job, save_record)
 
 

@@ -14,13 +14,13 @@ from explorer.core.training import Trainer
 from explorer.core.transformer import ConfigError
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.studio_data import LoadRequest, source_label
-from explorer.ui.panels.studio_layout import StudioBody
-from explorer.ui.panels.studio_loading import StudioLoading
-from explorer.ui.panels.studio_live import snapshot_caption
-from explorer.ui.panels.studio_model_io import ModelMenu, ModelRecord, ask_dataset_path
-from explorer.ui.panels.studio_models import StudioModels
-from explorer.ui.panels.studio_session import TrainingSession
+from explorer.ui.panels.studio.data_box_widget import LoadRequest, source_label
+from explorer.ui.panels.studio.studio_body_widget import StudioBody
+from explorer.ui.panels.studio.data_loading import StudioLoading
+from explorer.ui.panels.studio.live_attention_widget import snapshot_caption
+from explorer.ui.panels.studio.model_files import ModelMenu, ModelRecord, ask_dataset_path
+from explorer.ui.panels.studio.model_handover import StudioModels
+from explorer.ui.panels.studio.training_session import TrainingSession
 from explorer.ui.worker import TrainingWorker
 
 

@@ -11,7 +11,7 @@ from superqt.utils import qthrottled
 
 from explorer.core.attention_demos import DemoError, PositionalResult, positional_demo
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.scoring_panel_controls import (form_group, labeled_slider, restore_controls, save_controls,
+from explorer.ui.widgets.form_controls import (form_group, labeled_slider, restore_controls, save_controls,
                                                        spin_box)
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget

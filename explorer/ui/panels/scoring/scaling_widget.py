@@ -14,7 +14,7 @@ from superqt.utils import qthrottled
 from explorer.core.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.panels.scoring_panel_controls import form_group, labeled_slider, spin_box
+from explorer.ui.widgets.form_controls import form_group, labeled_slider, spin_box
 
 RAW_COLOUR, SCALED_COLOUR = "#d35400", "#2471a3"
 

@@ -13,7 +13,7 @@ from superqt.utils import qdebounced
 from explorer.core.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
 from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.scoring_panel_controls import (combo_box, form_group, restore_controls, save_controls,
+from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
                                                        spin_box)
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 

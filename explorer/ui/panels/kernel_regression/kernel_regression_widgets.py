@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core import kernel_regression as kr
-from explorer.ui.panels.kernel_regression_items import DraggablePoints, LogSlider
+from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints
+from explorer.ui.widgets.log_slider_widget import LogSlider
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 DEFAULTS: dict[str, Any] = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0,

@@ -10,7 +10,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.panels.studio_attention_grid import KIND_TITLES, axis_labels
+from explorer.ui.panels.studio.attention_grid_widget import KIND_TITLES, axis_labels
 from explorer.ui.widgets.export import ExportError, export_target
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 

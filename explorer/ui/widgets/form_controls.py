@@ -1,7 +1,5 @@
-"""Control builders and the settings round trip shared by the scoring, multi-head and positional panels.
-
-(Lives beside the scoring panel because that is where it was first needed; it holds no maths.)
-"""
+"""Form controls (spin boxes, labelled sliders, combos, titled groups) and their QSettings round trip,
+shared by the scoring, multi-head and positional panels."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -5,13 +5,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from explorer.ui.panels.studio_controls import TrainingControls
-from explorer.ui.panels.studio_data import DataBox
-from explorer.ui.panels.studio_detail import AttentionDetail
-from explorer.ui.panels.studio_form import TrainingForm
-from explorer.ui.panels.studio_live import LiveAttention
-from explorer.ui.panels.studio_loss_plot import LossView
-from explorer.ui.panels.studio_translate import TranslateView
+from explorer.ui.panels.studio.run_controls_widget import TrainingControls
+from explorer.ui.panels.studio.data_box_widget import DataBox
+from explorer.ui.panels.studio.detail_widget import AttentionDetail
+from explorer.ui.panels.studio.training_form_widget import TrainingForm
+from explorer.ui.panels.studio.live_attention_widget import LiveAttention
+from explorer.ui.panels.studio.loss_plot_widget import LossView
+from explorer.ui.panels.studio.translate_widget import TranslateView
 
 
 class StudioBody(QSplitter):

@@ -1,0 +1,1 @@
+"""The kernel regression panel package."""

@@ -1,0 +1,1 @@
+"""The multihead panel package."""

@@ -1,0 +1,1 @@
+"""The positional panel package."""

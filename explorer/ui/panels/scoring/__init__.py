@@ -1,0 +1,1 @@
+"""The scoring panel package."""
