@@ -1,212 +1,142 @@
-"""The only bridge between the training thread and the GUI (book §11.7 training, DESIGN data flow).
+"""The one way the GUI runs work in the background: superqt workers on Qt's global thread pool.
 
-A runner object lives on a QThread and iterates the core trainer; every event crosses to the GUI
-thread as a queued ``Signal(object)`` carrying the core's plain dataclass (floats and numpy copies).
+superqt's workers follow napari's protocol (started / yielded / returned / errored / finished, quit), emit
+their signals from the pool thread and Qt queues them to receivers on the GUI thread, so a slot never runs
+on a worker thread. Everything here rides on them:
+
+- :func:`start_function` — one call off the GUI thread (a dataset load, a model file read);
+- :func:`start_generator` — a long iteration whose items arrive one by one (a training run's events);
+- :class:`LatestOnlyRunner` — slider-driven recomputation that keeps only the newest request.
 """
 from __future__ import annotations
 
-import logging
-import os
-import sys
-from collections.abc import Iterable
-from typing import Any, Protocol
+import threading
+from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
+from superqt.utils import FunctionWorker, GeneratorWorker, create_worker
 
-log = logging.getLogger(__name__)
+from explorer.ui.process_settings import reserve_worker_threads
 
 
-GIL_SWITCH_S = 0.001  # sys.setswitchinterval while training runs
-
-# Threads that outlived a shutdown timeout are parked here until they end, so Qt never destroys
-# a running QThread ("QThread: Destroyed while thread is still running").
-_PARKED: set[QThread] = set()
-
-
-class TrainerLike(Protocol):
-    """What the worker needs from ``explorer.core.training.Trainer``."""
-
-    def __iter__(self) -> Any: ...
-    def pause(self) -> None: ...
-    def resume(self) -> None: ...
-    def stop(self) -> None: ...
-    def request_step(self) -> None: ...
+def start_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> FunctionWorker:
+    """Run ``fn(*args, **kwargs)`` on the pool; connect ``returned``/``errored``/``finished`` before the
+    event loop runs again (the worker starts on the next loop turn when called from the GUI thread)."""
+    reserve_worker_threads()
+    worker = create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
+    worker.start()
+    return worker
 
 
-def _set_background_torch_threads() -> int:
-    """Give a trainer on a background thread one intra-op thread fewer than the cores (at least one).
-
-    Measured on the 2-core build machine: once the GUI thread has used torch's OpenMP pool (any panel
-    does), a second thread training with 2 intra-op threads ran at ~12k tokens/s, with 1 at ~25k, against
-    ~28k for 2 threads on a main thread. One thread also leaves a core to the GUI.
-    Returns the count before, to be restored when the trainer ends.
-    """
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(max(1, min(before, (os.cpu_count() or 2) - 1)))
-    return before
+def start_generator(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> GeneratorWorker:
+    """Iterate the generator function ``fn(*args, **kwargs)`` on the pool; items arrive as ``yielded``."""
+    reserve_worker_threads()
+    worker = create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
+    worker.start()
+    return worker
 
 
-class _Runner(QObject):
-    """Iterates the trainer on the worker thread; holds no widget references."""
-
-    event_emitted = Signal(object)
-    crashed = Signal(str)
-
-    def __init__(self, events: Iterable[Any]) -> None:
-        super().__init__()
-        self._events = events
-
-    @Slot()
-    def run(self) -> None:
-        threads_before = _set_background_torch_threads()
-        try:
-            for event in self._events:
-                self.event_emitted.emit(event)
-        except Exception as exc:  # noqa: BLE001 - any trainer failure goes to the GUI as a message
-            log.exception("training thread failed")
-            self.crashed.emit(f"Training failed: {type(exc).__name__}: {exc}")
-        finally:
-            self._events = ()
-            import torch
-
-            torch.set_num_threads(threads_before)
-            # quit() is thread-safe; a queued connection to it would deadlock a GUI thread in wait().
-            try:
-                thread = self.thread()
-            except RuntimeError:  # the process is tearing the runner down already
-                return
-            if thread is not None:
-                thread.quit()
+def _call_then_set(done: threading.Event, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        done.set()
 
 
-class TrainingWorker(QObject):
-    """Run a core ``Trainer`` on a QThread and re-emit its events as Qt signals.
+class LatestOnlyRunner(QObject):
+    """Run ``fn(*args)`` on a worker thread; at most one job runs and one waits.
 
-    Connect to the signals before :meth:`start`. Pause, resume, single steps and stop go through
-    the trainer's own thread-safe methods. One worker runs one trainer once.
-
-    Signals
-    -------
-    step_finished(StepEvent), epoch_finished(EpochEvent), snapshot_taken(SnapshotEvent),
-    training_finished(FinishedEvent), training_failed(str): a message fit for users (an
-    ``ErrorEvent``'s or an unexpected exception's), stopped(): the thread has ended, whatever the cause.
+    ``submit`` while a job runs replaces the waiting request (older waiting work is never run). When a job
+    finishes and a newer request exists, its result is superseded and dropped, unless
+    ``drop_superseded=False``, in which case it is still shown (useful when a computation is slower than
+    the drag that feeds it). ``result_ready`` / ``failed`` are emitted on the GUI thread.
     """
 
-    step_finished = Signal(object)
-    epoch_finished = Signal(object)
-    snapshot_taken = Signal(object)
-    training_finished = Signal(object)
-    training_failed = Signal(str)
-    stopped = Signal()
+    result_ready = Signal(object)
+    failed = Signal(str)
+    busy_changed = Signal(bool)
 
-    def __init__(self, trainer: TrainerLike, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, drop_superseded: bool = True) -> None:
         super().__init__(parent)
-        self.trainer = trainer
-        self._thread: QThread | None = None
-        self._runner: _Runner | None = None
-        self._paused = False
-        self._started = False
-        self._running = False
-        self._switch_interval = sys.getswitchinterval()
+        self._drop_superseded = drop_superseded
+        self._latest_id = 0
+        self._running_id: int | None = None
+        self._running_done = threading.Event()
+        self._worker: FunctionWorker | None = None
+        self._outcome: tuple[bool, Any] | None = None
+        self._pending: tuple[int, Callable[..., Any], tuple, dict] | None = None
+        self._closed = False
 
-    # ---- state -------------------------------------------------------------------------------
-    def is_running(self) -> bool:
-        """True from :meth:`start` until the training thread has ended."""
-        return self._running
+    # ------------------------------------------------------------------ public API
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+        """Request ``fn(*args, **kwargs)``; returns the request id (ignored after ``shutdown``)."""
+        if self._closed:
+            return -1
+        self._latest_id += 1
+        request = (self._latest_id, fn, args, kwargs)
+        if self._running_id is None:
+            self._start(request)
+            self.busy_changed.emit(True)
+        else:
+            self._pending = request  # replaces any older waiting request
+        return self._latest_id
 
-    def is_paused(self) -> bool:
-        """True after :meth:`pause` (and before :meth:`resume`) while running."""
-        return self._running and self._paused
+    def cancel(self) -> None:
+        """Forget waiting work and drop the result of the running job."""
+        self._pending = None
+        self._latest_id += 1
 
-    # ---- control -----------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start iterating the trainer on a new thread (once)."""
-        if self._started:
-            raise RuntimeError("a TrainingWorker runs its trainer only once; make a new worker")
-        self._started = True
-        self._running = True
-        thread = QThread()
-        thread.setObjectName("training")
-        runner = _Runner(self.trainer)
-        runner.moveToThread(thread)
-        runner.event_emitted.connect(self._on_runner_event_emitted)
-        runner.crashed.connect(self._on_runner_crashed)
-        thread.started.connect(runner.run)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._runner = thread, runner
-        # The GUI thread needs the GIL for every pyqtgraph paint; with the default 5 ms switch interval
-        # each hand-over from the training thread can cost it 5 ms. 1 ms keeps redraws short.
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, GIL_SWITCH_S))
-        thread.start()
-
-    def pause(self) -> None:
-        """Ask the trainer to pause before its next step."""
-        if self._running:
-            self._paused = True
-            self.trainer.pause()
-
-    def resume(self) -> None:
-        """Let a paused trainer continue."""
-        if self._running:
-            self._paused = False
-            self.trainer.resume()
-
-    def request_step(self) -> None:
-        """While paused, let the trainer run exactly one more batch."""
-        if self._running:
-            self.trainer.request_step()
-
-    def stop(self) -> None:
-        """Ask the trainer to stop after the current step; :attr:`stopped` follows."""
-        if self._running:
-            self.trainer.stop()
+    def is_busy(self) -> bool:
+        """True while a job runs or waits."""
+        return self._running_id is not None or self._pending is not None
 
     def shutdown(self, timeout_ms: int = 1000) -> bool:
-        """Stop the trainer and wait up to ``timeout_ms`` for the thread; True if it has ended.
-
-        A thread still busy after the timeout is parked (kept referenced) until it ends, so Qt
-        never destroys it while running.
-        """
-        thread = self._thread
-        if thread is None:
+        """Stop accepting work and wait up to ``timeout_ms`` for the running job; True if it ended."""
+        self._closed = True
+        self.cancel()
+        if self._running_id is None:
             return True
-        if self._running:
-            self.trainer.stop()
-        if not thread.wait(max(0, int(timeout_ms))):
-            log.warning("training thread still running after %d ms; left to finish", timeout_ms)
-            _PARKED.add(thread)
-            thread.finished.connect(lambda t=thread: _PARKED.discard(t))
-            return False
-        self._on_thread_finished()
-        return True
+        return self._running_done.wait(max(0, timeout_ms) / 1000)
 
-    # ---- relays (GUI thread) -----------------------------------------------------------------
+    # ------------------------------------------------------------------ internals
+    def _start(self, request: tuple[int, Callable[..., Any], tuple, dict]) -> None:
+        request_id, fn, args, kwargs = request
+        self._running_id = request_id
+        self._running_done = threading.Event()
+        self._outcome = None
+        worker = create_worker(_call_then_set, self._running_done, fn, args, kwargs, _start_thread=False,
+                               _ignore_errors=True)
+        worker.returned.connect(self._on_worker_returned)
+        worker.errored.connect(self._on_worker_errored)
+        worker.finished.connect(self._on_worker_finished)
+        self._worker = worker
+        reserve_worker_threads()
+        worker.start()
+
     @Slot(object)
-    def _on_runner_event_emitted(self, event: Any) -> None:
-        kind = getattr(event, "kind", "")
-        if kind == "step":
-            self.step_finished.emit(event)
-        elif kind == "epoch":
-            self.epoch_finished.emit(event)
-        elif kind == "snapshot":
-            self.snapshot_taken.emit(event)
-        elif kind == "finished":
-            self.training_finished.emit(event)
-        elif kind == "error":
-            self.training_failed.emit(str(getattr(event, "message", event)))
+    def _on_worker_returned(self, result: object) -> None:
+        self._outcome = (True, result)
 
-    @Slot(str)
-    def _on_runner_crashed(self, message: str) -> None:
-        self.training_failed.emit(message)
+    @Slot(object)
+    def _on_worker_errored(self, exc: object) -> None:
+        self._outcome = (False, str(exc) or type(exc).__name__)
 
     @Slot()
-    def _on_thread_finished(self) -> None:
-        if not self._running:
+    def _on_worker_finished(self) -> None:
+        request_id, self._running_id, self._worker = self._running_id, None, None
+        outcome, self._outcome = self._outcome, None
+        if self._closed or request_id is None:
             return
-        sys.setswitchinterval(self._switch_interval)
-        self._running = False
-        self._paused = False
-        self.stopped.emit()
+        superseded = request_id != self._latest_id
+        cancelled = superseded and self._pending is None
+        if outcome is not None and (not superseded or (not self._drop_superseded and not cancelled)):
+            ok, payload = outcome
+            if ok:
+                self.result_ready.emit(payload)
+            else:
+                self.failed.emit(str(payload))
+        if self._pending is not None:
+            request, self._pending = self._pending, None
+            self._start(request)
+        else:
+            self.busy_changed.emit(False)

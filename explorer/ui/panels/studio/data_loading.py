@@ -1,93 +1,66 @@
-"""The studio's data loading (book §10.5 data): small built-in and task sources at once, dataset files (and
-big requests) on a worker thread through ``LatestOnlyRunner``, so reading a 235k-line corpus never freezes
-the GUI; the data in use stays until the new one is ready, and a newer request supersedes an older one."""
+"""What the studio loads its training pairs from (book §10.5 data): source specs, load requests and the
+loader that runs off the GUI thread. Plain data and core calls only; no widgets."""
 from __future__ import annotations
 
-from PySide6.QtCore import Slot
+from dataclasses import dataclass
+from pathlib import Path
 
-from explorer.core.text import DatasetError
-from explorer.ui.panels.studio.data_box_widget import LoadedData, LoadRequest, load_data
+from explorer.core.data_sources import DataSource, load_source
+from explorer.core.text import build_dataset
+from explorer.ui.process_settings import cyclic_gc_paused
+
+#: The book's probe sentence (one of the four §11.7 translates perfectly).
+BOOK_PROBE = ("i'm home .", "je suis chez moi .")
+#: Built-in and task sources up to this many pairs load at once (≤ ~30 ms); larger ones and files in the background.
+QUICK_PAIRS = 1000
+SOURCES = (("Built-in English–French", "builtin"), ("Task: copy", "task:copy"),
+           ("Task: reverse", "task:reverse"), ("Task: sort", "task:sort"))
 
 
-class StudioLoading:
-    """Mixin of :class:`StudioPanel` for choosing and loading data. Uses the panel's ``data`` box, ``form``,
-    ``_loader`` (a ``LatestOnlyRunner`` connected to the two ``_on_loader_*`` slots), ``_loading``,
-    ``_loaded_spec``, ``_unconfirmed_files``, ``_previous_info``, ``dataset_load_finished`` and
-    ``_report``/``_update_can_start``."""
+@dataclass(frozen=True)
+class LoadRequest:
+    """One request to load a source (plain values, safe to hand to a worker thread)."""
 
-    _loading: LoadRequest | None = None
+    spec: str
+    num_examples: int
+    num_steps: int
+    min_freq: int
+    seed: int
 
-    def is_loading(self) -> bool:
-        """True while a dataset is read in the background (the previous one stays until it is ready)."""
-        return self._loading is not None
+    @property
+    def quick(self) -> bool:
+        """Small and in memory: loaded at once on the GUI thread; files and big requests load in the background."""
+        return (self.spec == "builtin" or self.spec.startswith("task:")) and self.num_examples <= QUICK_PAIRS
 
-    def _load_source(self, new_file: str | None = None) -> bool | None:
-        """Load the chosen source: at once when small (True/False), else in the background (None;
-        :attr:`dataset_load_finished` follows). ``new_file``: a file just added by :meth:`open_dataset`."""
-        v = self.form.values()
-        self._loaded_min_freq = v["min_freq"]
-        request = self.data.request(v["num_steps"], v["min_freq"], v["seed"])
-        if new_file is not None:
-            self._unconfirmed_files.add(new_file)
-        if self.data.loads_quickly():
-            self._loader.cancel()  # a newer choice supersedes a file still loading
-            self._loading = request
-            try:
-                loaded = load_data(request)
-            except (DatasetError, ValueError) as exc:
-                self._finish_load(None, str(exc))
-                return False
-            self._finish_load(loaded, None)
-            return True
-        self._loading = request
-        self._loader.submit(load_data, request)
-        self._previous_info = self._previous_info if self._previous_info is not None else self.data.info.text()
-        self.data.show_loading()
-        self.status_message.emit(self.data.info.text())
-        self._update_can_start()
-        return None
+    @property
+    def task(self) -> str | None:
+        """The synthetic task requested, or None for a translation corpus."""
+        return self.spec.split(":", 1)[1] if self.spec.startswith("task:") else None
 
-    def _finish_load(self, loaded: LoadedData | None, error: str | None) -> None:
-        request, self._loading = self._loading, None
-        previous_info, self._previous_info = self._previous_info, None
-        refused = self._unconfirmed_files if request is None else self._unconfirmed_files - {request.spec}
-        if loaded is not None:
-            self.data.forget_files(refused, request.spec if request else None)
-            self._unconfirmed_files = set()
-            self.data.apply(loaded)
-            self._loaded_spec = loaded.request.spec
-            self.clear_inline_message()
-            if request is not None and request.spec not in ("builtin",) and not request.spec.startswith("task:"):
-                self._report(f"Loaded {loaded.source.name}.")
-        elif request is not None and request.spec in self._unconfirmed_files and request.spec != self._loaded_spec:
-            # a file just opened was refused: the data in use stays, and so does its description
-            self.data.forget_files(self._unconfirmed_files, self._loaded_spec)
-            self._unconfirmed_files = set()
-            if previous_info is not None:
-                self.data.show_source(previous_info)
-            self._report(f"Could not load the data: {error}", error=True)
-        else:
-            self.data.forget_files(refused, request.spec if request else None)
-            self._unconfirmed_files = set()
-            self.data.apply_error(str(error))
-            self._loaded_spec = None
-            self._report(f"Could not load the data: {error}", error=True)
-        self._update_can_start()
-        self.dataset_load_finished.emit(loaded is not None)
 
-    @Slot(object)
-    def _on_loader_result_ready(self, loaded: LoadedData) -> None:
-        self._finish_load(loaded, None)
+@dataclass(frozen=True)
+class LoadedData:
+    """What :func:`load_data` found: the pairs and the vocabulary sizes (plain data, no widgets)."""
 
-    @Slot(str)
-    def _on_loader_failed(self, message: str) -> None:
-        self._finish_load(None, message)
+    request: LoadRequest
+    source: DataSource
+    vocab_sizes: tuple[int, int]
 
-    def open_dataset(self, path: str) -> bool:
-        """Use a Tatoeba-style file (or zip) as the data source: read in the background; False if refused
-        at once (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
-        if self.is_training():
-            self._report("Stop training before choosing another dataset.", error=True)
-            return False
-        self.data.choose_file(path)
-        return self._load_source(new_file=path) is not False
+
+def load_data(request: LoadRequest) -> LoadedData:
+    """Read the source and build its vocabularies (runs on a worker thread for files).
+
+    Raises ``DatasetError``/``ValueError`` with a message fit for users.
+    """
+    with cyclic_gc_paused():
+        source = load_source(request.spec, request.num_examples, seed=request.seed)
+        dataset = build_dataset(source.pairs, request.num_steps, request.min_freq)
+    return LoadedData(request, source, (len(dataset.src_vocab), len(dataset.tgt_vocab)))
+
+
+def source_label(spec: str) -> str:
+    """A short name of a source spec for messages: the file name, or the combo's wording."""
+    for label, value in SOURCES:
+        if value == spec:
+            return label
+    return Path(spec).name

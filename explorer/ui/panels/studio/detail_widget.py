@@ -13,6 +13,10 @@ from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.panels.studio.attention_grid_widget import KIND_TITLES, axis_labels
 from explorer.ui.widgets.export import ExportError, export_target
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.hint_stack_widget import HintStack
+
+
+HINT = "Click a thumbnail in the attention grid to look at it here."
 
 
 def causal_keep(size: int) -> np.ndarray:
@@ -26,11 +30,12 @@ class AttentionDetail(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind, self.layer, self.head = "cross", 0, 0
-        self.title = QLabel("Click a thumbnail in the attention grid to look at it here.", self)
+        self.title = QLabel(HINT, self)
         self.title.setWordWrap(True)
         self.average_box = QCheckBox("average over heads", self)
-        self.heatmap = HeatmapWidget(self)
+        self.heatmap = HeatmapWidget()
         self.heatmap.set_axis_labels("queries", "keys")
+        self.stack = HintStack(self.heatmap, "No attention map yet.", self)
         self.readout = QLabel("", self)
         self.export_buttons = {fmt: QPushButton(f"Export {fmt.upper()}…", self) for fmt in ("png", "svg", "csv")}
         top = QHBoxLayout()
@@ -44,10 +49,10 @@ class AttentionDetail(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.heatmap, 1)
+        layout.addWidget(self.stack, 1)
         layout.addLayout(bottom)
         self._snapshot: Any = None
-        self._caption = ""
+        self._selected = False
         self.average_box.toggled.connect(self._on_average_box_toggled)
         self.heatmap.cell_hovered.connect(self._on_heatmap_cell_hovered)
         self.export_buttons["png"].clicked.connect(self._on_png_button_clicked)
@@ -56,17 +61,27 @@ class AttentionDetail(QWidget):
 
     @property
     def has_map(self) -> bool:
-        return self._snapshot is not None
+        return self._snapshot is not None and self._selected
 
+    @Slot(str, int, int)
     def select(self, kind: str, layer: int, head: int) -> None:
         """Choose which map to show (drawn from the snapshot given to :meth:`show_snapshot`)."""
         self.kind, self.layer, self.head = kind, layer, head
+        self._selected = True
         self._draw()
 
-    def show_snapshot(self, snapshot: Any, caption: str = "") -> None:
-        """Draw the selected map of a ``SnapshotEvent``-like object (maps ``(L, h, Tq, Tk)``)."""
+    @Slot(object)
+    def show_snapshot(self, snapshot: Any) -> None:
+        """Draw the selected map of a ``SnapshotEvent``-like object (maps ``(L, h, Tq, Tk)``); None clears."""
         self._snapshot = snapshot
-        self._caption = caption
+        if snapshot is None:
+            self._selected = False
+            self.stack.show_hint()
+            self.title.setText(HINT)
+            self.readout.setText("")
+            for button in self.export_buttons.values():
+                button.setEnabled(False)
+            return
         self._draw()
 
     def current_matrix(self) -> np.ndarray | None:
@@ -75,7 +90,7 @@ class AttentionDetail(QWidget):
 
     def _draw(self) -> None:
         snap = self._snapshot
-        if snap is None:
+        if snap is None or not self._selected:
             return
         maps = snap.maps[self.kind]  # (L, h, Tq, Tk)
         self.layer = min(self.layer, maps.shape[0] - 1)
@@ -85,9 +100,11 @@ class AttentionDetail(QWidget):
         rows, cols = axis_labels(self.kind, snap)
         mask = causal_keep(matrix.shape[0]) if self.kind == "decoder_self" else None
         self.heatmap.set_matrix(matrix, rows, cols, mask=mask)
+        self.stack.show_content()
         who = "all heads (mean)" if average else f"head {self.head + 1}"
-        self.title.setText(f"<b>{KIND_TITLES[self.kind]}</b> · layer {self.layer + 1} · {who}"
-                           + (f" · {self._caption}" if self._caption else ""))
+        where = f"layer {self.layer + 1} · {who} · step {snap.step}, epoch {snap.epoch}"
+        self.title.setText(f"<b>{KIND_TITLES[self.kind]}</b> · {where}")
+        self.heatmap.set_title(f"{KIND_TITLES[self.kind]} · {where}")  # exported pictures carry it too
         for button in self.export_buttons.values():
             button.setEnabled(True)
 

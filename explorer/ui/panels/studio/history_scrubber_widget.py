@@ -11,7 +11,7 @@ class HistoryScrubber(QWidget):
 
     Signals
     -------
-    index_chosen(int): the user moved the slider to a snapshot (live is switched off).
+    index_chosen(int): the user moved the slider to a snapshot.
     live_toggled(bool): follow the newest snapshot or not.
     """
 
@@ -57,15 +57,12 @@ class HistoryScrubber(QWidget):
         self.label.setText(text)
 
     def set_live(self, live: bool) -> None:
-        """Switch live mode (emits ``live_toggled`` when it changes)."""
-        self.live_box.setChecked(live)
+        """Show the live mode the state is in (no signal: the state is the source of truth)."""
+        with QSignalBlocker(self.live_box):
+            self.live_box.setChecked(live)
 
     @Slot(int)
     def _on_slider_value_changed(self, index: int) -> None:
-        if self.live and index != self.slider.maximum():
-            with QSignalBlocker(self.live_box):
-                self.live_box.setChecked(False)
-            self.live_toggled.emit(False)
         self.index_chosen.emit(index)
 
     @Slot(bool)

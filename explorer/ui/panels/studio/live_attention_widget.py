@@ -1,21 +1,21 @@
-"""The studio's live attention (book §11.7): the snapshot history, the thumbnail grid and the scrubber.
+"""The studio's live attention view (book §11.7): the thumbnail grid over the history scrubber.
 
-Snapshots are stored as they arrive (O(1)); the panel's redraw timer calls :meth:`LiveAttention.refresh`,
-which draws only the newest one, and only while the scrubber is live.
+A view of :class:`StudioState`: it draws the snapshot the state selects and calls the state's methods when
+the user scrubs, toggles "live" or clicks a thumbnail; it keeps no history of its own.
 """
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from explorer.core.snapshot_history import SnapshotHistory
-from explorer.core.tasks import alignment_scores, ideal_alignment
-from explorer.core.text import DatasetError
 from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid
 from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
+from explorer.ui.panels.studio.studio_state import StudioState
+
+#: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
+MIN_THUMBNAIL_PX = 44
 
 
 def snapshot_caption(snap: Any) -> str:
@@ -23,114 +23,66 @@ def snapshot_caption(snap: Any) -> str:
 
 
 class LiveAttention(QWidget):
-    """History of attention snapshots drawn as a grid, with a slider to replay them.
+    """Grid of every layer's and head's attention (scrolls when it cannot fit) and the history slider."""
 
-    Signals
-    -------
-    snapshot_shown(object): the snapshot now drawn in the grid (for the detail view and the loss marker).
-    thumbnail_clicked(str, int, int): kind, layer, head.
-    """
-
-    snapshot_shown = Signal(object)
-    thumbnail_clicked = Signal(str, int, int)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.history = SnapshotHistory()
-        self.grid = AttentionGrid(self)
+        self.state = state
+        self.grid = AttentionGrid()
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidget(self.grid)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.scrubber = HistoryScrubber(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.grid, 1)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(self.scrubber)
-        self.task: str | None = None
-        self.shown_index: int | None = None
-        self._new = False
-        self._ideal: tuple[Any, np.ndarray | None] | None = None
-        self.grid.thumbnail_clicked.connect(self._on_grid_thumbnail_clicked)
+        self.grid.thumbnail_clicked.connect(state.select_head)
         self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
-        self.scrubber.live_toggled.connect(self._on_scrubber_live_toggled)
+        self.scrubber.live_toggled.connect(state.set_live)
+        state.snapshot_shown.connect(self._on_state_snapshot_shown)
+        state.history_changed.connect(self._on_state_history_changed)
+        state.run_state_changed.connect(self._on_state_run_state_changed)
 
-    def clear(self, task: str | None = None, keep_grid: bool = False) -> None:
-        """Forget every snapshot; ``task`` names the synthetic task whose alignment to score (or None).
+    def _fit_grid(self, layers: int, heads: int) -> None:
+        """Thumbnails shrink with the window down to :data:`MIN_THUMBNAIL_PX`; below that the grid scrolls."""
+        self.grid.setMinimumSize(3 * (heads * (MIN_THUMBNAIL_PX + 4) + 24) + 70,
+                                 layers * (MIN_THUMBNAIL_PX + 22) + 40)
 
-        ``keep_grid`` keeps the thumbnails (a new run of the same shape reuses them).
-        """
-        self.history.clear()
-        self.task = task
-        self.shown_index = None
-        self._new = False
-        if not keep_grid:
+    # ---- state slots -------------------------------------------------------------------------
+    @Slot(object)
+    def _on_state_snapshot_shown(self, snap: Any) -> None:
+        if snap is None:
             self.grid.clear_grid()
-        self.scrubber.set_live(True)
-        self.scrubber.set_count(0)
-        self.scrubber.label.setText("no snapshots yet")
-
-    def add_snapshot(self, snap: Any) -> None:
-        """Keep a snapshot (drawn at the next :meth:`refresh` if live)."""
-        self.history.append(snap.step, snap)
-        self._new = True
-
-    def refresh(self) -> None:
-        """Called by the redraw timer: update the slider and draw the newest snapshot when live."""
-        if not self._new:
+            self.grid.setMinimumSize(0, 180)
             return
-        self._new = False
-        self.scrubber.set_count(len(self.history))
-        if self.scrubber.live and len(self.history):
-            self.show_index(len(self.history) - 1)
+        layers, heads = snap.maps["cross"].shape[:2]
+        self._fit_grid(layers, heads)
+        self.grid.set_snapshot(snap, self.state.alignment.scores(self.state.data.task(), snap))
 
-    def current(self) -> Any:
-        """The snapshot on display, or None."""
-        if self.shown_index is None or self.shown_index >= len(self.history):
-            return None
-        return self.history[self.shown_index]
+    @Slot()
+    def _on_state_history_changed(self) -> None:
+        state = self.state
+        count = len(state.history)
+        self.scrubber.set_live(state.live)
+        self.scrubber.set_count(count)
+        snap = state.current_snapshot()
+        if snap is None:
+            self.scrubber.label.setText("no snapshots yet")
+        else:
+            self.scrubber.show_index(state.shown_index, f"snapshot {state.shown_index + 1}/{count} · "
+                                                        f"{snapshot_caption(snap)}")
 
-    def show_index(self, index: int) -> None:
-        """Draw history snapshot ``index``."""
-        snap = self.history[index]
-        self.grid.set_snapshot(snap, self.alignment(snap))
-        self.shown_index = index
-        self.scrubber.show_index(index, f"snapshot {index + 1}/{len(self.history)} · {snapshot_caption(snap)}")
-        self.snapshot_shown.emit(snap)
-
-    def jump_to_step(self, step: float) -> bool:
-        """Stop following live and show the snapshot nearest training ``step``; False if there is none."""
-        index = self.history.nearest_index(step)
-        if index is None:
-            return False
-        self.scrubber.set_live(False)
-        self.show_index(index)
-        return True
-
-    def alignment(self, snap: Any) -> np.ndarray | None:
-        """Cross-attention alignment ``(L, h)`` of each head against the task's ideal, or None."""
-        if not self.task:
-            return None
-        key = (self.task, tuple(snap.src_tokens), tuple(snap.tgt_tokens))
-        if self._ideal is None or self._ideal[0] != key:
-            try:  # the tokens end with <eos>; the ideal adds its own <eos> row and column
-                ideal = ideal_alignment(self.task, snap.src_tokens[:-1], snap.tgt_tokens[:-1])
-            except (DatasetError, ValueError):
-                ideal = None  # the probe is not a pair of this task
-            self._ideal = (key, ideal)
-        if self._ideal[1] is None:
-            return None
-        try:
-            return alignment_scores(snap.maps["cross"], self._ideal[1])  # (L, h)
-        except ValueError:
-            return None
-
-    @Slot(str, int, int)
-    def _on_grid_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
-        self.thumbnail_clicked.emit(kind, layer, head)
+    @Slot(str)
+    def _on_state_run_state_changed(self, run_state: str) -> None:
+        config = self.state.run_config
+        if run_state == "starting" and config is not None:  # built now, not at the first snapshot
+            self._fit_grid(config.model.num_layers, config.model.num_heads)
+            self.grid.prepare(config.model.num_layers, config.model.num_heads)
 
     @Slot(int)
     def _on_scrubber_index_chosen(self, index: int) -> None:
-        if 0 <= index < len(self.history):
-            self.show_index(index)
-
-    @Slot(bool)
-    def _on_scrubber_live_toggled(self, live: bool) -> None:
-        if live and len(self.history):
-            self.show_index(len(self.history) - 1)
+        if index != len(self.state.history) - 1:
+            self.state.live = False
+        self.state.show_index(index)

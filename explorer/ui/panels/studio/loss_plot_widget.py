@@ -1,7 +1,7 @@
 """The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, a previous-run overlay.
 
-Values are appended to preallocated numpy buffers (grown by doubling); the curves are fed with ``setData``
-only when the panel's redraw timer calls :meth:`LossPlotWidget.refresh`.
+A view of the state's :class:`~explorer.core.loss_record.LossRecord`: the curves are fed with ``setData``
+when the state says the record changed (at most ~8 Hz while training), never per event.
 """
 from __future__ import annotations
 
@@ -13,44 +13,10 @@ from PySide6.QtCore import QSettings, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
+from explorer.core.loss_record import LossRecord, ema
 
 X_MODES = ("steps", "epochs", "seconds")
-_STEP_COLUMNS = 5  # step, epoch fraction, seconds, loss, smoothed loss
-_EPOCH_COLUMNS = 4  # step, epoch, seconds, loss
-
-
-class _Buffer:
-    """Rows of float64 appended in O(1) amortised time; ``view()`` is the filled part (no copy)."""
-
-    def __init__(self, columns: int, capacity: int = 1024) -> None:
-        self._data = np.empty((capacity, columns), dtype=np.float64)
-        self.size = 0
-
-    def append(self, *row: float) -> None:
-        if self.size == len(self._data):
-            grown = np.empty((2 * len(self._data), self._data.shape[1]), dtype=np.float64)
-            grown[: self.size] = self._data
-            self._data = grown
-        self._data[self.size] = row
-        self.size += 1
-
-    def view(self) -> np.ndarray:
-        return self._data[: self.size]  # (size, columns)
-
-    def copy(self) -> np.ndarray:
-        return self.view().copy()
-
-    def clear(self) -> None:
-        self.size = 0
-
-
-def ema(values: np.ndarray, alpha: float) -> np.ndarray:
-    """Exponential moving average ``s_t = alpha * x_t + (1 - alpha) * s_{t-1}``, ``s_0 = x_0`` (shape kept)."""
-    out = np.array(values, dtype=np.float64, copy=True)
-    if alpha < 1.0:
-        for t in range(1, out.size):  # once per smoothing change; appends update it in O(1)
-            out[t] = alpha * out[t] + (1.0 - alpha) * out[t - 1]
-    return out
+_X_COLUMN = {"steps": 0, "epochs": 1, "seconds": 2}
 
 
 class LossPlotWidget(pg.PlotWidget):
@@ -63,21 +29,20 @@ class LossPlotWidget(pg.PlotWidget):
 
     step_clicked = Signal(float)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, record: LossRecord | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._steps = _Buffer(_STEP_COLUMNS)
-        self._epochs = _Buffer(_EPOCH_COLUMNS)
-        self._previous: tuple[np.ndarray, np.ndarray] | None = None
-        self._dirty = False
+        self.record = record if record is not None else LossRecord()
         self.x_mode = "steps"
         self.smoothing = 0.0  # EMA weight of the past, 0 = off
+        self._smoothed = np.empty(0)
+        self._smoothed_key: tuple[int, float] = (-1, -1.0)
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
         item.setLabel("left", "loss (per token)")
-        item.addLegend(offset=(-10, 10))
-        self.previous_curve = item.plot([], [], name="previous run", pen=pg.mkPen((150, 150, 150), width=1.5,
-                                                                             style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.legend = item.addLegend(offset=(-10, 10))
+        self.previous_curve = item.plot([], [], pen=pg.mkPen((150, 150, 150), width=1.5,
+                                                             style=pg.QtCore.Qt.PenStyle.DashLine))
         self.step_curve = item.plot([], [], name="per step", pen=pg.mkPen((31, 119, 180, 90), width=1))
         self.smooth_curve = item.plot([], [], pen=pg.mkPen((31, 119, 180), width=1.5))
         self.epoch_curve = item.plot([], [], name="per epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
@@ -102,69 +67,21 @@ class LossPlotWidget(pg.PlotWidget):
             axis.setPen(pg.mkPen(fg))
             axis.setTextPen(pg.mkPen(fg))
 
-    # ---- data (O(1) per call; drawn at refresh) ------------------------------------------------
-    def append_step(self, step: int, epoch_fraction: float, seconds: float, loss: float) -> None:
-        """Record one training step's loss."""
-        n = self._steps.size
-        smooth = loss if n == 0 or self.smoothing == 0 else (
-            (1.0 - self.smoothing) * loss + self.smoothing * self._steps.view()[n - 1, 4])
-        self._steps.append(step, epoch_fraction, seconds, loss, smooth)
-        self._dirty = True
-
-    def append_epoch(self, epoch: int, step: int, seconds: float, loss: float) -> None:
-        """Record one epoch's loss."""
-        self._epochs.append(step, epoch, seconds, loss)
-        self._dirty = True
-
     def step_count(self) -> int:
         """Steps recorded in the current run."""
-        return self._steps.size
-
-    def new_run(self) -> None:
-        """Keep the current run as the grey overlay and start empty buffers."""
-        if self._steps.size:
-            self._previous = (self._steps.copy(), self._epochs.copy())
-        self._steps.clear()
-        self._epochs.clear()
-        self.set_marker(None)
-        self._dirty = True
-        self.refresh()
-
-    def clear_all(self) -> None:
-        """Forget the current run and the overlay."""
-        self._previous = None
-        self._steps.clear()
-        self._epochs.clear()
-        self.set_marker(None)
-        self._dirty = True
-        self.refresh()
-
-    def load_history(self, step_rows: list[tuple[int, float, float]],
-                     epoch_rows: list[tuple[int, int, float]]) -> int:
-        """Show a saved run as the current one: rows ``(step, epoch_fraction, loss)`` and
-        ``(epoch, step, loss)`` (no timings: seconds are 0). Returns the number of steps."""
-        self.new_run()
-        for step, epoch_fraction, loss in step_rows:
-            self.append_step(step, epoch_fraction, 0.0, loss)
-        for epoch, step, loss in epoch_rows:
-            self.append_epoch(epoch, step, 0.0, loss)
-        self.refresh()
-        return len(step_rows)
+        return self.record.steps.size
 
     def step_table(self) -> tuple[list[str], np.ndarray]:
         """Header and rows ``(step, epoch, seconds, loss)`` of the current run (for CSV export)."""
-        return ["step", "epoch", "seconds", "loss"], self._steps.copy()[:, :4]
+        return self.record.step_table()
 
     # ---- view options ----------------------------------------------------------------------
     def set_x_mode(self, mode: str) -> None:
-        """x axis in ``steps``, ``epochs`` or ``seconds``."""
+        """x axis in ``steps``, ``epochs`` or ``seconds`` (a run read from a file has no seconds: steps)."""
         if mode not in X_MODES:
             raise ValueError(f"x mode must be one of {X_MODES}, got {mode!r}")
         self.x_mode = mode
-        self._apply_x_label()
-        self._dirty = True
         self.refresh()
-        self.set_marker(self._marker_step)
         self.getPlotItem().enableAutoRange()
 
     def set_log_y(self, on: bool) -> None:
@@ -174,11 +91,12 @@ class LossPlotWidget(pg.PlotWidget):
     def set_smoothing(self, weight: float) -> None:
         """EMA weight of the past in [0, 1) for a smoothed per-step curve (0 = off)."""
         self.smoothing = float(min(max(weight, 0.0), 0.999))
-        self.smooth_curve.setVisible(self.smoothing > 0)
-        s = self._steps.view()
-        s[:, 4] = ema(s[:, 3], 1.0 - self.smoothing)
-        self._dirty = True
         self.refresh()
+
+    @Slot(object)
+    def show_snapshot_marker(self, snap: object) -> None:
+        """Vertical line at the step of the snapshot on display (None hides it)."""
+        self.set_marker(getattr(snap, "step", None))
 
     def set_marker(self, step: float | None) -> None:
         """Vertical line at a training step (the snapshot on display), or None to hide it."""
@@ -189,43 +107,72 @@ class LossPlotWidget(pg.PlotWidget):
             self.marker.setValue(x)
 
     # ---- drawing -----------------------------------------------------------------------------
+    def effective_x_mode(self) -> str:
+        """The x units drawn: seconds fall back to steps for a run without timings."""
+        return "steps" if self.x_mode == "seconds" and not self.record.timed else self.x_mode
+
+    @Slot()
     def refresh(self) -> None:
-        """Push buffered data to the curves if anything changed since the last call."""
-        if not self._dirty:
-            return
-        self._dirty = False
-        col = {"steps": 0, "epochs": 1, "seconds": 2}[self.x_mode]
-        s = self._steps.view()
+        """Feed the curves from the record (called when the state says it changed)."""
+        col = _X_COLUMN[self.effective_x_mode()]
+        self._apply_x_label()
+        s = self.record.steps.view()
         self.step_curve.setData(s[:, col], s[:, 3])
+        self.smooth_curve.setVisible(self.smoothing > 0)
         if self.smoothing > 0:
-            self.smooth_curve.setData(s[:, col], s[:, 4])
-        e = self._epochs.view()
+            self.smooth_curve.setData(s[:, col], self._smoothed_losses(s[:, 3]))
+        e = self.record.epochs.view()
         self.epoch_curve.setData(e[:, col], e[:, 3])
-        if self._previous is not None:
-            p = self._previous[0]
-            self.previous_curve.setData(p[:, col], p[:, 3])
+        previous = self.record.previous
+        if previous is not None and previous.size:
+            self.previous_curve.setData(previous[:, col], previous[:, 3])
         else:
             self.previous_curve.setData([], [])
+        self._update_legend(previous is not None and previous.size > 0)
+        self.set_marker(self._marker_step)
+
+    def _smoothed_losses(self, losses: np.ndarray) -> np.ndarray:
+        """EMA of the per-step losses, extended over new rows only (recomputed when the run or weight changes)."""
+        key = (self.record.generation, self.smoothing)
+        done = self._smoothed.size if key == self._smoothed_key and self._smoothed.size <= losses.size else 0
+        alpha = 1.0 - self.smoothing
+        new = ema(losses[done:], alpha, start=float(self._smoothed[done - 1]) if done else None)
+        self._smoothed = np.concatenate([self._smoothed[:done], new])
+        self._smoothed_key = key
+        return self._smoothed
+
+    def _update_legend(self, has_previous: bool) -> None:
+        """List only the curves on display: the overlay when there is one, the smoothed curve when on."""
+        legend = self.legend
+        for curve, name, shown in ((self.previous_curve, "previous run", has_previous),
+                                   (self.smooth_curve, f"smoothed (EMA {self.smoothing:.2f})", self.smoothing > 0)):
+            legend.removeItem(curve)
+            if shown:
+                legend.addItem(curve, name)
 
     def _apply_x_label(self) -> None:
-        self.getPlotItem().setLabel("bottom", {"steps": "step", "epochs": "epoch", "seconds": "seconds"}[self.x_mode])
+        mode = self.effective_x_mode()
+        label = {"steps": "step", "epochs": "epoch", "seconds": "seconds"}[mode]
+        if mode != self.x_mode:
+            label += " (this model's file holds no timings)"
+        self.getPlotItem().setLabel("bottom", label)
 
     def _x_of_step(self, step: float) -> float | None:
-        s = self._steps.view()
-        if self.x_mode == "steps":
+        s = self.record.steps.view()
+        mode = self.effective_x_mode()
+        if mode == "steps":
             return float(step)
         if not s.size:
             return None
         i = int(np.clip(np.searchsorted(s[:, 0], step), 0, len(s) - 1))
-        return float(s[i, 1 if self.x_mode == "epochs" else 2])
+        return float(s[i, _X_COLUMN[mode]])
 
     def step_at_x(self, x: float) -> float | None:
         """Training step of the recorded point nearest ``x`` (in the current x units); None if empty."""
-        s = self._steps.view()
+        s = self.record.steps.view()
         if not s.size:
             return None
-        col = {"steps": 0, "epochs": 1, "seconds": 2}[self.x_mode]
-        i = int(np.argmin(np.abs(s[:, col] - x)))
+        i = int(np.argmin(np.abs(s[:, _X_COLUMN[self.effective_x_mode()]] - x)))
         return float(s[i, 0])
 
     @Slot(object)
@@ -242,9 +189,9 @@ class LossPlotWidget(pg.PlotWidget):
 class LossView(QWidget):
     """The loss plot with its options row: x axis units, log-y, smoothing."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, record: LossRecord | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = LossPlotWidget(self)
+        self.plot = LossPlotWidget(record, self)
         self.x_combo = QComboBox(self)
         self.x_combo.addItems(X_MODES)
         self.log_box = QCheckBox("log y", self)

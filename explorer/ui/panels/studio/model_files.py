@@ -1,12 +1,12 @@
-"""The studio's "Model" menu and model hand-over (book §11.7): save/open checkpoints, the probe's attention
-from a model that is not training, and CPU copies of a paused model for inspection."""
+"""The studio's "Model" menu and model files (book §11.7): save/open checkpoints, the probe's attention from a
+model that is not training, and a model rebuilt from the weights a training process sends."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QAction
@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 from explorer.core.checkpoint import SUFFIX, load_model, save_model
 from explorer.core.events import SnapshotEvent
 from explorer.core.probe import probe_attention
+from explorer.core.transformer import Seq2SeqTransformer
 
 CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
 DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
@@ -87,20 +88,22 @@ def ask_dataset_path(parent: QWidget | None) -> str:
     return path
 
 
-def cpu_copy(model: torch.nn.Module) -> torch.nn.Module:
-    """An independent eval-mode copy of ``model`` on the CPU (the original keeps training elsewhere)."""
-    clone = copy.deepcopy(model).to("cpu")
-    clone.eval()
-    return clone
+def model_from_state(state: dict[str, np.ndarray], train_config: Any, src_vocab: Any, tgt_vocab: Any) -> Any:
+    """An eval-mode CPU :class:`Seq2SeqTransformer` holding ``state`` (the weights a training process sent
+    at a step boundary); no other thread or process touches it."""
+    model = Seq2SeqTransformer(train_config.model, len(src_vocab), len(tgt_vocab))
+    model.load_state_dict({name: torch.from_numpy(array) for name, array in state.items()})
+    model.eval()
+    return model
 
 
-def probe_snapshot(record: ModelRecord, probe: tuple[str, str], step: int = 0) -> SnapshotEvent:
+def probe_snapshot(record: ModelRecord, probe: tuple[str, str], step: int = 0, epoch: int = 0) -> SnapshotEvent:
     """The probe pair's attention maps from a model that is not training (the trainer's own function).
 
     Raises ``DatasetError`` (a ``ValueError``) for an empty probe sentence.
     """
     return probe_attention(record.model, record.src_vocab, record.tgt_vocab, probe[0], probe[1],
-                           record.num_steps, step=step)
+                           record.num_steps, step=step, epoch=epoch)
 
 
 def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
@@ -120,12 +123,10 @@ def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
 
 @dataclass
 class OpenedModel:
-    """A checkpoint read on a worker thread: the record, its loss history as plot rows, the probe's attention
-    (or why it cannot be drawn). Plain data and a CPU model that no other thread uses."""
+    """A checkpoint read on a worker thread: the record, the probe's attention (or why it cannot be drawn).
+    Plain data and a CPU model that no other thread uses."""
 
     record: ModelRecord
-    step_rows: list[tuple[int, float, float]]
-    epoch_rows: list[tuple[int, int, float]]
     snapshot: SnapshotEvent | None
     probe_error: str
 
@@ -133,25 +134,16 @@ class OpenedModel:
 def open_model_job(path: str, fallback_num_steps: int, probe: tuple[str, str]) -> OpenedModel:
     """Everything opening a model takes (runs on a worker thread); raises like :func:`open_record`."""
     record, _loaded = open_record(path, fallback_num_steps)
-    step_rows, epoch_rows = history_rows(record.history)
+    steps = len(getattr(record.history, "step_loss", None) or [])
+    epochs = len(getattr(record.history, "epoch_loss", None) or [])
     try:
-        snapshot, error = probe_snapshot(record, probe, step=len(step_rows)), ""
+        snapshot, error = probe_snapshot(record, probe, step=steps, epoch=epochs), ""
     except ValueError as exc:
         snapshot, error = None, str(exc)
-    return OpenedModel(record, step_rows, epoch_rows, snapshot, error)
+    return OpenedModel(record, snapshot, error)
 
 
 def save_record(path: str, record: ModelRecord, source_name: str = "") -> Path:
     """Save a :class:`ModelRecord` with ``checkpoint.save_model``; raises ``CheckpointError``/``OSError``."""
     return save_model(path, record.model, record.train_config, record.src_vocab, record.tgt_vocab,
                       record.history, source_name=source_name)
-
-
-def history_rows(history: Any) -> tuple[list[tuple[int, float, float]], list[tuple[int, int, float]]]:
-    """A saved ``TrainingHistory`` as loss-plot rows: ``(step, epoch_fraction, loss)`` and ``(epoch, step, loss)``."""
-    steps = list(getattr(history, "step_loss", []) or [])
-    epochs = list(getattr(history, "epoch_loss", []) or [])
-    per_epoch = len(steps) / len(epochs) if epochs and steps else 1.0
-    step_rows = [(i, i / per_epoch, float(loss)) for i, loss in enumerate(steps, start=1)]
-    epoch_rows = [(e, int(round(e * per_epoch)), float(loss)) for e, loss in enumerate(epochs, start=1)]
-    return step_rows, epoch_rows

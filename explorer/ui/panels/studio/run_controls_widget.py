@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import math
 
+from typing import Any
+
+from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-STATES = ("idle", "running", "paused", "stopping", "finished")
+STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
 
 
 def format_duration(seconds: float) -> str:
@@ -57,18 +60,25 @@ class TrainingControls(QWidget):
         self._can_start = bool(ok)
         self.set_state(self.state)
 
+    @Slot(str)
     def set_state(self, state: str) -> None:
         """Enable the buttons that fit ``state`` (one of :data:`STATES`)."""
         if state not in STATES:
             raise ValueError(f"unknown state {state!r}")
         self.state = state
-        active = state in ("running", "paused")
+        active = state in ("starting", "running", "paused")
+        if state == "starting":
+            self.progress.setValue(0)
+            self.progress.setFormat("")
+            self.info_label.setText("Starting the training process…")
         self.start_button.setEnabled(self._can_start and state in ("idle", "finished"))
         self.pause_button.setEnabled(active)
         self.pause_button.setText("Resume" if state == "paused" else "Pause")
         self.step_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(active)
         self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running"))
+        if state == "idle":
+            self.reset_progress()
 
     def reset_progress(self) -> None:
         """Empty bar, 'Not started'."""
@@ -76,13 +86,19 @@ class TrainingControls(QWidget):
         self.progress.setFormat("")
         self.info_label.setText("Not started")
 
-    def show_progress(self, epoch: int, num_epochs: int, progress: float, elapsed_s: float,
-                      tokens_per_s: float, loss: float, suffix: str = "") -> None:
-        """Bar at ``progress`` in [0, 1]; text: epoch, loss, ETA and tokens/s."""
-        progress = min(max(progress, 0.0), 1.0)
-        self.progress.setValue(int(round(progress * 1000)))
-        self.progress.setFormat(f"{progress:.0%}")
-        eta = elapsed_s * (1.0 - progress) / progress if progress > 0 else float("nan")
-        text = (f"epoch {epoch}/{num_epochs} · loss {loss:.4f} · ETA {format_duration(eta)} · "
-                f"{tokens_per_s:,.0f} tokens/s")
-        self.info_label.setText(text + (f" · {suffix}" if suffix else ""))
+    @Slot(object)
+    def show_progress(self, p: Any) -> None:
+        """Bar at ``p.fraction`` in [0, 1]; text: epoch, the labelled loss, then ETA and tokens/s (or
+        "paused"). ``p`` is a ``studio_state.Progress``."""
+        fraction = min(max(p.fraction, 0.0), 1.0)
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.progress.setFormat(f"{fraction:.0%}")
+        text = f"epoch {p.epoch}/{p.num_epochs} · loss {p.loss:.4f} ({p.loss_label})"
+        if p.paused:
+            text += f" · paused at step {p.step}"
+        elif fraction < 1.0:
+            eta = p.elapsed_s * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
+            text += f" · ETA {format_duration(eta)} · {p.tokens_per_s:,.0f} tokens/s"
+        else:
+            text += f" · {p.tokens_per_s:,.0f} tokens/s"
+        self.info_label.setText(text + (f" · {p.device}" if p.device else ""))

@@ -1,54 +1,65 @@
-"""The studio's widget tree (book §11.7): settings column on the left; loss, live attention, detail and
-translate tabs on the right. Only builds and arranges; the panel wires the signals."""
+"""The studio's widget tree (book §11.7): run controls fixed at the top left, the data box and the settings
+form scrolling under them; loss, live attention, detail and translate tabs on the right. Builds the views
+on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from explorer.ui.panels.studio.run_controls_widget import TrainingControls
 from explorer.ui.panels.studio.data_box_widget import DataBox
 from explorer.ui.panels.studio.detail_widget import AttentionDetail
-from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.live_attention_widget import LiveAttention
 from explorer.ui.panels.studio.loss_plot_widget import LossView
+from explorer.ui.panels.studio.run_controls_widget import TrainingControls
+from explorer.ui.panels.studio.studio_state import StudioState
+from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.translate_widget import TranslateView
+from explorer.ui.widgets.hint_stack_widget import HintStack
+
+LOSS_HINT = "Start training (or open a saved model) to see its loss here."
 
 
 class StudioBody(QSplitter):
-    """Controls, data and form in a scrollable column | tabs "Training" (loss over live attention),
+    """Controls (always visible) over data and form (scrolling) | tabs "Training" (loss over live attention),
     "Attention detail" and "Translate"."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.form = TrainingForm()
         self.data = DataBox()
         self.controls = TrainingControls()
+        settings = QWidget()
+        settings_layout = QVBoxLayout(settings)
+        settings_layout.setContentsMargins(0, 0, 4, 0)
+        settings_layout.addWidget(self.data)
+        settings_layout.addWidget(self.form, 1)
+        scroll = QScrollArea()
+        scroll.setWidget(settings)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         left = QWidget()
         left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 4, 0)
+        left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.controls)
-        left_layout.addWidget(self.data)
-        left_layout.addWidget(self.form, 1)
-        scroll = QScrollArea()
-        scroll.setWidget(left)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(430)
+        left_layout.addWidget(scroll, 1)
+        left.setMinimumWidth(300)
 
-        self.loss_view = LossView()
-        self.live = LiveAttention()
+        self.loss_view = LossView(state.loss)
+        self.loss_stack = HintStack(self.loss_view, LOSS_HINT)
+        self.live = LiveAttention(state)
         live = QSplitter(Qt.Orientation.Vertical)
-        live.addWidget(self.loss_view)
+        live.addWidget(self.loss_stack)
         live.addWidget(self.live)
         live.setSizes([300, 400])
 
         self.detail = AttentionDetail()
-        self.translate_view = TranslateView()
+        self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
         self.tabs.addTab(live, "Training")
         self.tabs.addTab(self.detail, "Attention detail")
         self.tabs.addTab(self.translate_view, "Translate")
-        self.addWidget(scroll)
+        self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
-        self.setSizes([440, 900])
+        self.setSizes([400, 900])

@@ -1,30 +1,29 @@
-"""The Transformer studio (book §11.7): train in a background thread, watch the loss and every head's
-attention live, scrub the attention history, translate, and save or open models."""
+"""The Transformer studio (book §11.7): train in a background process, watch the loss and every head's
+attention live, scrub the attention history, translate, and save or open models.
+
+The panel only assembles: :class:`StudioState` owns the state, the views subscribe to it, and the panel
+connects the user's requests (buttons, menu, drops) to the state's methods.
+"""
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Signal, Slot
+from PySide6.QtCore import QSettings, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.text import DatasetError, build_dataset
-from explorer.core.training import Trainer
 from explorer.core.transformer import ConfigError
-from explorer.ui.compute_runner import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.studio.data_box_widget import LoadRequest, source_label
+from explorer.ui.panels.studio.model_files import DATASET_SUFFIXES, SUFFIX, ModelMenu, ask_dataset_path
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
-from explorer.ui.panels.studio.data_loading import StudioLoading
-from explorer.ui.panels.studio.live_attention_widget import snapshot_caption
-from explorer.ui.panels.studio.model_files import ModelMenu, ModelRecord, ask_dataset_path
-from explorer.ui.panels.studio.model_handover import StudioModels
-from explorer.ui.panels.studio.training_session import TrainingSession
-from explorer.ui.worker import TrainingWorker
+from explorer.ui.panels.studio.studio_state import StudioState
+
+EDITABLE_STATES = ("idle", "finished")
 
 
-class StudioPanel(StudioLoading, StudioModels, BasePanel):
+class StudioPanel(BasePanel):
     """Train the book's Transformer with live loss and attention; translate; save and open models."""
 
     key = "studio"
@@ -36,216 +35,203 @@ class StudioPanel(StudioLoading, StudioModels, BasePanel):
         "task. The attention of a fixed <b>probe pair</b> is snapshotted every few steps: rows of the grid are "
         "layers, columns heads. Click a thumbnail for a large view, drag the <b>history</b> slider (or click "
         "the loss curve) to replay how each head learned. Pause to translate with the model as it is.")
-    #: A dataset request ended (only the newest one): True if it was loaded, False if refused (message shown).
-    dataset_load_finished = Signal(bool)
-    #: A Model → Open request ended (only the newest one): True if the model is on offer, False if refused.
-    model_open_finished = Signal(bool)
-    #: Show a message box on training errors (tests and benches turn this off).
+    #: Show message boxes (run errors, Reset of a trained model); tests and benches turn this off.
     show_dialogs = os.environ.get("ATTENTION_EXPLORER_TEST") != "1"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.record: ModelRecord | None = None
-        self._menu: ModelMenu | None = None
-        self._loaded_min_freq = -1
-        self._loading: LoadRequest | None = None
-        self._loaded_spec: str | None = None
-        self._unconfirmed_files: set[str] = set()
-        self._previous_info: str | None = None
-        self._loader = LatestOnlyRunner(self)
-        self._loader.result_ready.connect(self._on_loader_result_ready)
-        self._loader.failed.connect(self._on_loader_failed)
-        self._model_loader = LatestOnlyRunner(self)
-        self._model_loader.result_ready.connect(self._on_model_loader_result_ready)
-        self._model_loader.failed.connect(self._on_model_loader_failed)
-        self._build_widgets()
-        self.session = TrainingSession(self.loss_plot, self.live, self.controls, self)
-        self.session.step_drawn.connect(self._on_session_step_drawn)
-        self.session.run_finished.connect(self._on_session_run_finished)
-        self.session.run_failed.connect(self._on_session_run_failed)
-        self.session.run_ended.connect(self._on_session_run_ended)
-        self._load_source()
-
-    # ------------------------------------------------------------------ layout
-    def _build_widgets(self) -> None:
-        body = StudioBody()
+        self.studio_state = state = StudioState(self)
+        body = StudioBody(state)
+        self.body_layout.addWidget(body)
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
-        self.translate_view, self.tabs = body.translate_view, body.tabs
-        self.loss_plot = self.loss_view.plot
-        self.history = self.live.history
-        self.grid = self.live.grid
-        self.scrubber = self.live.scrubber
-        self.body_layout.addWidget(body)
+        self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
+        self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
+        self._menu: ModelMenu | None = None
+        #: A dataset request ended (only the newest one): True if loaded, False if refused (message shown).
+        self.dataset_load_finished = state.data.load_finished
+        #: A Model → Open request ended: True if the model is on offer, False if refused.
+        self.model_open_finished = state.model_open_finished
 
+        # views subscribe to the state
+        self.data.bind(state.data)
+        state.run_state_changed.connect(self.controls.set_state)
+        state.run_state_changed.connect(self.translate_view.show_run_state)
+        state.progress_changed.connect(self.controls.show_progress)
+        state.loss_changed.connect(self.loss_plot.refresh)
+        state.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
+        state.snapshot_shown.connect(self.detail.show_snapshot)
+        state.head_selected.connect(self.detail.select)
+        state.model_changed.connect(self.translate_view.show_record)
+        # the user's requests go to the state (or, for form and data choices, through the panel to it)
+        self.loss_plot.step_clicked.connect(state.jump_to_step)
+        state.head_selected.connect(self._on_state_head_selected)
+        state.loss_changed.connect(self._on_state_loss_changed)
+        state.run_state_changed.connect(self._on_state_run_state_changed)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.data.changed.connect(self._on_data_state_changed)
+        state.data.load_finished.connect(self._on_data_load_finished)
+        state.message_posted.connect(self._on_state_message_posted)
         self.form.settings_changed.connect(self._on_form_settings_changed)
         self.data.source_changed.connect(self._on_data_source_changed)
         self.data.open_file_clicked.connect(self._on_data_open_file_clicked)
         self.controls.start_button.clicked.connect(self._on_start_button_clicked)
         self.controls.pause_button.clicked.connect(self._on_pause_button_clicked)
-        self.controls.step_button.clicked.connect(self._on_step_button_clicked)
-        self.controls.stop_button.clicked.connect(self._on_stop_button_clicked)
+        self.controls.step_button.clicked.connect(state.request_step)
+        self.controls.stop_button.clicked.connect(state.stop)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
-        self.loss_plot.step_clicked.connect(self._on_loss_plot_step_clicked)
-        self.live.thumbnail_clicked.connect(self._on_live_thumbnail_clicked)
-        self.live.snapshot_shown.connect(self._on_live_snapshot_shown)
+        self._load_source()
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ what tests and the shell read
     @property
     def state(self) -> str:
-        """``idle``, ``running``, ``paused``, ``stopping`` or ``finished`` (as the controls show)."""
-        return self.controls.state
+        """The run state: ``idle``, ``starting``, ``running``, ``paused``, ``stopping`` or ``finished``."""
+        return self.studio_state.run_state
 
-    @property
-    def trainer(self) -> Trainer | None:
-        """The trainer of the current (or last) run."""
-        return self.session.trainer
-
-    @property
-    def worker(self) -> TrainingWorker | None:
-        return self.session.worker
-
-    @property
-    def last_error(self) -> str | None:
-        """The message of the error that ended the last run, if one did."""
-        return self.session.last_error
-
-    def is_training(self) -> bool:
-        return self.session.is_running()
-
-    def _set_state(self, state: str) -> None:
-        self.controls.set_state(state)
-        self.form.set_editable(state in ("idle", "finished"))
-        self.data.set_editable(state in ("idle", "finished"))
-        if self._menu is not None:
-            self._menu.save_action.setEnabled(self.record is not None and state != "running")
-            self._menu.open_action.setEnabled(not self.is_training())
-            self._menu.dataset_action.setEnabled(not self.is_training())
-
-    def _report(self, text: str, error: bool = False, dialog: bool = False) -> None:
-        if error:
-            self.show_inline_message(text)
-        self.status_message.emit(text)
-        if dialog and self.show_dialogs:
-            QMessageBox.warning(self, "Transformer studio", text)
-
-    # ------------------------------------------------------------------ data
     @property
     def source(self) -> Any:
         """The loaded ``DataSource`` (None if loading failed)."""
-        return self.data.source
+        return self.studio_state.data.source
 
-    def _update_can_start(self) -> None:
-        self.controls.set_can_start(self.source is not None and not self.is_loading() and not self.is_opening_model()
-                                    and self.form.validation_error() is None)
+    @property
+    def record(self) -> Any:
+        """The model on offer (paused, finished or opened), or None."""
+        return self.studio_state.record
 
-    # ------------------------------------------------------------------ training
+    @property
+    def history(self) -> Any:
+        """The attention snapshots of the run (a core ``SnapshotHistory``)."""
+        return self.studio_state.history
+
+    @property
+    def last_error(self) -> str | None:
+        return self.studio_state.last_error
+
+    def is_training(self) -> bool:
+        return self.studio_state.is_training()
+
+    def is_loading(self) -> bool:
+        return self.studio_state.data.is_loading()
+
+    # ------------------------------------------------------------------ requests
     def start_training(self) -> bool:
-        """Build a trainer from the form and run it on a worker thread; False (with a message) if impossible."""
-        if self.is_training():
-            return False
+        """Train a fresh model with the form's settings on the loaded data; False (with a message) if impossible."""
         error = self.form.validation_error()
-        if self.is_loading():
-            self._report(f"Still loading {source_label(self._loading.spec)}; start when it is ready.", error=True)
+        if error is not None:
+            self._on_state_message_posted(error, "error")
             return False
-        if error or self.source is None:
-            self._report(error or "Choose a data source first.", error=True)
-            return False
-        config = self.form.config().validate()
         try:
-            dataset = build_dataset(self.source.pairs, config.num_steps, config.min_freq)
-            trainer = Trainer(config, dataset, probe=self.data.probe())
-        except (ConfigError, DatasetError, ValueError, RuntimeError) as exc:
-            self._report(f"Cannot start: {exc}", error=True)
+            config = self.form.config().validate()
+        except ConfigError as exc:
+            self._on_state_message_posted(f"Cannot start: {exc}", "error")
             return False
-        self.clear_inline_message()
-        self.record = None
-        self.translate_view.set_model(None, None, None, config.num_steps,
-                                      "Training… pause or stop to translate with the model as it is.")
-        self.session.start(trainer, self.data.task_name())
-        self._set_state("running")
-        self._report(f"Training on {trainer.device} ({len(dataset)} pairs, {trainer.total_steps} steps).")
+        return self.studio_state.start_run(config, self.data.probe())
+
+    def reset(self, confirm: bool = True) -> bool:
+        """Stop any run and forget the model, curves and history; asks first (``confirm``) when a trained model
+        would be lost. False if the user declined."""
+        if confirm and self.show_dialogs and (self.record is not None or self.is_training()):
+            answer = QMessageBox.question(self, "Reset the studio",
+                                          "Forget the trained model, its loss curves and its attention history?")
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        self.studio_state.reset()
         return True
 
+    def open_dataset(self, path: str) -> bool:
+        """Use a Tatoeba-style file (or zip) as the data source, read in the background; False if refused at once
+        (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
+        if self.is_training():
+            self._on_state_message_posted("Stop training before choosing another dataset.", "error")
+            return False
+        self.data.choose_file(path)
+        return self._load_source(new_file=True) is not False
+
+    def open_model(self, path: str) -> bool:
+        """Open a checkpoint (from this app or the CLI) to inspect and translate, read in the background."""
+        return self.studio_state.open_model(path, self.form.values()["num_steps"], self.data.probe())
+
+    def save_model_to(self, path: str) -> bool:
+        return self.studio_state.save_model(path)
+
     def redraw(self) -> None:
-        """Draw everything the current run has produced so far (the timer does this in tiers)."""
-        self.session.redraw()
+        """Draw everything recorded so far now (the state's timer does it in tiers while training)."""
+        self.studio_state.redraw()
 
-    # ------------------------------------------------------------------ session slots
-    @Slot(object)
-    def _on_session_step_drawn(self, step: Any) -> None:
-        if self.state == "paused":  # a requested single step landed: offer the updated model
-            self._offer_model(f"paused at step {step.step}")
+    def _load_source(self, new_file: bool = False) -> bool | None:
+        v = self.form.values()
+        return self.studio_state.data.load(self.data.request(v["num_steps"], v["min_freq"], v["seed"]), new_file)
 
-    @Slot(object)
-    def _on_session_run_finished(self, event: Any) -> None:
-        verb = "Stopped" if event.stopped else "Finished"
-        self._report(f"{verb} at epoch {event.epoch}, step {event.step}: loss {event.loss:.4f}, "
-                     f"{event.tokens_per_s:,.0f} tokens/s on {event.device}.")
+    def _update_can_start(self) -> None:
+        self.controls.set_can_start(self.studio_state.can_start() and self.form.validation_error() is None)
 
-    @Slot(str)
-    def _on_session_run_failed(self, message: str) -> None:
-        self._report(f"Training stopped: {message}", error=True, dialog=True)
+    # ------------------------------------------------------------------ state slots
+    @Slot(str, int, int)
+    def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
+        self.tabs.setCurrentWidget(self.detail)
 
     @Slot()
-    def _on_session_run_ended(self) -> None:
-        step = self.trainer.step if self.trainer is not None else 0
-        self._set_state("finished")
-        self._offer_model(f"trained here ({step} steps{', stopped by an error' if self.last_error else ''})")
+    def _on_state_loss_changed(self) -> None:
+        if self.studio_state.loss.steps.size or self.is_training():
+            self.loss_stack.show_content()
+        else:
+            self.loss_stack.show_hint()
 
-    # ------------------------------------------------------------------ control slots
+    @Slot(str)
+    def _on_state_run_state_changed(self, run_state: str) -> None:
+        editable = run_state in EDITABLE_STATES
+        self.form.set_editable(editable)
+        self.data.set_editable(editable)
+        self._update_can_start()
+        self._update_menu()
+        if run_state in ("starting", "idle"):
+            self.clear_inline_message()
+
+    @Slot(object)
+    def _on_state_model_changed(self, _record: object) -> None:
+        self._update_menu()
+
+    @Slot()
+    def _on_data_state_changed(self) -> None:
+        self._update_can_start()
+
+    @Slot(bool)
+    def _on_data_load_finished(self, loaded: bool) -> None:
+        if loaded:  # the banner of an earlier refusal no longer applies
+            self.clear_inline_message()
+
+    @Slot(str, str)
+    def _on_state_message_posted(self, text: str, level: str) -> None:
+        if level in ("error", "alert"):
+            self.show_inline_message(text)
+        self.status_message.emit(text)
+        if level == "alert" and self.show_dialogs:
+            QMessageBox.warning(self, "Transformer studio", text)
+
+    # ------------------------------------------------------------------ view slots
     @Slot()
     def _on_start_button_clicked(self) -> None:
         self.start_training()
 
     @Slot()
     def _on_pause_button_clicked(self) -> None:
-        if not self.is_training():
-            return
         if self.state == "paused":
-            self.session.resume()
-            self.record = None
-            self.translate_view.set_model(None, None, None, 10, "Training… pause or stop to translate.")
-            self._set_state("running")
-        elif self.state == "running":
-            self.session.pause()
-            self._set_state("paused")
-            step = self.session.latest_step.step if self.session.latest_step is not None else 0
-            self._offer_model(f"paused at step {step}")
-
-    @Slot()
-    def _on_step_button_clicked(self) -> None:
-        if self.state == "paused":
-            self.session.request_step()
-
-    @Slot()
-    def _on_stop_button_clicked(self) -> None:
-        if self.is_training():
-            self.session.stop()
-            self.controls.set_state("stopping")
+            self.studio_state.resume()
+        else:
+            self.studio_state.pause()
 
     @Slot()
     def _on_reset_button_clicked(self) -> None:
         self.reset()
 
-    def reset(self) -> None:
-        """Stop any run and forget the model, the curves and the attention history."""
-        self.session.forget()
-        self.record = None
-        self.live.clear()
-        self.loss_plot.clear_all()
-        self.controls.reset_progress()
-        self.translate_view.set_model(None, None, None, 10, "No model yet: train one, or open a saved model.")
-        self._set_state("idle")
-        self._report("Reset.")
-
-    # ------------------------------------------------------------------ view slots
     @Slot()
     def _on_form_settings_changed(self) -> None:
-        if self.form.values()["min_freq"] != self._loaded_min_freq:  # the vocabulary sizes change
-            self._load_source()
-        else:
-            self._update_can_start()
+        loaded = self.studio_state.data.loaded or self.studio_state.data.failed
+        v = self.form.values()
+        if loaded is None or (loaded.min_freq, loaded.num_steps, loaded.seed) != (v["min_freq"], v["num_steps"],
+                                                                                 v["seed"]):
+            self._load_source()  # the vocabularies (or a task's pairs) change
+        self._update_can_start()
 
     @Slot()
     def _on_data_source_changed(self) -> None:
@@ -257,38 +243,42 @@ class StudioPanel(StudioLoading, StudioModels, BasePanel):
         if path:
             self.open_dataset(path)
 
-    @Slot(float)
-    def _on_loss_plot_step_clicked(self, step: float) -> None:
-        self.live.jump_to_step(step)
+    # ------------------------------------------------------------------ shell hooks (BasePanel)
+    def _update_menu(self) -> None:
+        if self._menu is not None:
+            self._menu.save_action.setEnabled(self.record is not None)
+            self._menu.open_action.setEnabled(not self.is_training())
+            self._menu.dataset_action.setEnabled(not self.is_training())
 
-    @Slot(object)
-    def _on_live_snapshot_shown(self, snap: Any) -> None:
-        self.loss_plot.set_marker(snap.step)
-        if self.detail.has_map:
-            self.detail.show_snapshot(snap, snapshot_caption(snap))
+    def panel_menu(self) -> ModelMenu:
+        if self._menu is None:
+            self._menu = ModelMenu(self)
+            self._menu.save_chosen.connect(self.save_model_to)
+            self._menu.open_chosen.connect(self.open_model)
+            self._menu.dataset_chosen.connect(self.open_dataset)
+            self._update_menu()
+        return self._menu
 
-    @Slot(str, int, int)
-    def _on_live_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
-        self.detail.select(kind, layer, head)
-        snap = self.live.current()
-        if snap is not None:
-            self.detail.show_snapshot(snap, snapshot_caption(snap))
-        self.tabs.setCurrentWidget(self.detail)
+    def handle_drop(self, paths: list[str]) -> bool:
+        for path in paths:
+            suffix = Path(path).suffix.lower()
+            if suffix == SUFFIX:
+                self.open_model(path)
+                return True
+            if suffix in DATASET_SUFFIXES:
+                self.open_dataset(path)
+                return True
+        return False
 
-    # ------------------------------------------------------------------ shell hooks
     def busy_reason(self) -> str | None:
         if not self.is_training():
             return None
-        step = self.session.latest_step
-        where = f" (epoch {step.epoch} of {self.trainer.config.num_epochs})" if step and self.trainer else ""
+        step, config = self.studio_state.latest_step, self.studio_state.run_config
+        where = f" (epoch {step.epoch} of {config.num_epochs})" if step is not None and config is not None else ""
         return f"The Transformer studio is training{where}; closing stops it and loses the unsaved model."
 
     def shutdown(self, timeout_ms: int) -> None:
-        self._loading = None
-        self._opening = None
-        self._loader.shutdown(min(timeout_ms, 500))
-        self._model_loader.shutdown(min(timeout_ms, 500))
-        self.session.shutdown(timeout_ms)
+        self.studio_state.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table),

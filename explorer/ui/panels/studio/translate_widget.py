@@ -1,9 +1,10 @@
 """The studio's translate-and-inspect view (book §11.7 prediction, §10.7 BLEU): greedy or beam search,
-the decoded sentence's cross-attention, BLEU against an optional reference, unknown words flagged."""
+the decoded sentence's cross-attention, BLEU against the reference typed or the dataset's own target for that
+source (no BLEU without either), unknown and cut-off words flagged."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Slot
@@ -15,25 +16,32 @@ from explorer.core.metrics import bleu
 from explorer.core.text import UNK, normalize_side, tokenize
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.hint_stack_widget import HintStack
 
 MEAN_HEADS = "mean of heads"
+NO_MODEL = "No model yet: train one, or open a saved model (Model → Open…)."
+HEATMAP_HINT = "Translate a sentence to see which input words each output word attended to."
 BLEU_K = 2  # the book's §11.7 setting
 
 
 class TranslateView(QWidget):
     """Type a sentence and translate it with the model the panel hands over (:meth:`set_model`)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, reference_lookup: Callable[[str], str | None] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._reference_lookup = reference_lookup or (lambda _sentence: None)
+        self.reference_source = ""  # "typed", "dataset" or "" (no BLEU) for the last translation
         self._model: Any = None
         self._vocabs: tuple[Any, Any] | None = None
         self._num_steps = 10
         self.result: Translation | None = None
-        self.model_label = QLabel("No model yet: train one, or open a saved model (Model → Open…).", self)
+        self.model_label = QLabel(NO_MODEL, self)
         self.model_label.setWordWrap(True)
         self.sentence_edit = QLineEdit("i'm home .", self)
-        self.reference_edit = QLineEdit("je suis chez moi .", self)
-        self.reference_edit.setPlaceholderText("optional: the expected translation, for BLEU")
+        self.reference_edit = QLineEdit("", self)
+        self.reference_edit.setPlaceholderText("optional: the expected translation, for BLEU "
+                                               "(else the dataset's own, when the sentence is in it)")
         self.method_combo = QComboBox(self)
         self.method_combo.addItems(["greedy", "beam"])
         self.width_spin = QSpinBox(self)
@@ -48,8 +56,9 @@ class TranslateView(QWidget):
         self.error_label = QLabel("", self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b; font-weight: bold;")
-        self.heatmap = HeatmapWidget(self)
+        self.heatmap = HeatmapWidget()
         self.heatmap.set_axis_labels("output tokens", "input tokens")
+        self.stack = HintStack(self.heatmap, HEATMAP_HINT, self)
 
         form = QFormLayout()
         form.addRow("sentence", self.sentence_edit)
@@ -69,18 +78,41 @@ class TranslateView(QWidget):
         layout.addLayout(form)
         layout.addWidget(self.output_label)
         layout.addWidget(self.error_label)
-        layout.addWidget(self.heatmap, 1)
+        layout.addWidget(self.stack, 1)
         self.translate_button.clicked.connect(self._on_translate_button_clicked)
         self.sentence_edit.returnPressed.connect(self._on_translate_button_clicked)
         self.method_combo.currentTextChanged.connect(self._on_method_combo_current_text_changed)
         self.layer_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.head_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.width_spin.setEnabled(False)
-        self.set_model(None, None, None, 10, "No model yet: train one, or open a saved model (Model → Open…).")
+        self.set_model(None, None, None, 10, NO_MODEL)
 
     # ---- model -------------------------------------------------------------------------------
+    @Slot(object)
+    def show_record(self, record: Any) -> None:
+        """Use the state's model on offer (a ``ModelRecord``), or forget the model and its results (None)."""
+        if record is None:
+            self.set_model(None, None, None, 10, NO_MODEL)
+        else:
+            self.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
+                           f"Model: {record.origin}.")
+
+    @Slot(str)
+    def show_run_state(self, run_state: str) -> None:
+        """Say why there is no model while training runs."""
+        if self._model is None and run_state in ("starting", "running"):
+            self.model_label.setText("Training… pause or stop to translate with the model as it is.")
+        elif self._model is None and run_state in ("paused", "stopping"):
+            self.model_label.setText("The model of the last step is on its way…")
+
     def set_model(self, model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int, description: str) -> None:
-        """Use ``model`` (one the training thread does not touch) or ``None`` with the reason in ``description``."""
+        """Use ``model`` (one no training touches) or ``None`` with the reason in ``description``; a new model
+        forgets the previous one's translation, heatmap and messages."""
+        if model is not self._model:
+            self.result = None
+            self.output_label.clear()
+            self.error_label.clear()
+            self.stack.show_hint()
         self._model = model
         self._vocabs = (src_vocab, tgt_vocab) if model is not None else None
         self._num_steps = int(num_steps)
@@ -124,11 +156,22 @@ class TranslateView(QWidget):
         return result
 
     def bleu_score(self, result: Translation) -> float | None:
-        """BLEU (k = 2, as the book) of ``result`` against the reference box, or None without one."""
+        """BLEU (k = 2, as the book) of ``result`` against the reference typed, else the dataset's own target
+        for this sentence; None without either (sets :attr:`reference_source`)."""
         reference = tokenize(normalize_side(self.reference_edit.text()))
+        self.reference_source = "typed" if reference else ""
+        if not reference:
+            found = self._reference_lookup(self.sentence_edit.text())
+            reference = tokenize(found) if found else []
+            self.reference_source = "dataset" if reference else ""
         if not reference:
             return None
         return bleu(result.tokens, reference, BLEU_K)
+
+    def dropped_words(self) -> list[str]:
+        """The words of the sentence box that do not fit the model's ``num_steps`` (they are cut, as the book does)."""
+        words = tokenize(normalize_side(self.sentence_edit.text()))
+        return words[max(self._num_steps - 1, 0):]
 
     def _show_result(self, result: Translation) -> None:
         text = escape(result.text) if result.text else "<i>(empty)</i>"
@@ -137,7 +180,12 @@ class TranslateView(QWidget):
             parts.append("<i>(stopped at the length limit before &lt;eos&gt;)</i>")
         score = self.bleu_score(result)
         if score is not None:
-            parts.append(f"· <b>BLEU</b> {score:.3f}")
+            whose = "the reference typed" if self.reference_source == "typed" else "the dataset's translation"
+            parts.append(f"· <b>BLEU</b> {score:.3f} <i>(against {whose})</i>")
+        dropped = self.dropped_words()
+        if dropped:
+            parts.append(f"<br><span style='color:#b9770e'>The model reads at most {self._num_steps - 1} words: "
+                         f"cut off {escape(' '.join(dropped))}</span>")
         if result.unknown:
             words = ", ".join(escape(w) for w in result.unknown)
             parts.append(f"<br><span style='color:#b9770e'>Unknown to the model (read as {escape(UNK)}): "
@@ -156,6 +204,7 @@ class TranslateView(QWidget):
         unknown = set(result.unknown)
         cols = [f"{w} ({UNK})" if w in unknown else w for w in result.src_tokens]
         self.heatmap.set_matrix(np.asarray(matrix), result.row_labels, cols)
+        self.stack.show_content()
         self.heatmap.set_title(f"cross-attention · layer {layer + 1} · "
                                + ("mean of heads" if head < 0 else f"head {head + 1}"))
 
