@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QFontMetrics, QMouseEvent
+from PySide6.QtGui import QFontMetricsF, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget, hatch_overlay
@@ -141,19 +141,44 @@ def test_csv_table_and_theme(heatmap):
     assert heatmap.backgroundBrush().color().lightness() < 50
 
 
-def test_column_labels_never_overlap_and_respect_max_ticks(heatmap, qtbot):
-    words = ["a", "longer-word", "b", "another-long-one", "c", "d", "e", "f"] * 5
-    heatmap.set_matrix(np.random.default_rng(0).random((3, len(words))), col_labels=words)
+def _shown(heatmap, qtbot) -> None:
     heatmap.show()
     qtbot.waitExposed(heatmap)
     qtbot.waitUntil(lambda: heatmap.plot.vb.width() > 100, timeout=2000)
     heatmap.plot._update_ticks()
-    ticks = heatmap.plot.getAxis("bottom")._tickLevels[0]
-    px = heatmap.plot.vb.width() / len(words)
-    fm = QFontMetrics(heatmap.plot.getAxis("bottom").font())
-    spans = [((x * px) - fm.horizontalAdvance(t) / 2, (x * px) + fm.horizontalAdvance(t) / 2) for x, t in ticks]
-    assert 1 < len(ticks) < len(words)
-    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # no two labels overlap
+
+
+def _no_overlap(axis) -> bool:
+    """Drawn labels of a bottom axis keep apart: by their widths, or by their line height when vertical."""
+    fm = QFontMetricsF(axis.style["tickFont"])
+    drawn = axis.label_positions()
+    if axis.rotated:
+        return all(b[0] - a[0] >= 0.85 * fm.height() for a, b in zip(drawn, drawn[1:]))
+    spans = [(x - fm.horizontalAdvance(t) / 2, x + fm.horizontalAdvance(t) / 2) for x, t in drawn]
+    return all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_every_label_of_a_few_tokens_is_drawn_smaller_or_vertical(heatmap, qtbot):
+    words = ["a", "longer-word", "b", "another-long-one", "c", "d", "e", "f"] * 3  # 24 tokens
+    heatmap.set_matrix(np.random.default_rng(0).random((len(words), len(words))), words, words)
+    _shown(heatmap, qtbot)
+    bottom, left = heatmap.plot.getAxis("bottom"), heatmap.plot.getAxis("left")
+    assert [t for _, t in bottom._tickLevels[0]] == words and [t for _, t in left._tickLevels[0]] == words
+    assert [t for _, t in bottom.label_positions()] == words  # none dropped at the axis ends either
+    assert [t for _, t in left.label_positions()] == words
+    assert bottom.rotated and _no_overlap(bottom)
+    assert bottom.style["tickFont"].pointSizeF() >= 6
+
+
+def test_many_labels_are_thinned_evenly_without_overlap(heatmap, qtbot):
+    words = [f"w{i}" for i in range(120)]
+    heatmap.set_matrix(np.random.default_rng(0).random((3, len(words))), col_labels=words)
+    _shown(heatmap, qtbot)
+    bottom = heatmap.plot.getAxis("bottom")
+    ticks = bottom._tickLevels[0]
+    assert 1 < len(ticks) <= 40 and _no_overlap(bottom)
+    steps = {round(b[0] - a[0]) for a, b in zip(ticks, ticks[1:])}
+    assert len(steps) == 1  # every n-th label, not whatever happened to fit
     heatmap.plot.max_ticks = 4
     heatmap.plot._update_ticks()
-    assert len(heatmap.plot.getAxis("bottom")._tickLevels[0]) <= 4
+    assert len(bottom._tickLevels[0]) <= 4

@@ -4,13 +4,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
 
 from explorer.ui.widgets.collapsible_box import CollapsibleBox
 
 if TYPE_CHECKING:
     import numpy as np
+    from PySide6.QtGui import QResizeEvent
+
+#: Banner colours: (error, dark) -> (background, text, border).
+_BANNER = {(True, False): ("#fdecea", "#8e1b10", "#c0392b"), (True, True): ("#4a1f1c", "#ffb4a9", "#e06c5f"),
+           (False, False): ("#e8f5e9", "#1b5e20", "#2e7d32"), (False, True): ("#1e3b22", "#a5d6a7", "#66bb6a")}
+_MESSAGE_MAX_WIDTH = 640
 
 
 @dataclass
@@ -61,6 +67,7 @@ class BasePanel(QWidget):
         self.formula_label.setTextFormat(Qt.TextFormat.RichText)
         self.formula_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.formula_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.formula_label.setWordWrap(True)  # a long formula wraps instead of widening the window
         font = self.formula_label.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         self.formula_label.setFont(font)
@@ -76,11 +83,15 @@ class BasePanel(QWidget):
         self.explanation_box.setVisible(bool(self.formula_html or self.explanation_html))
         layout.addWidget(self.explanation_box)
 
+        # The message floats over the right of the formula box's title row, outside every layout: showing
+        # or clearing it never moves a control (a click meant for a field must not land on the next one).
         self.message_label = QLabel(self)
+        self.message_label.setObjectName("inline_message")
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.setVisible(False)
-        layout.addWidget(self.message_label)
+        self._message_error = True
+        self.explanation_box.installEventFilter(self)
 
         self.body = QWidget(self)
         self.body_layout = QVBoxLayout(self.body)
@@ -93,11 +104,13 @@ class BasePanel(QWidget):
         return f"panels/{self.key}/{name}"
 
     def show_inline_message(self, text: str, error: bool = True) -> None:
-        """Show a message above the panel body (e.g. why a setting is impossible)."""
-        colour = "#c0392b" if error else "#2e7d32"
-        self.message_label.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        """Show a message at the top right of the panel (e.g. why a setting is impossible), over what is
+        there rather than pushing it down."""
+        self._message_error = error
+        self._style_message()
         self.message_label.setText(text)
         self.message_label.setVisible(True)
+        self._place_message()
 
     def clear_inline_message(self) -> None:
         """Hide the inline message."""
@@ -107,6 +120,36 @@ class BasePanel(QWidget):
     def inline_message(self) -> str:
         """The inline message shown now ('' if none)."""
         return self.message_label.text() if self.message_label.isVisibleTo(self) else ""
+
+    def _style_message(self) -> None:
+        background, text, border = _BANNER[(self._message_error, self._dark)]
+        self.message_label.setStyleSheet(
+            f"QLabel#inline_message {{ background: {background}; color: {text}; border: 1px solid {border};"
+            " border-radius: 4px; padding: 2px 8px; font-weight: bold; }")
+
+    def _place_message(self) -> None:
+        """Right of the formula box's title (or across the top when there is no box), as high as its text."""
+        if not self.message_label.isVisibleTo(self):
+            return
+        margins = self.layout().contentsMargins()
+        left = margins.left()
+        if self.explanation_box.isVisibleTo(self):
+            title = self.explanation_box.fontMetrics().horizontalAdvance(self.explanation_box.title())
+            left += title + 48  # arrow, padding and a gap
+        right = self.width() - margins.right()
+        width = max(120, min(_MESSAGE_MAX_WIDTH, right - left))
+        height = max(self.message_label.heightForWidth(width), self.message_label.sizeHint().height())
+        self.message_label.setGeometry(right - width, margins.top(), width, height)
+        self.message_label.raise_()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._place_message()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.explanation_box and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self._place_message()
+        return super().eventFilter(watched, event)
 
     def set_explanation_visible(self, visible: bool) -> None:
         """Expand or collapse the formula and explanation box."""
@@ -153,3 +196,4 @@ class BasePanel(QWidget):
         Overrides should call ``super().apply_theme(dark)``.
         """
         self._dark = dark
+        self._style_message()

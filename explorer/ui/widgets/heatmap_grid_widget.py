@@ -7,7 +7,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
-from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP, HeatmapPlotItem
+from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP, HeatmapPlotItem
+from explorer.ui.widgets.token_axis_item import TickSync
 
 
 class HeatmapGridWidget(pg.GraphicsLayoutWidget):
@@ -20,7 +21,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
     cell_hovered = Signal(int, int, int, float)
 
     def __init__(self, parent=None, colormap: str = DEFAULT_COLORMAP, max_columns: int = 3,
-                 max_ticks: int = 16) -> None:
+                 max_ticks: int = 40) -> None:
         super().__init__(parent)
         self.colormap = colormap
         self.max_columns = max_columns
@@ -32,6 +33,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
                                          interactive=False, width=14)
         self.readout = pg.LabelItem("", justify="left")
         self._columns = 0
+        self.tick_sync = TickSync()  # every tile labels its axes alike (same font, same labels)
         self.setMinimumSize(240, 180)
         self.apply_theme(False)
 
@@ -62,9 +64,10 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
             self._rebuild(n, cols)
         masks = np.broadcast_to(mask, (n,) + np.shape(mask)[-2:]) if mask is not None else [None] * n
         per_tile = list(tile_col_labels) if tile_col_labels is not None else [col_labels] * n
-        for i, plot in enumerate(self.plots):
-            plot.set_matrix(mats[i], row_labels, per_tile[i], masks[i], levels)
-            plot.setTitle(titles[i], color=self._fg())
+        with self.tick_sync.batch():
+            for i, plot in enumerate(self.plots):
+                plot.set_matrix(mats[i], row_labels, per_tile[i], masks[i], levels)
+                plot.setTitle(titles[i], color=self._fg())
         self.titles = titles
         self.color_bar.setLevels(tuple(levels))
 
@@ -115,6 +118,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         while len(self.plots) < n:
             plot = HeatmapPlotItem(self.colormap)
             plot.max_ticks = self.max_ticks
+            plot.tick_sync = self.tick_sync
             plot.apply_theme(self.dark)
             index = len(self.plots)
             plot.image_item.cell_clicked.connect(lambda r, c, i=index: self.cell_clicked.emit(i, r, c))
@@ -122,6 +126,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
             plot.image_item.hover_left.connect(self._on_tile_hover_left)
             self.plots.append(plot)
         del self.plots[n:]
+        self.tick_sync.members[:] = self.plots
         rows = (n + cols - 1) // cols
         for i, plot in enumerate(self.plots):
             self.addItem(plot, row=i // cols, col=i % cols)

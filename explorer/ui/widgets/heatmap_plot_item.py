@@ -1,0 +1,247 @@
+"""One heatmap plot for attention weights (book §11.1–11.6): token axes, masked cells, hover and click.
+
+`HeatmapPlotItem` is used alone by `HeatmapWidget` and as the tiles of `HeatmapGridWidget`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont
+
+from explorer.ui.widgets.token_axis_item import TickLayout, TickRoom, TickSync, TokenAxisItem, label_extents
+
+DEFAULT_COLORMAP = "viridis"
+_MAX_TICKS = 40  # up to this many labels an axis shows them all (smaller or vertical text)
+_UNSIZED = 1e9  # a view not laid out yet: judge labels as if there were room
+_MAX_OVERLAY_PIXELS = 2_000_000
+
+
+def _as_image(m: np.ndarray) -> np.ndarray:
+    """A fresh float32, C-contiguous 2-D copy (ImageItem keeps a view of what it gets)."""
+    a = np.array(m, dtype=np.float32, order="C", copy=True)
+    if a.ndim != 2 or a.size == 0:
+        raise ValueError(f"a heatmap needs a non-empty 2-D matrix, got shape {a.shape}")
+    return a
+
+
+def hatch_overlay(masked: np.ndarray, dark: bool = False) -> np.ndarray:
+    """RGBA image that hatches masked cells and is transparent elsewhere.
+
+    Parameters
+    ----------
+    masked : bool array (Q, K), True where a cell is masked out.
+
+    Returns
+    -------
+    uint8 array (Q*s, K*s, 4) with s pixels per cell (s ≤ 8, smaller for big matrices).
+    """
+    q, k = masked.shape
+    s = int(max(1, min(8, np.sqrt(_MAX_OVERLAY_PIXELS / max(1, q * k)))))
+    big = np.repeat(np.repeat(masked, s, axis=0), s, axis=1)  # (Q*s, K*s)
+    yy, xx = np.indices(big.shape)
+    stripe = ((yy + xx) % max(s, 2)) < max(1, s // 4)
+    base, line = ((70, 70, 70), (125, 125, 125)) if dark else ((215, 215, 215), (160, 160, 160))
+    rgba = np.zeros(big.shape + (4,), dtype=np.uint8)
+    rgba[..., :3] = np.where(stripe[..., None], line, base)
+    rgba[..., 3] = np.where(big, 255, 0)
+    return rgba
+
+
+class HeatmapImageItem(pg.ImageItem):
+    """Row-major ImageItem in cell coordinates that reports the cell under the mouse."""
+
+    cell_clicked = Signal(int, int)
+    cell_hovered = Signal(int, int, float)
+    hover_left = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(axisOrder="row-major")
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        """(row, col) of the cell at item coordinates `pos`, or None outside the image."""
+        if self.image is None:
+            return None
+        r, c = int(np.floor(pos.y())), int(np.floor(pos.x()))
+        q, k = self.image.shape[:2]
+        return (r, c) if 0 <= r < q and 0 <= c < k else None
+
+    def hoverEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if ev.isExit():
+            self.hover_left.emit()
+            return
+        ev.acceptClicks(Qt.MouseButton.LeftButton)
+        cell = self.cell_at(ev.pos())
+        if cell is None:
+            self.hover_left.emit()
+        else:
+            self.cell_hovered.emit(cell[0], cell[1], float(self.image[cell]))
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        if ev.button() != Qt.MouseButton.LeftButton:
+            super().mouseClickEvent(ev)
+            return
+        cell = self.cell_at(ev.pos())
+        if cell is not None:
+            ev.accept()
+            self.cell_clicked.emit(*cell)
+
+
+class HeatmapPlotItem(pg.PlotItem):
+    """One heatmap: image, masked-cell overlay, row highlight and token tick labels."""
+
+    def __init__(self, colormap: str = DEFAULT_COLORMAP, compact: bool = False) -> None:
+        super().__init__(axisItems={"left": TokenAxisItem("left"), "bottom": TokenAxisItem("bottom")})
+        self.compact = compact
+        self.dark = False
+        self.max_ticks = _MAX_TICKS
+        self.image_item = HeatmapImageItem()
+        self.image_item.setColorMap(pg.colormap.get(colormap))
+        self.mask_item = pg.ImageItem(axisOrder="row-major")
+        self.mask_item.setZValue(5)
+        self.mask_item.setVisible(False)
+        self.highlight_item = pg.QtWidgets.QGraphicsRectItem()
+        self.highlight_item.setZValue(10)
+        self.highlight_item.setVisible(False)
+        self.addItem(self.image_item)
+        self.addItem(self.mask_item)
+        self.addItem(self.highlight_item)
+        self.vb.sigResized.connect(self._on_view_resized)
+        self.vb.sigRangeChanged.connect(self._on_view_resized)
+        self.invertY(True)
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.matrix: np.ndarray | None = None
+        self.mask: np.ndarray | None = None  # bool (Q, K), True = kept (as in masked_softmax)
+        self.row_labels: list[str] = []
+        self.col_labels: list[str] = []
+        self.highlighted_row: int | None = None
+        self.levels: tuple[float, float] = (0.0, 1.0)
+        self.tick_sync = TickSync()  # a grid replaces it with one shared by all its tiles
+        self.tick_sync.members.append(self)
+        self._applied: tuple | None = None
+        if compact:
+            self.hideAxis("left")
+            self.hideAxis("bottom")
+        self._apply_pens()
+
+    def set_matrix(
+        self,
+        m: np.ndarray,
+        row_labels: Sequence[str] | None = None,
+        col_labels: Sequence[str] | None = None,
+        mask: np.ndarray | None = None,
+        levels: tuple[float, float] | None = (0.0, 1.0),
+    ) -> None:
+        """Show matrix `m` (Q, K); `mask` bool (Q, K) with True = kept, False = drawn hatched.
+
+        `levels=None` scales colours to the data's range.
+        """
+        img = _as_image(m)
+        q, k = img.shape
+        rows = [str(x) for x in row_labels] if row_labels is not None else [str(i) for i in range(q)]
+        cols = [str(x) for x in col_labels] if col_labels is not None else [str(j) for j in range(k)]
+        if len(rows) != q or len(cols) != k:
+            raise ValueError(f"{len(rows)} row / {len(cols)} column labels for a {q}×{k} matrix")
+        if levels is None:
+            finite = img[np.isfinite(img)]
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            levels = (lo, hi if hi > lo else lo + 1.0)
+        reshaped = self.matrix is None or self.matrix.shape != img.shape
+        self.matrix, self.row_labels, self.col_labels = img, rows, cols
+        self.levels = (float(levels[0]), float(levels[1]))
+        self.image_item.setImage(img, autoLevels=False)
+        self.image_item.setLevels(self.levels)  # after setImage: a colour bar may have deferred levels
+        self._set_mask(mask)
+        self._update_ticks()
+        if reshaped:
+            self.setLimits(xMin=0, xMax=k, yMin=0, yMax=q)
+            self.setRange(xRange=(0, k), yRange=(0, q), padding=0)
+        if self.highlighted_row is not None:
+            self.highlight_row(self.highlighted_row if self.highlighted_row < q else None)
+
+    def _update_ticks(self) -> None:
+        """Place the token labels again (the decision is shared with the other plots of `tick_sync`)."""
+        if self.matrix is not None and not self.compact:
+            self.tick_sync.update()
+
+    def tick_font(self) -> QFont:
+        """The font labels start from before any shrinking."""
+        return QFont(self.getAxis("bottom").font())
+
+    def tick_room(self) -> TickRoom | None:
+        """The labels and the room this plot has for them now (None: no labels to place)."""
+        if self.matrix is None or self.compact:
+            return None
+        left, bottom = self.getAxis("left"), self.getAxis("bottom")
+        rect = self.vb.viewRect()
+        sized = self.vb.width() > 1 and self.vb.height() > 1
+        return TickRoom(rows=tuple(self.row_labels) if left.isVisible() else (),
+                        cols=tuple(self.col_labels) if bottom.isVisible() else (),
+                        view_width=self.vb.width() if sized else _UNSIZED,
+                        view_height=self.vb.height() if sized else _UNSIZED,
+                        rows_in_view=max(rect.height(), 1e-9), cols_in_view=max(rect.width(), 1e-9),
+                        left_extent=left.extent(), bottom_extent=bottom.extent())
+
+    def apply_tick_layout(self, layout: TickLayout) -> None:
+        """Label every ``row_step``-th row and ``col_step``-th column at cell centres in the layout's font."""
+        key = (layout, self.row_labels, self.col_labels)
+        if key == self._applied:
+            return
+        self._applied = key
+        font = self.tick_font()
+        font.setPointSizeF(layout.point_size)
+        rows = [(i + 0.5, self.row_labels[i]) for i in range(0, len(self.row_labels), layout.row_step)]
+        cols = [(j + 0.5, self.col_labels[j]) for j in range(0, len(self.col_labels), layout.col_step)]
+        self.getAxis("left").set_token_ticks(rows, font, False, label_extents([t for _, t in rows], font, True))
+        self.getAxis("bottom").set_token_ticks(cols, font, layout.rotated,
+                                               label_extents([t for _, t in cols], font, layout.rotated))
+
+    def _on_view_resized(self, *_args) -> None:
+        self._update_ticks()
+
+    def _set_mask(self, mask: np.ndarray | None) -> None:
+        if mask is None:
+            self.mask = None
+            self.mask_item.setVisible(False)
+            return
+        keep = np.asarray(mask, dtype=bool)
+        if keep.shape != self.matrix.shape:
+            keep = np.broadcast_to(keep, self.matrix.shape)
+        self.mask = keep.copy()
+        self.mask_item.setImage(hatch_overlay(~self.mask, self.dark), autoLevels=False, levels=(0, 255))
+        self.mask_item.setRect(QRectF(0, 0, keep.shape[1], keep.shape[0]))
+        self.mask_item.setVisible(bool((~self.mask).any()))
+
+    def highlight_row(self, row: int | None) -> None:
+        """Outline row `row` (e.g. the clicked query); None removes the outline."""
+        self.highlighted_row = row
+        if row is None or self.matrix is None:
+            self.highlight_item.setVisible(False)
+            return
+        self.highlight_item.setRect(QRectF(0, row, self.matrix.shape[1], 1))
+        self.highlight_item.setVisible(True)
+
+    def set_colormap(self, name: str) -> None:
+        """Use pyqtgraph colour map `name` (e.g. ``"viridis"``, ``"CET-D1"``)."""
+        self.image_item.setColorMap(pg.colormap.get(name))
+
+    def apply_theme(self, dark: bool) -> None:
+        """Axis, outline and hatch colours for a light or dark background."""
+        self.dark = dark
+        self._apply_pens()
+        if self.mask is not None:
+            self._set_mask(self.mask)
+
+    def _apply_pens(self) -> None:
+        fg = "#dddddd" if self.dark else "#222222"
+        for name in ("left", "bottom"):
+            axis = self.getAxis(name)
+            axis.setPen(pg.mkPen(fg))
+            axis.setTextPen(pg.mkPen(fg))
+        self.highlight_item.setPen(pg.mkPen("#ff4040" if not self.dark else "#ff7070", width=2))
+        self.titleLabel.setText(self.titleLabel.text, color=fg)
+
+

@@ -1,0 +1,63 @@
+"""BasePanel at a projector's size: inline messages appear without moving any control (issue 10)."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QFormLayout, QLineEdit, QSpinBox, QWidget
+
+from explorer.ui.panels.base_panel import BasePanel
+from layout_checks import fits, window_around
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")  # offscreen windows cannot pass size hints on
+
+
+class FormPanel(BasePanel):
+    """A formula box and a form, as every panel has."""
+
+    key = "form"
+    title = "Form"
+    formula_html = "softmax(<b>q</b>·<b>k</b>)"
+    explanation_html = "An explanation that is long enough to wrap. " * 8
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        form = QFormLayout()
+        self.fields = [QSpinBox(), QLineEdit("text"), QSpinBox()]
+        for i, field in enumerate(self.fields):
+            form.addRow(f"field {i}", field)
+        self.body_layout.addLayout(form)
+        self.body_layout.addStretch(1)
+
+
+def _geometries(panel: BasePanel) -> list[tuple]:
+    return [f.mapTo(panel, f.rect().topLeft()).toTuple() for f in panel.fields]
+
+
+def test_messages_do_not_move_controls(qtbot):
+    panel = FormPanel()
+    window = window_around(panel)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    before = _geometries(panel)
+    long = "num_hiddens = 10 is not divisible by num_heads = 4: choose 1, 2, 5 or 10 heads. " * 3
+    for text in ("Bad value.", long):
+        panel.show_inline_message(text)
+        qtbot.wait(10)
+        assert panel.inline_message() == text and panel.message_label.isVisible()
+        assert _geometries(panel) == before
+        assert panel.message_label.height() >= panel.message_label.heightForWidth(panel.message_label.width())
+        assert panel.rect().contains(panel.message_label.geometry())
+    panel.set_explanation_visible(False)
+    qtbot.wait(10)
+    moved = _geometries(panel)  # folding the formula box moves the form up, by design
+    panel.clear_inline_message()
+    assert panel.inline_message() == "" and not panel.message_label.isVisible()
+    assert _geometries(panel) == moved
+
+
+def test_a_long_formula_wraps_instead_of_widening_the_window(qtbot):
+    panel = FormPanel()
+    panel.formula_label.setText("a(<b>q</b>, <b>k</b>) = <b>w</b><sup>⊤</sup> tanh(<b>W</b>q + <b>W</b>k) | " * 6)
+    window = window_around(panel)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    assert fits(window, panel) == []
