@@ -1,7 +1,8 @@
 """The plain events a training run yields (book §11.7 training loop): numbers and numpy copies only.
 
-Each event has a ``kind`` string (``step``, ``epoch``, ``snapshot``, ``finished``, ``error``) so a consumer
-(the CLI, the GUI worker) can dispatch without importing these classes.
+Each event has a ``kind`` string (``step``, ``epoch``, ``snapshot``, ``finished``, ``error``, ``model_state``,
+``started``) so a consumer (the CLI, the GUI worker) can dispatch without importing these classes; consumers
+ignore kinds they do not use.
 """
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ class SnapshotEvent:
 
 @dataclass(frozen=True)
 class FinishedEvent:
-    """The run is over: all epochs done, or ``stopped`` early on request. Always the last event."""
+    """The run is over: all epochs done, or ``stopped`` early on request. Always a Trainer's last event (a
+    training process follows it with the final :class:`ModelStateEvent`)."""
 
     step: int
     epoch: int
@@ -90,8 +92,46 @@ class ErrorEvent:
 
     step: int
     message: str
-    reason: str = "error"  # "nonfinite", "out_of_memory" or "error"
+    #: "nonfinite", "out_of_memory" or "error"; from a training process also "data", "config" and "crashed"
+    reason: str = "error"
     kind: str = field(default="error", init=False)
 
 
-TrainingEvent = StepEvent | EpochEvent | SnapshotEvent | FinishedEvent | ErrorEvent
+@dataclass(frozen=True)
+class ModelStateEvent:
+    """The model's weights at a step boundary: a CPU numpy copy of ``model.state_dict()`` (fresh arrays).
+
+    ``reason`` is ``"paused"`` (the trainer has just entered a pause, after the last step's optimiser update)
+    or ``"final"`` (a training process sends it after the run has ended, however it ended). ``epoch`` is the
+    epoch of the last step taken (0 before any).
+    """
+
+    step: int
+    epoch: int
+    state: dict[str, np.ndarray]
+    reason: str
+    kind: str = field(default="model_state", init=False)
+
+
+@dataclass(frozen=True)
+class StartedEvent:
+    """A training process has loaded its data and built its trainer; the first event it sends.
+
+    ``src_vocab``/``tgt_vocab`` are ``Vocab.to_dict()``, ``config`` is ``TrainingConfig.to_dict()`` (enough to
+    rebuild the model for a :class:`ModelStateEvent`); ``probe`` is the (source, target) pair snapshotted.
+    """
+
+    device: str
+    num_pairs: int
+    total_steps: int
+    num_batches: int
+    num_parameters: int
+    src_vocab: dict
+    tgt_vocab: dict
+    config: dict
+    probe: tuple[str, str]
+    kind: str = field(default="started", init=False)
+
+
+TrainingEvent = (StepEvent | EpochEvent | SnapshotEvent | FinishedEvent | ErrorEvent | ModelStateEvent
+                 | StartedEvent)

@@ -1,7 +1,7 @@
 """Training the book's Transformer (d2l §11.7, trained as in §10.7's ``train_seq2seq``) as an iterator of events.
 
 Adam, gradient clipping by global norm, teacher forcing, masked cross-entropy; thread-safe pause/stop flags
-checked between steps; attention snapshots of a probe pair every few steps.
+checked between steps; attention snapshots of a probe pair every few steps; a copy of the weights on each pause.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from torch import Tensor
 from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
 from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.events import (
-    EpochEvent, ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent, TrainingEvent)
+    EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent, TrainingEvent)
 from explorer.core.transformer import (ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int,
                                       checked_mapping, estimate_parameters)
 
@@ -189,6 +189,15 @@ def check_model_fits(config: TransformerConfig, src_vocab_size: int, tgt_vocab_s
     return params
 
 
+def model_state(model: torch.nn.Module) -> dict[str, np.ndarray]:
+    """A CPU numpy copy of ``model.state_dict()``: fresh arrays that share nothing with the model.
+
+    While training, parameters are views of one flat buffer (``flatten_parameters``) that the next step
+    overwrites in place, so the arrays must be copies.
+    """
+    return {name: value.detach().cpu().numpy().copy() for name, value in model.state_dict().items()}
+
+
 def _is_oom(exc: BaseException) -> bool:
     oom = getattr(torch, "OutOfMemoryError", None)
     return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc).lower()
@@ -206,7 +215,10 @@ class Trainer:
     model : continue training this model instead of building a fresh one.
 
     ``pause() resume() stop() request_step()`` may be called from any thread; they take effect between
-    steps. ``history`` holds the losses so far; ``model`` the model being trained.
+    steps. On entering a pause (a pause was requested, or a requested single step has been taken) the
+    iterator yields one :class:`ModelStateEvent` (``reason="paused"``) before it blocks: a consistent copy of
+    the weights, taken when no optimiser step can be in flight. ``history`` holds the losses so far;
+    ``model`` the model being trained.
     """
 
     def __init__(self, config: TrainingConfig, dataset: Any, probe: tuple[str, str] | int | None = None,
@@ -262,6 +274,10 @@ class Trainer:
         """True while a pause is requested."""
         return not self._running.is_set()
 
+    def _pause_pending(self) -> bool:
+        """True when :meth:`_wait_while_paused` would block now (entering a pause, not passing through one)."""
+        return not (self._running.is_set() or self._stop.is_set() or self._step_once.is_set())
+
     def _wait_while_paused(self) -> float:
         """Block while paused; returns the seconds spent waiting. A requested single step passes once."""
         if self._running.is_set() or self._stop.is_set():
@@ -288,6 +304,11 @@ class Trainer:
     def snapshot(self) -> SnapshotEvent:
         """One eval-mode forward pass of the probe with ``need_weights=True``; numpy copies, cropped."""
         return forward_probe(self.model, self._probe, step=self.step, epoch=self.epoch)
+
+    def model_state_event(self, reason: str) -> ModelStateEvent:
+        """The weights now, as a :class:`ModelStateEvent`; call it between steps (or after the run)."""
+        epoch = -(-self.step // self.num_batches)  # the epoch of the last step taken, as its StepEvent said
+        return ModelStateEvent(step=self.step, epoch=epoch, state=model_state(self.model), reason=reason)
 
     # ------------------------------------------------------------------ the run
     def __iter__(self) -> Iterator[TrainingEvent]:
@@ -336,9 +357,14 @@ class Trainer:
                 batch_tokens = np.add.reduceat(tgt_len_np[perm.numpy()], np.arange(0, n, bs)).tolist()
                 ep_loss_sum, ep_tokens, ep_t0, ep_paused = 0.0, 0, time.perf_counter(), 0.0
                 for b in range(self.num_batches):
-                    waited = self._wait_while_paused()
-                    paused_s += waited
-                    ep_paused += waited
+                    if not self._running.is_set():  # the one check the hot path pays for pausing
+                        pause_t0 = time.perf_counter()  # the pause includes the consumer's time with the weights
+                        if self._pause_pending():  # entering a pause: hand out the weights before blocking
+                            yield self.model_state_event("paused")
+                        self._wait_while_paused()
+                        waited = time.perf_counter() - pause_t0
+                        paused_s += waited
+                        ep_paused += waited
                     if self._stop.is_set():
                         yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
                         return

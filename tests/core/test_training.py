@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.events import ErrorEvent, FinishedEvent, SnapshotEvent, StepEvent
+from explorer.core.events import ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent
 from explorer.core.text import build_dataset
 from explorer.core.training import (ConfigError, Trainer, TrainingConfig, TrainingHistory, clip_grad_norm,
                                     resolve_device)
@@ -127,7 +127,8 @@ def test_pause_single_step_resume_and_stop_from_another_thread() -> None:
     trainer.pause()
     thread, events = _run_in_thread(trainer)
     time.sleep(0.3)
-    assert events.empty() and trainer.paused  # blocked inside the iterator before step 1
+    assert trainer.paused  # blocked inside the iterator before step 1, after handing out the weights
+    assert [(e.kind, e.step) for e in list(events.queue)] == [("model_state", 0)]
     trainer.request_step()
     assert _next_step(events).step == 1
     time.sleep(0.3)
@@ -151,6 +152,7 @@ def test_stop_wakes_a_paused_trainer() -> None:
     trainer.stop()
     thread.join(timeout=10)
     assert not thread.is_alive()
+    assert isinstance(events.get_nowait(), ModelStateEvent)  # entering the pause
     final = events.get_nowait()
     assert isinstance(final, FinishedEvent) and final.stopped and final.step == 0
 
@@ -263,3 +265,41 @@ def test_flattened_parameters_train_like_separate_ones() -> None:
         for a, b in zip(sep, flat_params):
             torch.testing.assert_close(a, b, rtol=0, atol=1e-7)
     assert flat_params[0].is_leaf and flat_params[0].data_ptr() == flat.data_ptr()
+
+
+def test_entering_a_pause_yields_one_copy_of_the_weights_before_blocking() -> None:
+    trainer = Trainer(_config(num_epochs=200, snapshot_every=0), _dataset())
+    initial = {k: v.detach().clone() for k, v in trainer.model.state_dict().items()}
+    trainer.pause()
+    thread, events = _run_in_thread(trainer)
+    first = events.get(timeout=30)
+    assert isinstance(first, ModelStateEvent) and (first.reason, first.step, first.epoch) == ("paused", 0, 0)
+    assert first.state.keys() == initial.keys()
+    for name, value in initial.items():
+        assert np.array_equal(first.state[name], value.numpy()), name
+    time.sleep(0.2)
+    assert events.empty()  # blocked after handing out the weights
+
+    trainer.request_step()
+    step, state = events.get(timeout=30), events.get(timeout=30)
+    assert isinstance(step, StepEvent) and step.step == 1
+    assert isinstance(state, ModelStateEvent) and (state.reason, state.step, state.epoch) == ("paused", 1, 1)
+    live = trainer.model.state_dict()
+    for name, value in state.state.items():  # the weights after step 1, in fresh arrays
+        assert np.array_equal(value, live[name].numpy()) and not np.shares_memory(value, live[name].numpy())
+    kept = {k: v.copy() for k, v in state.state.items()}
+
+    trainer.resume()
+    assert _next_step(events).step == 2
+    trainer.stop()
+    thread.join(timeout=30)
+    rest = list(events.queue)
+    assert not any(isinstance(e, ModelStateEvent) for e in rest)  # running: no copies
+    assert isinstance(rest[-1], FinishedEvent) and rest[-1].stopped
+    assert any(not np.array_equal(kept[k], v.numpy()) for k, v in trainer.model.state_dict().items())
+    assert all(np.array_equal(kept[k], v) for k, v in state.state.items())  # training went on; the copy did not
+
+
+def test_an_uninterrupted_run_yields_no_weights() -> None:
+    events = list(Trainer(_config(snapshot_every=0), _dataset()))
+    assert not any(isinstance(e, ModelStateEvent) for e in events) and isinstance(events[-1], FinishedEvent)
