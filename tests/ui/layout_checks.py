@@ -78,7 +78,7 @@ def _plot_problems(view: pg.GraphicsView) -> list[str]:
         title = getattr(item, "titleLabel", None)
         if title is not None and title.isVisible() and title.text:
             need = title.item.boundingRect().width()
-            if title.width() + 1 < need or item.width() + 1 < need:
+            if getattr(title, "elided", False) or title.width() + 1 < need or item.width() + 1 < need:
                 problems.append(f"title {title.text!r} is cut: {need:.0f} px of text in {item.width():.0f} px")
     return problems
 

@@ -8,6 +8,7 @@ from PySide6.QtTest import QTest
 
 from explorer.core.kernel_regression import make_data, nadaraya_watson
 from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
+from layout_checks import fits, window_around
 
 
 @pytest.fixture
@@ -233,3 +234,30 @@ def test_exports_and_theme(panel) -> None:
     light = panel.fit_item.opts["pen"].color().name()
     panel.apply_theme(True)
     assert panel.dark and panel.fit_item.opts["pen"].color().name() != light
+
+
+# --------------------------------------------------------------------------- a projector's screen (issue 10)
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_fits_a_1024x700_window_at_any_number_of_points(qtbot) -> None:
+    p = KernelRegressionPanel()
+    window = window_around(p)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    assert fits(window, p) == []
+    for n in (500, 999, 50):  # block-averaged heatmaps, then back: the colour bar and the title stay in view
+        p.n_train_spin.setValue(n)
+        qtbot.wait(20)
+        assert fits(window, p) == [], n
+    assert p.heatmap.color_bar.isVisible()
+    p.shutdown(2000)
+
+
+@pytest.mark.parametrize("name, shows, hides", [
+    ("gaussian", "softmax", "max(1"), ("boxcar", "if |<i>u</i>| &lt; 1", "softmax"),
+    ("constant", "K(<i>u</i>) = 1,", "softmax"), ("epanechnikov", "max(1 &minus; <i>u</i><sup>2</sup>, 0)", "softmax<sub>"),
+])
+def test_formula_follows_the_kernel(panel, name, shows, hides) -> None:
+    panel.kernel_combo.setCurrentText("constant" if name != "constant" else "boxcar")
+    panel.kernel_combo.setCurrentText(name)
+    text = panel.formula_label.text()
+    assert shows in text and hides not in text.split("(parametric")[0]

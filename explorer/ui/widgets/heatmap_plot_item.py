@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont
 
+from explorer.ui.widgets.fitting_title import install_fitting_title
 from explorer.ui.widgets.token_axis_item import TickLayout, TickRoom, TickSync, TokenAxisItem, label_extents
 
 DEFAULT_COLORMAP = "viridis"
@@ -94,6 +95,7 @@ class HeatmapPlotItem(pg.PlotItem):
 
     def __init__(self, colormap: str = DEFAULT_COLORMAP, compact: bool = False) -> None:
         super().__init__(axisItems={"left": TokenAxisItem("left"), "bottom": TokenAxisItem("bottom")})
+        install_fitting_title(self)  # a long title shrinks rather than pushing the colour bar away
         self.compact = compact
         self.dark = False
         self.max_ticks = _MAX_TICKS

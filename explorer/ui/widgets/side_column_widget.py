@@ -11,12 +11,13 @@ MIN_HEIGHT = 120  # below this the column is a letterbox, even with its scroll b
 class SideColumn(QScrollArea):
     """Stack widgets top to bottom (`add_widget`); never scrolls sideways, never clips a control.
 
-    Its width is the content's preferred width plus room for the vertical scroll bar, kept up to date
-    when rows are shown or hidden; its height is whatever the panel can spare.
+    Its width is ``width`` or, if more, the content's minimum width, plus room for the vertical scroll
+    bar, kept up to date when rows are shown or hidden; its height is whatever the panel can spare.
     """
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, width: int = 0) -> None:
         super().__init__(parent)
+        self._wanted_width = width
         self.content = QWidget(self)
         self.content_layout = QVBoxLayout(self.content)
         self.content_layout.setContentsMargins(0, 0, 4, 0)
@@ -35,7 +36,8 @@ class SideColumn(QScrollArea):
 
     def _width(self) -> int:
         bar = self.verticalScrollBar().sizeHint().width()
-        return self.content.sizeHint().width() + bar + 2 * self.frameWidth()
+        content = max(self._wanted_width, self.content.minimumSizeHint().width())
+        return content + bar + 2 * self.frameWidth()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return QSize(self._width(), self.content.sizeHint().height())

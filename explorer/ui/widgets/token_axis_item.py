@@ -95,7 +95,7 @@ def fit_tick_layout(rooms: Sequence[TickRoom], base: QFont, max_ticks: int,
     for pt in sizes:
         font = QFont(base)
         font.setPointSizeF(pt)
-        for rotated in (False, True):
+        for rotated in (False, True) if few else (False,):  # thinned-out numbers read best upright
             steps = [_steps_needed(r, font, rotated, max_ticks) for r in rooms]
             layout = TickLayout(pt, rotated, max((s[0] for s in steps), default=1),
                                 max((s[1] for s in steps), default=1))
@@ -162,6 +162,7 @@ class TokenAxisItem(pg.AxisItem):
             super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
             return
         super().drawPicture(p, axisSpec, tickSpecs, [])
+        p.setClipping(False)  # a label centred on the first or last cell may reach past the axis line's end
         font = self.style["tickFont"] or self.font()
         p.setFont(font)
         p.setPen(self.textPen())

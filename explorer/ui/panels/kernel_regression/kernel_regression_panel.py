@@ -10,11 +10,14 @@ from PySide6.QtCore import QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from explorer.core import kernel_regression as kr
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression.plot_items import block_reduce, kernel_curve, stem_xy
+from explorer.ui.panels.kernel_regression.kernel_formulas import kernel_formula
+from explorer.ui.panels.kernel_regression.kernel_regression_widgets import (DEFAULTS, KernelRegressionControls,
+                                                                             KernelRegressionPlots)
 from explorer.ui.panels.kernel_regression.parametric_training import ParametricTrainer
-from explorer.ui.panels.kernel_regression.kernel_regression_widgets import DEFAULTS, KernelRegressionControls, KernelRegressionPlots
+from explorer.ui.panels.kernel_regression.plot_items import block_reduce, kernel_curve, stem_xy
+from explorer.ui.widgets.side_column_widget import SideColumn
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -23,15 +26,14 @@ if TYPE_CHECKING:
 HEATMAP_MAX = 250  # bigger weight matrices are shown as block averages (drawing 1M cells costs ~15 ms)
 STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
+
+
 class KernelRegressionPanel(BasePanel):
     """Nadaraya–Watson regression on the book's toy data, with its (test × train) weights."""
 
     key = "kernel_regression"
     title = "Kernel regression"
-    formula_html = ("<i>f</i>(<i>x</i>) = &Sigma;<sub><i>i</i></sub> &alpha;(<i>x</i>, <i>x<sub>i</sub></i>) "
-                    "<i>y<sub>i</sub></i>, &nbsp; &alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = "
-                    "softmax<sub><i>i</i></sub>(&minus;((<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>)<sup>2</sup>/2)"
-                    " &nbsp;&nbsp; (parametric: 1/<i>h</i> &rarr; learnable <i>w</i>)")
+    formula_html = kernel_formula("gaussian")
     explanation_html = (
         "Nadaraya–Watson regression predicts at a query <i>x</i> by averaging the training targets "
         "<i>y<sub>i</sub></i>, each weighted by how close its key <i>x<sub>i</sub></i> is to the query. "
@@ -71,8 +73,10 @@ class KernelRegressionPanel(BasePanel):
         for name in ("fit_plot", "truth_item", "fit_item", "param_item", "points_item", "query_line", "heatmap",
                      "stem_plot", "stem_item", "stem_tops", "loss_plot", "loss_item"):
             setattr(self, name, getattr(self.plots, name))
+        self.side = SideColumn(self)  # a short window scrolls the controls instead of squeezing them
+        self.side.add_widget(self.controls)
         row = QHBoxLayout()
-        row.addWidget(self.controls)
+        row.addWidget(self.side)
         row.addWidget(self.plots, 1)
         self.body_layout.addLayout(row)
         self._connect()
@@ -97,7 +101,6 @@ class KernelRegressionPanel(BasePanel):
         self.trainer.failed.connect(self._on_trainer_failed)
         self.trainer.finished.connect(self._on_trainer_finished)
 
-    # ------------------------------------------------------------------ construction
     # ------------------------------------------------------------------ public API
     @property
     def kernel_name(self) -> str:
@@ -193,7 +196,6 @@ class KernelRegressionPanel(BasePanel):
         blocked = self._block_rows > 1 or self._block_cols > 1
         self.plots.set_heatmap_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
                                            f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
-        self.plots.set_title(self.heatmap, "attention weights (test × train)" + (", in blocks" if blocked else ""))
 
     def _draw_points(self) -> None:
         big = self.x_train.size > 200  # many points: smaller dots, so the curves stay visible
@@ -206,7 +208,11 @@ class KernelRegressionPanel(BasePanel):
         self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - 0.05 * span, hi + 0.45 * span), padding=0.02)
 
     def _draw_kernel(self) -> None:
+        """The kernel's shape in the inset and its formula above the panel."""
         self.kernel_item.setData(*kernel_curve(self.kernel_name, self.bandwidth))
+        formula = kernel_formula(self.kernel_name)
+        if self.formula_label.text() != formula:
+            self.formula_label.setText(formula)
 
     def _draw_query(self) -> None:
         weights = self.shown_weights()
@@ -219,7 +225,7 @@ class KernelRegressionPanel(BasePanel):
             self.stem_tops.setData(self.x_train, weights[row])
         else:
             self.stem_tops.setData([], [])
-        self.plots.set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.3f}")
+        self.plots.set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.2f}")
         self.heatmap.highlight_row(row // self._block_rows)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(float(self.x_test[row]))
@@ -227,7 +233,7 @@ class KernelRegressionPanel(BasePanel):
     def _draw_training(self) -> None:
         epochs = np.arange(1, len(self.losses) + 1)
         self.loss_item.setData(epochs, np.asarray(self.losses))
-        self.plots.set_title(self.loss_plot, "parametric training: loss per epoch")
+        self.plots.set_title(self.loss_plot, "loss per epoch (parametric)")
         if self.learned_w is not None:
             self.w_label.setText(f"learned w = {self.learned_w:.4g} (h = 1/|w| = "
                                  f"{kr.bandwidth_from_w(self.learned_w):.3g})")

@@ -13,8 +13,9 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
 
 from explorer.core import kernel_regression as kr
 from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints
-from explorer.ui.widgets.log_slider_widget import LogSlider
+from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.log_slider_widget import LogSlider
 
 DEFAULTS: dict[str, Any] = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0,
                                 lr=0.5, epochs=5, shown="nonparametric", query=25)
@@ -41,7 +42,8 @@ class KernelRegressionControls(QWidget):
         self.train_button = QPushButton("Train w")
         self.shown_combo = QComboBox()
         self.shown_combo.addItems(["nonparametric", "parametric"])
-        self.w_label = QLabel("w: not trained")
+        self.w_label = QLabel("w: not trained yet")
+        self.w_label.setWordWrap(True)
         self.kernel_plot = pg.PlotWidget()
         self.kernel_plot.setFixedHeight(110)
         self.kernel_plot.setMenuEnabled(False)
@@ -59,7 +61,7 @@ class KernelRegressionControls(QWidget):
         kernel_box = QGroupBox("Kernel")
         kernel_form = QFormLayout(kernel_box)
         kernel_form.addRow("kernel", self.kernel_combo)
-        kernel_form.addRow(QLabel("bandwidth h (log scale)"))
+        kernel_form.addRow(QLabel("bandwidth h (log scale):"))
         kernel_form.addRow(self.bandwidth_slider)
         kernel_form.addRow(self.kernel_plot)
         param_box = QGroupBox("Parametric (learnable w)")
@@ -69,7 +71,8 @@ class KernelRegressionControls(QWidget):
         param_form.addRow(self.train_button)
         param_form.addRow(self.w_label)
         param_form.addRow("heatmap shows", self.shown_combo)
-        self.setMaximumWidth(310)
+        for form in (data_form, kernel_form, param_form):
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         side = QVBoxLayout(self)
         side.setContentsMargins(0, 0, 0, 0)
         for box in (data_box, kernel_box, param_box):
@@ -122,20 +125,21 @@ class KernelRegressionPlots(QWidget):
         self.fit_plot.addItem(self.query_line)
         for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
             item.setZValue(z)  # curves above the (possibly many) points
-        self.heatmap = HeatmapWidget(title="attention weights (test × train)")
+        self.heatmap = HeatmapWidget(title="attention weights")
         self.heatmap.set_axis_labels("test x", "training x")
         self.heatmap.plot.max_ticks = 8
-        self.stem_plot = pg.PlotWidget(title="weights of the selected test point")
+        self.stem_plot = pg.PlotWidget(title="weights of one test point")
         self.stem_plot.setLabel("bottom", "training x")
         self.stem_plot.setLabel("left", "weight")
         self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
         self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title="loss per epoch (press Train w)")
+        self.loss_plot = pg.PlotWidget(title="loss per epoch")
         self.loss_plot.setLabel("bottom", "epoch")
         self.loss_plot.setLabel("left", "loss (Σ squared error)")
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
+        fit_titles(self.fit_plot, self.stem_plot, self.loss_plot)
 
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)

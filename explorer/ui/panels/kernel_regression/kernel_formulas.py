@@ -1,0 +1,26 @@
+"""The formula shown above the kernel regression panel (book §11.2), one per kernel of core.kernel_regression."""
+from __future__ import annotations
+
+_U = "(<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>"
+_POOLING = ("<i>f</i>(<i>x</i>) = &Sigma;<sub><i>i</i></sub> &alpha;(<i>x</i>, <i>x<sub>i</sub></i>) "
+            "<i>y<sub>i</sub></i>, &nbsp; ")
+
+#: kernel name -> (its weights α(x, xᵢ), its K(u)) as rich text; u = (x − xᵢ)/h.
+KERNEL_WEIGHTS: dict[str, tuple[str, str]] = {
+    "gaussian": (f"&alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = softmax<sub><i>i</i></sub>(&minus;({_U})<sup>2</sup>/2)",
+                 "K(<i>u</i>) = exp(&minus;<i>u</i><sup>2</sup>/2)"),
+    "boxcar": ("&alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = K(u<sub><i>i</i></sub>) / &Sigma;<sub><i>j</i></sub> "
+               "K(u<sub><i>j</i></sub>): an equal share among the points with |<i>x</i> &minus; <i>x<sub>i</sub></i>| "
+               "&lt; <i>h</i>", "K(<i>u</i>) = 1 if |<i>u</i>| &lt; 1, else 0"),
+    "constant": ("&alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = 1/<i>n</i>: every prediction is the mean of the "
+                 "<i>y<sub>i</sub></i>", "K(<i>u</i>) = 1"),
+    "epanechnikov": ("&alpha;(<i>x</i>, <i>x<sub>i</sub></i>) = K(u<sub><i>i</i></sub>) / &Sigma;<sub><i>j</i></sub> "
+                     "K(u<sub><i>j</i></sub>)", "K(<i>u</i>) = max(1 &minus; <i>u</i><sup>2</sup>, 0)"),
+}
+_PARAMETRIC = " &nbsp;&nbsp; (parametric, always Gaussian: 1/<i>h</i> &rarr; learnable <i>w</i>)"
+
+
+def kernel_formula(name: str) -> str:
+    """Rich text: Nadaraya–Watson pooling with the weights and K(u), u = (x − xᵢ)/h, of kernel ``name``."""
+    weights, k = KERNEL_WEIGHTS[name]
+    return f"{_POOLING}{weights}, &nbsp; {k}, &nbsp; <i>u</i><sub><i>i</i></sub> = {_U}{_PARAMETRIC}"
