@@ -1,13 +1,86 @@
-"""Test-wide setup: Qt renders offscreen (set before any Qt import) and settings live in a temp dir."""
+"""Test-wide setup: Qt renders offscreen (set before any Qt import) and settings live in a temp dir; an exception
+raised in a Qt slot or virtual fails the test it happens in; what CI must have is never skipped there."""
 from __future__ import annotations
 
 import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from types import TracebackType
+from typing import NoReturn
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ATTENTION_EXPLORER_TEST", "1")
 
 
 import pytest  # noqa: E402  (after the environment is set, before any Qt import)
+
+_CALL_REPORT = pytest.StashKey["pytest.TestReport"]()
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+
+
+def in_ci() -> bool:
+    """True on a CI machine (``CI=true``, as GitHub, GitLab and others set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+@pytest.fixture
+def skip_outside_ci() -> Callable[[str], NoReturn]:
+    """``skip_outside_ci(reason)`` skips the test on a developer's machine but fails it in CI, where
+    everything the test needs (a reference file, Xvfb …) must be present."""
+
+    def missing(reason: str) -> NoReturn:
+        if in_ci():
+            pytest.fail(f"{reason} (CI=true: this test must run here)", pytrace=False)
+        pytest.skip(reason)
+
+    return missing
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_REPORT] = report
+    return report
+
+
+def _pytestqt_captures(item: pytest.Item) -> bool:
+    """Whether pytest-qt's own capture of slot exceptions is on for ``item`` (plugin loaded, not disabled)."""
+    plugins = item.config.pluginmanager.get_plugins()
+    if not any(getattr(plugin, "__name__", "") == "pytestqt.plugin" for plugin in plugins):
+        return False
+    return not (item.get_closest_marker("qt_no_exception_capture") or item.config.getini("qt_no_exception_capture"))
+
+
+@pytest.fixture(autouse=True)
+def _slot_exceptions_fail_the_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Qt reports an exception raised in a slot or a virtual (``keyPressEvent`` …) through ``sys.excepthook``
+    and carries on, so the test would pass. pytest-qt turns such reports into failures where its capture
+    is on; where it is off (``qt_no_exception_capture``, plugin disabled) this fixture does the same."""
+    if _pytestqt_captures(request.node):
+        yield
+        return
+    caught: list[ExcInfo] = []
+    previous = sys.excepthook
+
+    def record(exc_type: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        caught.append((exc_type, value, tb))
+        previous(exc_type, value, tb)
+
+    sys.excepthook = record
+    try:
+        yield
+        qt_core = sys.modules.get("PySide6.QtCore")  # never import Qt for a core test
+        if qt_core is not None and qt_core.QCoreApplication.instance() is not None:
+            qt_core.QCoreApplication.processEvents()  # slots still queued belong to this test
+    finally:
+        if sys.excepthook is record:
+            sys.excepthook = previous
+    call = request.node.stash.get(_CALL_REPORT, None)
+    if caught and not (call is not None and call.failed):
+        text = "".join("".join(traceback.format_exception(*info)) for info in caught)
+        pytest.fail(f"Exception(s) raised in a Qt slot or virtual during this test:\n{text}", pytrace=False)
 
 
 @pytest.fixture

@@ -145,9 +145,8 @@ def test_french_elision_and_agreement_rules(pairs: list[tuple[str, str]]) -> Non
 
 
 def test_read_through_project_reader(pairs: list[tuple[str, str]]) -> None:
-    text = pytest.importorskip("explorer.core.text")
-    if not hasattr(text, "read_pairs"):
-        pytest.skip("explorer.core.text.read_pairs not written yet")
+    from explorer.core import text
+
     result = text.read_pairs(CORPUS)
     assert result.skipped == 0
     assert len(result.pairs) == len(pairs)

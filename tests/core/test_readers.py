@@ -233,10 +233,9 @@ def test_load_source_path_and_tasks(tmp_path: Path) -> None:
         data_sources.load_source("  ")
 
 
-def test_bundled_corpus_when_present() -> None:
+def test_bundled_corpus_is_read_whole() -> None:
     from explorer.paths import resource_path
 
-    if not resource_path("eng_fra.tsv").is_file():
-        pytest.skip("bundled corpus not written yet")
+    assert resource_path("eng_fra.tsv").is_file()
     src = data_sources.load_source("builtin")
     assert len(src.pairs) == 600 and src.skipped == 0
