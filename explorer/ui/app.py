@@ -8,17 +8,33 @@ import argparse
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 from explorer.ui.settings import APPLICATION, ORGANIZATION, THEMES, AppSettings
 
+if TYPE_CHECKING:
+    from explorer.ui.main_window import MainWindow
+
 SCREENSHOT_SIZE = (1280, 820)
 SETTLE_POLL_MS = 50
 DEVICE_PROBE_PATIENCE_MS = 20_000
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """``"1024x700"`` -> ``(1024, 700)``."""
+    width, sep, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        size = (0, 0)
+    if not sep or min(size) < 200:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, e.g. 1024x700, not {text!r}")
+    return size
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render every panel to DIR/<panel>.png and exit")
     parser.add_argument("--panel", metavar="KEY", help="panel to open first (e.g. positional)")
     parser.add_argument("--theme", choices=THEMES, help="colour theme (remembered)")
+    parser.add_argument("--size", metavar="WxH", type=_window_size, default=SCREENSHOT_SIZE,
+                        help="window size for --screenshots (default 1280x820)")
     parser.add_argument("--bench-startup", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -70,7 +88,7 @@ class PanelWalker(QObject):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
-        from explorer.ui.compute_runner import LatestOnlyRunner
+        from explorer.ui.worker import LatestOnlyRunner
 
         key = self._keys[0]
         panel = self._window.panel(key)
@@ -87,7 +105,8 @@ class PanelWalker(QObject):
         QTimer.singleShot(0, self._next)
 
 
-def _run_screenshots(app: QApplication, window, directory: Path) -> int:
+def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
+                     size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -114,7 +133,7 @@ def _run_screenshots(app: QApplication, window, directory: Path) -> int:
             window.show()
             walker.start()
 
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     walker = PanelWalker(window, window.keys(), save, done)
     # Name the device first (this imports torch while nothing else runs), so every picture shows it.
     window.device_label.detected.connect(begin)
@@ -144,9 +163,29 @@ def _run_bench(app: QApplication, window) -> int:
     return app.exec()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the app; returns the process exit code."""
+@dataclass
+class Startup:
+    """A started app: the QApplication, its main window (not shown yet) and the parsed options."""
+
+    app: QApplication
+    window: MainWindow
+    args: argparse.Namespace
+
+
+def start(argv: list[str] | None = None) -> Startup | int:
+    """Parse options, check the display, create the QApplication and the main window.
+
+    Returns an exit code instead when the app cannot start (no display, a missing system library, a
+    bad option). Test drivers use this to run the same start-up as ``main``.
+    """
     args, qt_args = build_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
+    if QApplication.instance() is None:
+        from explorer.ui.display_check import startup_problem
+
+        problem = startup_problem(qt_args)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
     from explorer.ui.qt_compat import guard_pyside_refcounts
 
     guard_pyside_refcounts()  # a no-op unless this PySide6 leaks references to None/True (6.12.0)
@@ -170,8 +209,17 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         window.select_panel(args.panel)
+    return Startup(app, window, args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the app; returns the process exit code."""
+    started = start(argv)
+    if isinstance(started, int):
+        return started
+    app, window, args = started.app, started.window, started.args
     if args.screenshots is not None:
-        return _run_screenshots(app, window, args.screenshots)
+        return _run_screenshots(app, window, args.screenshots, args.size)
     if args.bench_startup:
         return _run_bench(app, window)
 
