@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Signal, Slot, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 import explorer
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.worker import LatestOnlyRunner
 
 
 def library_versions() -> list[tuple[str, str]]:
@@ -110,24 +110,12 @@ class DeviceStatus(QLabel):
 
 
 class AboutDialog(QDialog):
-    """A small dialog listing versions and the device (``device`` may still be "detecting…")."""
+    """A small dialog listing versions and the device; ``set_device`` updates it when the probe answers."""
 
     def __init__(self, device: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("About Attention Explorer")
-        rows = "".join(
-            f"<tr><td><b>{html.escape(name)}</b>&nbsp;&nbsp;</td><td>{html.escape(version)}</td></tr>"
-            for name, version in [*library_versions(), ("Device", device)]
-        )
-        text = (
-            "<h3>Attention Explorer</h3>"
-            "<p>The attention chapter of <i>Dive into Deep Learning</i> (§11.1–11.7), made visible: "
-            "kernel regression, scoring functions, multi-head attention, positional encoding and a "
-            "small Transformer you can train and inspect.</p>"
-            f"<table>{rows}</table>"
-            f"<p style='color: gray'>{html.escape(sys.platform)}</p>"
-        )
-        self.label = QLabel(text, self)
+        self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setWordWrap(True)
@@ -138,3 +126,21 @@ class AboutDialog(QDialog):
         layout.addWidget(self.label)
         layout.addWidget(buttons)
         self.setMinimumWidth(420)
+        self._versions = library_versions()
+        self.set_device(device)
+
+    @Slot(str)
+    def set_device(self, device: str) -> None:
+        """Show ``device`` in the Device row (the probe may answer while the dialog is open)."""
+        rows = "".join(
+            f"<tr><td><b>{html.escape(name)}</b>&nbsp;&nbsp;</td><td>{html.escape(version)}</td></tr>"
+            for name, version in [*self._versions, ("Device", device)]
+        )
+        self.label.setText(
+            "<h3>Attention Explorer</h3>"
+            "<p>The attention chapter of <i>Dive into Deep Learning</i> (§11.1–11.7), made visible: "
+            "kernel regression, scoring functions, multi-head attention, positional encoding and a "
+            "small Transformer you can train and inspect.</p>"
+            f"<table>{rows}</table>"
+            f"<p style='color: gray'>{html.escape(sys.platform)}</p>"
+        )

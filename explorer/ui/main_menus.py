@@ -24,6 +24,10 @@ class MenuActions:
     help_menu: QMenu
     panel_menus: dict[str, QAction] = field(default_factory=dict)
 
+    def shell_actions(self) -> list[QAction]:
+        """The window's own actions with shortcuts (kept working while a text field has focus)."""
+        return [self.export, self.quit, *self.panels, self.explanation]
+
     def check_theme(self, mode: str) -> None:
         """Tick the theme entry for ``mode``."""
         for action in self.theme_group.actions():

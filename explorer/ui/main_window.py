@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
@@ -18,14 +19,18 @@ from explorer.ui.main_menus import build_menus
 from explorer.ui.panel_registry import PANELS, SECTIONS, PanelSpec
 from explorer.ui.panel_stack import PanelStack
 from explorer.ui.settings import AppSettings
+from explorer.ui.shortcut_guard import ShortcutGuard
+from explorer.ui.window_geometry import clamp_to_screen, open_fitted
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent
 
+    from explorer.ui.about_dialog import AboutDialog
     from explorer.ui.panels.base_panel import BasePanel
 
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_MS = 1000
+STATUS_MESSAGE_MS = 10_000
 
 
 class MainWindow(QMainWindow):
@@ -55,6 +60,7 @@ class MainWindow(QMainWindow):
         self.specs = tuple(panels)
         self._painted = False
         self._shut_down = False
+        self._status: dict[str, tuple[str, float]] = {}  # panel key -> (message, monotonic expiry)
         self.setWindowTitle("Attention Explorer")
         self.setAcceptDrops(True)
 
@@ -78,6 +84,7 @@ class MainWindow(QMainWindow):
         self.device_label = DeviceStatus(device_probe, probe_after_module, self)
         self.statusBar().addPermanentWidget(self.device_label)
         self._build_menus()
+        self.shortcut_guard = ShortcutGuard(self, self.menu_actions.shell_actions())
 
         self.dark = theme.resolve_dark(settings.theme)
         self._restore_window_state()
@@ -152,6 +159,8 @@ class MainWindow(QMainWindow):
         row = self.keys().index(key)
         if self.nav.currentRow() != row:
             self.nav.setCurrentRow(row)  # re-enters through _on_nav_current_row_changed once connected
+        if self.stack.currentWidget() is not self.stack.page(key):
+            self._show_status_of(key)  # another panel's message does not belong here
         self.stack.show_page(key)
         self.setWindowTitle(f"{self.specs[row].title} — Attention Explorer")
         self._panel_actions[row].setChecked(True)
@@ -186,7 +195,21 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_panel_status_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 10_000)
+        """A panel's message is shown while that panel is current (and again when it comes back, unexpired)."""
+        key = next((k for k in self.keys() if self.stack.panel(k) is self.sender()), None)
+        if key is None:
+            return
+        self._status[key] = (text, time.monotonic() + STATUS_MESSAGE_MS / 1000)
+        if key == self.current_key():
+            self.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+
+    def _show_status_of(self, key: str) -> None:
+        text, expiry = self._status.get(key, ("", 0.0))
+        remaining_ms = int((expiry - time.monotonic()) * 1000)
+        if text and remaining_ms > 0:
+            self.statusBar().showMessage(text, remaining_ms)
+        else:
+            self.statusBar().clearMessage()
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:
@@ -232,10 +255,18 @@ class MainWindow(QMainWindow):
     @Slot()
     def show_about(self) -> None:
         """Help → About."""
+        dialog = self.about_dialog()
+        dialog.exec()
+        dialog.deleteLater()
+
+    def about_dialog(self) -> AboutDialog:
+        """The About box (not shown); its device row follows the probe until it answers."""
         from explorer.ui.about_dialog import AboutDialog
 
         self.device_label.maybe_start(force=True)
-        AboutDialog(self.device_name, self).exec()
+        dialog = AboutDialog(self.device_name, self)
+        self.device_label.detected.connect(dialog.set_device)
+        return dialog
 
     # ------------------------------------------------------------------ theme and explanation
     def set_theme_mode(self, mode: str) -> None:
@@ -367,8 +398,10 @@ class MainWindow(QMainWindow):
 
     def _restore_window_state(self) -> None:
         geometry = self.settings.get("window/geometry")
-        if not geometry or not self.restoreGeometry(QByteArray(geometry)):
-            self.resize(1280, 820)
+        if geometry and self.restoreGeometry(QByteArray(geometry)):
+            clamp_to_screen(self)  # saved on a larger screen than this one
+        else:
+            open_fitted(self)
         splitter = self.settings.get("window/splitter")
         if splitter:
             self.splitter.restoreState(QByteArray(splitter))

@@ -73,6 +73,9 @@ def apply_app_theme(dark: bool) -> None:
     if app.style().name().lower() != "fusion":
         app.setStyle("Fusion")
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
+    for widget in app.allWidgets():
+        if widget.styleSheet():  # a style sheet keeps the palette it was polished with: polish again
+            widget.setStyleSheet(widget.styleSheet())
 
 
 def configure_pyqtgraph(dark: bool) -> None:
