@@ -77,6 +77,24 @@ def parse_lengths(text: str, count: int, num_keys: int) -> list[int]:
     return lengths
 
 
+def default_lengths(count: int, num_keys: int, offset: int = 0) -> list[int]:
+    """A causal-looking pattern of ``count`` valid lengths: query i sees keys 0..i+offset (at most ``num_keys``)."""
+    return [min(i + 1 + offset, num_keys) for i in range(count)]
+
+
+def clamp_lengths(text: str, num_keys: int) -> str:
+    """``text`` with every typed length above ``num_keys`` lowered to it; unreadable text is returned as it is
+    (its error is reported when it is used)."""
+    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
+    try:
+        lengths = [int(p) for p in parts]
+    except ValueError:
+        return text
+    if all(n <= num_keys for n in lengths):
+        return text  # keep the user's spelling
+    return " ".join(str(min(n, num_keys)) for n in lengths)
+
+
 def _valid_lens_tensor(valid_lens, batch_size: int, num_queries: int, num_keys: int) -> torch.Tensor | None:
     """Validate 1-D ``(B,)`` or 2-D ``(B, Q)`` valid lengths; None means no masking."""
     if valid_lens is None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QSettings
 from explorer.core.attention_demos import scoring_demo
 from explorer.ui.panels.scoring.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
 from explorer.ui.widgets.export import export_target
+from layout_checks import fits, window_around
 
 
 @pytest.fixture
@@ -183,3 +184,61 @@ def test_dark_theme(panel):
     panel.apply_theme(True)
     assert panel.grid.backgroundBrush().color().lightness() < 50
     assert panel.scaling.plots.backgroundBrush().color().lightness() < 50
+
+
+# --------------------------------------------------------------------------- issue 10
+def test_generated_lengths_stay_valid_when_sizes_change(panel, qtbot):
+    panel.mask_combo.setCurrentText(MASK_MODES[2])
+    panel.queries_spin.setValue(9)  # refilled with a causal pattern that reaches K = 10
+    settle(qtbot, panel)
+    assert panel.length_edits[1].text().split()[-1] == "10" and panel.inline_message() == ""
+    panel.keys_spin.setValue(9)  # the app's own numbers must not become invalid
+    settle(qtbot, panel)
+    assert panel.inline_message() == ""
+    assert max(int(n) for n in panel.length_edits[1].text().split()) == 9
+    panel.batch_index_spin.setValue(1)
+    np.testing.assert_array_equal(panel.grid.plots[0].mask.sum(axis=1), [2, 3, 4, 5, 6, 7, 8, 9, 9])
+    panel.length_edits[0].setText("1, 2, 3, 4, 5, 6, 7, 8, 9")  # typed values that fit are kept as typed
+    panel.length_edits[0].editingFinished.emit()
+    panel.keys_spin.setValue(3)
+    settle(qtbot, panel)
+    assert panel.length_edits[0].text() == "1 2 3 3 3 3 3 3 3" and panel.inline_message() == ""
+    panel.keys_spin.setValue(20)
+    settle(qtbot, panel)
+    assert panel.length_edits[0].text() == "1 2 3 3 3 3 3 3 3"
+    panel.mask_combo.setCurrentText(MASK_MODES[1])  # 1-D lengths and the shown sequence follow their limits
+    panel.keys_spin.setValue(2)
+    panel.batch_size_spin.setValue(1)
+    settle(qtbot, panel)
+    assert all(s.value() <= 2 for s in panel.length_spins) and panel.batch_index_spin.value() == 0
+    assert panel.inline_message() == ""
+
+
+def test_a_scaling_message_is_kept_when_the_scorers_recover(panel, qtbot):
+    panel._on_scaling_failed("out of memory")
+    panel.length_edits[0].setText("x")
+    panel.mask_combo.setCurrentText(MASK_MODES[2])
+    assert "whole numbers" in panel.inline_message() and "out of memory" in panel.inline_message()
+    panel.length_edits[0].setText("1")
+    panel.length_edits[0].editingFinished.emit()
+    settle(qtbot, panel)
+    assert panel.inline_message() == "Scaling demo: out of memory"
+    with qtbot.waitSignal(panel.scaling.drawn, timeout=10000):
+        panel.scaling.request()
+    assert panel.inline_message() == ""
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_both_tabs_fit_a_1024x700_window(qtbot):
+    p = ScoringPanel()
+    window = window_around(p)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    for tab in range(p.tabs.count()):
+        p.tabs.setCurrentIndex(tab)
+        for mode in MASK_MODES:
+            p.mask_combo.setCurrentText(mode)
+            settle(qtbot, p)
+            qtbot.wait(20)
+            assert fits(window, p) == [], (tab, mode)
+    p.shutdown(2000)

@@ -8,13 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
 from explorer.core.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
+from explorer.ui.widgets.fitting_title import install_fitting_title
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, spin_box
+from explorer.ui.widgets.side_column_widget import SideColumn
 
 RAW_COLOUR, SCALED_COLOUR = "#d35400", "#2471a3"
 
@@ -41,13 +43,17 @@ class ScalingSection(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         controls = form_group("Why divide by √d?", [("d", self.d_slider), ("keys", self.keys_spin),
                                                     ("", self.summary)])
-        controls.setFixedWidth(260)
+        controls.setMinimumWidth(230)
 
         self.plots = pg.GraphicsLayoutWidget()
-        self.raw_plot = self.plots.addPlot(row=0, col=0, title="raw q·k")
-        self.scaled_plot = self.plots.addPlot(row=0, col=1, title="scaled q·k/√d")
-        self.entropy_hist_plot = self.plots.addPlot(row=0, col=2, title="entropy per query")
-        self.entropy_plot = self.plots.addPlot(row=0, col=3, title="entropy vs d")
+        self.raw_plot = self.plots.addPlot(row=0, col=0)
+        self.scaled_plot = self.plots.addPlot(row=0, col=1)
+        self.entropy_hist_plot = self.plots.addPlot(row=1, col=0)
+        self.entropy_plot = self.plots.addPlot(row=1, col=1)
+        for plot, title in ((self.raw_plot, "raw q·k"), (self.scaled_plot, "scaled q·k/√d"),
+                            (self.entropy_hist_plot, "entropy per query"), (self.entropy_plot, "entropy vs d")):
+            install_fitting_title(plot)  # titles shrink with the plots instead of widening them
+            plot.setTitle(title)
         self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
         self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
         self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
@@ -75,11 +81,10 @@ class ScalingSection(QWidget):
             plot.getAxis("left").enableAutoSIPrefix(False)  # densities; an SI caption would eat the width
 
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        side = QVBoxLayout()
-        side.addWidget(controls)
-        side.addStretch(1)
-        layout.addLayout(side)
+        layout.setContentsMargins(0, 4, 0, 0)
+        side = SideColumn()
+        side.add_widget(controls)
+        layout.addWidget(side)
         layout.addWidget(self.plots, 1)
 
         self.runner = LatestOnlyRunner(self)

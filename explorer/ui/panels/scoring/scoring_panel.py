@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Signal, Slot
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QScrollArea, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
-from explorer.core.attention_demos import DemoError, ScoringResult, parse_lengths, scoring_demo
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.core.attention_demos import (DemoError, ScoringResult, clamp_lengths, default_lengths, parse_lengths,
+                                           scoring_demo)
+from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
-                                                       spin_box)
 from explorer.ui.panels.scoring.scaling_widget import ScalingSection
+from explorer.ui.widgets.form_controls import combo_box, form_group, restore_controls, save_controls, spin_box
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+from explorer.ui.widgets.side_column_widget import SideColumn
 
 MAX_BATCH = 4
 MASK_MODES = ("no mask", "valid length per sequence (1-D)", "valid lengths per query (2-D)")
@@ -39,12 +39,13 @@ class ScoringPanel(BasePanel):
         "scorer learns a small one-layer network and works even when queries and keys differ in size; the "
         "dot product needs equal sizes but is a single matrix product. Masking (valid lengths) hides padding "
         "keys: their scores are pushed to −∞ before the softmax, so they get weight exactly 0 (hatched "
-        "cells). Below, see why the dot product is divided by √d: without it the scores spread out as d "
-        "grows and the softmax collapses onto one key.")
+        "cells). The second tab shows why the dot product is divided by √d: without it the scores spread out "
+        "as d grows and the softmax collapses onto one key.")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: ScoringResult | None = None
+        self._messages: dict[str, str] = {}
         self.batch_size_spin = spin_box(1, MAX_BATCH, 2, "number of sequences in the batch")
         self.batch_index_spin = spin_box(0, 1, 0, "which sequence of the batch the heatmaps show")
         self.queries_spin = spin_box(1, 16, 4, "number of queries Q")
@@ -55,8 +56,7 @@ class ScoringPanel(BasePanel):
         self.show_combo = combo_box(list(SHOW_MODES), SHOW_MODES[0], "draw the weights or the raw scores")
         self.mask_combo = combo_box(list(MASK_MODES), MASK_MODES[1], "how keys are masked")
         self.length_spins = [spin_box(0, 10, n, f"valid keys of sequence {b}") for b, n in enumerate(DEFAULT_LENGTHS)]
-        self.length_edits = [QLineEdit(" ".join(str(min(i + 1 + b, 10)) for i in range(4)))
-                             for b in range(MAX_BATCH)]
+        self.length_edits = [QLineEdit(" ".join(map(str, default_lengths(4, 10, b)))) for b in range(MAX_BATCH)]
         for b, edit in enumerate(self.length_edits):
             edit.setToolTip(f"valid keys for each query of sequence {b}, e.g. '1 2 3 4'")
         inputs = form_group("Queries, keys, values", [
@@ -72,33 +72,23 @@ class ScoringPanel(BasePanel):
             row.addWidget(self.length_edits[b], 1)
             self._lengths_form.addRow(f"sequence {b}", row)
 
-        side = QWidget()
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(inputs)
-        side_layout.addWidget(self.lengths_group)
-        side_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(side)
-        scroll.setWidgetResizable(True)
-        scroll.setFixedWidth(270)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-
+        side = SideColumn()  # a short window scrolls the controls instead of squeezing them
+        side.add_widget(inputs)
+        side.add_widget(self.lengths_group)
         self.grid = HeatmapGridWidget(max_columns=2)
         self.grid.cell_clicked.connect(self._on_grid_cell_clicked)
-        top = QWidget()
-        top_layout = QHBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(scroll)
-        top_layout.addWidget(self.grid, 1)
+        scorers = QWidget()
+        scorers_layout = QHBoxLayout(scorers)
+        scorers_layout.setContentsMargins(0, 4, 0, 0)
+        scorers_layout.addWidget(side)
+        scorers_layout.addWidget(self.grid, 1)
         self.scaling = ScalingSection()
         self.scaling.failed.connect(self._on_scaling_failed)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(self.scaling)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        self.body_layout.addWidget(splitter)
+        self.scaling.drawn.connect(self._on_scaling_drawn)
+        self.tabs = QTabWidget()  # one section at a time: each gets the whole panel, even on a projector
+        self.tabs.addTab(scorers, "Additive vs scaled dot product")
+        self.tabs.addTab(self.scaling, "Why divide by √d?")
+        self.body_layout.addWidget(self.tabs)
 
         self.controls: dict[str, QWidget] = {
             "batch_size": self.batch_size_spin, "batch_index": self.batch_index_spin,
@@ -120,7 +110,7 @@ class ScoringPanel(BasePanel):
         self.runner.failed.connect(self._on_runner_failed)
         for edit in self.length_edits:
             edit.editingFinished.connect(self._on_control_changed)
-        self._filled_queries = self.queries_spin.value()
+        self._filled = (self.queries_spin.value(), self.keys_spin.value())
         self._sync_controls()
         self.recompute()
         self.scaling.request()
@@ -148,7 +138,7 @@ class ScoringPanel(BasePanel):
             lens = self.valid_lens()
         except DemoError as err:
             self.runner.cancel()  # a result still on its way must not hide the message
-            self.show_inline_message(str(err))
+            self._set_message("scorers", str(err))
             self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
             return
         self.runner.submit(scoring_demo, batch_size=self.batch_size_spin.value(),
@@ -181,10 +171,13 @@ class ScoringPanel(BasePanel):
         with QSignalBlocker(self.batch_index_spin):
             self.batch_index_spin.setMaximum(batch - 1)
         q = self.queries_spin.value()
-        if q != self._filled_queries:  # per-query lengths no longer fit: refill with a causal pattern
+        if (q, k) != self._filled:  # per-query lengths must stay valid for the new sizes
             for b, edit in enumerate(self.length_edits):
-                edit.setText(" ".join(str(min(i + 1 + b, k)) for i in range(q)))
-            self._filled_queries = q
+                if q != self._filled[0]:  # another number of queries: refill with a causal pattern
+                    edit.setText(" ".join(map(str, default_lengths(q, k, b))))
+                else:  # fewer keys: lower what no longer fits, keep the rest as typed
+                    edit.setText(clamp_lengths(edit.text(), k))
+            self._filled = (q, k)
         for b in range(MAX_BATCH):
             with QSignalBlocker(self.length_spins[b]):
                 self.length_spins[b].setMaximum(k)
@@ -206,13 +199,13 @@ class ScoringPanel(BasePanel):
     @Slot(object)
     def _on_runner_result_ready(self, result: object) -> None:
         self.result = result
-        self.clear_inline_message()
+        self._set_message("scorers", None)
         self.grid.ci.setOpacity(1.0)
         self._draw()
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self.show_inline_message(message)
+        self._set_message("scorers", message)
         self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
 
     @Slot(int, int, int)
@@ -226,7 +219,22 @@ class ScoringPanel(BasePanel):
 
     @Slot(str)
     def _on_scaling_failed(self, message: str) -> None:
-        self.show_inline_message(f"Scaling demo: {message}")
+        self._set_message("scaling", f"Scaling demo: {message}")
+
+    @Slot()
+    def _on_scaling_drawn(self) -> None:
+        self._set_message("scaling", None)
+
+    def _set_message(self, source: str, text: str | None) -> None:
+        """Show (or, with None, clear) the message of one source, 'scorers' or 'scaling'; the other stays."""
+        if text:
+            self._messages[source] = text
+        else:
+            self._messages.pop(source, None)
+        if self._messages:
+            self.show_inline_message("\n".join(self._messages.values()))
+        else:
+            self.clear_inline_message()
 
     # --- panel hooks --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
@@ -240,7 +248,7 @@ class ScoringPanel(BasePanel):
             with QSignalBlocker(spin):
                 spin.setMaximum(top)
         restore_controls(self, settings, self.controls)
-        self._filled_queries = self.queries_spin.value()  # the restored per-query lengths match it
+        self._filled = (self.queries_spin.value(), self.keys_spin.value())  # the restored lengths match them
         self._sync_controls()
         self.recompute()
         self.scaling.request()
