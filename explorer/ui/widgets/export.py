@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QSignalBlocker, Slot
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSpinBox, QWidget)
 
@@ -54,17 +55,48 @@ def _export_item(graphics: Any) -> Any:
     return graphics
 
 
+def render_image(graphics: Any, width: int | None = None) -> QImage:
+    """Render ``graphics`` as it looks on screen, scaled as a whole to ``width`` pixels (default: on-screen width).
+
+    pyqtgraph's ``ImageExporter`` scales the scene's transform, which items that ignore transformations
+    (legends, text items) do not follow: a 4000 px export kept an on-screen-sized legend. Painting at a
+    device pixel ratio instead scales everything alike, as a high-DPI screen would.
+    """
+    import pyqtgraph.exporters as pge
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QPainter
+
+    exporter = pge.ImageExporter(_export_item(graphics))
+    source = exporter.getSourceRect()
+    logical = exporter.getTargetRect()  # (0, 0, on-screen width, height)
+    if logical.width() <= 0 or logical.height() <= 0:
+        raise ExportError("The plot has no size yet (is it shown?).")
+    scale = width / logical.width() if width is not None and width > 0 else 1.0
+    image = QImage(round(logical.width() * scale), round(logical.height() * scale), QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)
+    image.fill(exporter.parameters()["background"])
+    painter = QPainter(image)
+    try:
+        exporter.setExportMode(True, {"antialias": True, "background": exporter.parameters()["background"],
+                                      "painter": painter, "resolutionScale": 1.0})
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        exporter.getScene().render(painter, QRectF(0, 0, logical.width(), logical.height()), QRectF(source))
+    finally:
+        exporter.setExportMode(False)
+        painter.end()
+    image.setDevicePixelRatio(1.0)
+    return image
+
+
 def export_png(graphics: Any, path: str | os.PathLike[str], width: int | None = None) -> Path:
     """Render ``graphics`` to a PNG file, ``width`` pixels wide (default: its on-screen size)."""
-    import pyqtgraph.exporters as pge
     from PySide6.QtCore import QBuffer, QIODevice
 
     path = Path(path)
     try:
-        exporter = pge.ImageExporter(_export_item(graphics))
-        if width is not None and width > 0:
-            exporter.parameters()["width"] = int(width)
-        image = exporter.export(toBytes=True)
+        image = render_image(graphics, width)
+    except ExportError:
+        raise
     except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
         raise ExportError(f"Could not render the plot as PNG: {exc}") from exc
     buffer = QBuffer()
@@ -171,6 +203,25 @@ def _write(path: Path, data: bytes) -> None:
         raise ExportError(f"Could not write {path}: {exc.strerror or exc}") from exc
 
 
+def display_name(target_name: str) -> str:
+    """The name shown for a target: ``attention_weights`` -> ``Attention weights``, ``P`` stays ``P``."""
+    words = target_name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else "Plot"
+
+
+def format_for(path: Path, chosen: str) -> str:
+    """The format a file name asks for by its extension (``.png``/``.svg``/``.csv``), else ``chosen``."""
+    suffix = path.suffix.lower().lstrip(".")
+    return suffix if suffix in FORMATS else chosen
+
+
+def with_format(path: Path, fmt: str) -> Path:
+    """``path`` with the extension of ``fmt``: a known extension is replaced, any other kept and ``.fmt`` added."""
+    if path.suffix.lower().lstrip(".") in FORMATS:
+        return path.with_suffix(f".{fmt}")
+    return path.with_name(f"{path.name}.{fmt}")
+
+
 def default_file_name(panel_key: str, target_name: str, fmt: str) -> str:
     """``<panel>-<target>.<fmt>`` with the target name made file-safe."""
     slug = re.sub(r"[^A-Za-z0-9]+", "-", target_name).strip("-").lower() or "plot"
@@ -190,7 +241,8 @@ class ExportDialog(QDialog):
         self.written: Path | None = None
 
         self.target_combo = QComboBox(self)
-        self.target_combo.addItems([t.name for t in targets])
+        for target in targets:
+            self.target_combo.addItem(display_name(target.name), target.name)
         self.format_combo = QComboBox(self)
         for name in FORMATS:
             self.format_combo.addItem(name.upper(), name)
@@ -220,16 +272,23 @@ class ExportDialog(QDialog):
         form.addRow("File", path_row)
         form.addRow(self.error_label)
         form.addRow(self.buttons)
-        self.target_combo.currentIndexChanged.connect(self._on_choice_changed)
-        self.format_combo.currentIndexChanged.connect(self._on_choice_changed)
-        self._on_choice_changed()
+        self.target_combo.currentIndexChanged.connect(self._on_target_combo_current_index_changed)
+        self.format_combo.currentIndexChanged.connect(self._on_format_combo_current_index_changed)
+        self.path_edit.textEdited.connect(self._on_path_edit_text_edited)
+        self._on_target_combo_current_index_changed()
 
     def fmt(self) -> str:
         """The chosen format (``png``/``svg``/``csv``)."""
         return self.format_combo.currentData()
 
+    def _set_format(self, fmt: str) -> None:
+        """Select ``fmt`` in the combo without rewriting the file name."""
+        with QSignalBlocker(self.format_combo):
+            self.format_combo.setCurrentIndex(self.format_combo.findData(fmt))
+        self.width_spin.setEnabled(fmt == "png")
+
     @Slot()
-    def _on_choice_changed(self) -> None:
+    def _on_target_combo_current_index_changed(self) -> None:
         target = self._targets[self.target_combo.currentIndex()]
         folder = Path(self.path_edit.text()).parent if self.path_edit.text() else Path(self._directory)
         self.path_edit.setText(str(folder / default_file_name(self._panel_key, target.name, self.fmt())))
@@ -237,12 +296,27 @@ class ExportDialog(QDialog):
         self.error_label.clear()
 
     @Slot()
+    def _on_format_combo_current_index_changed(self) -> None:
+        text = self.path_edit.text().strip()
+        if text:
+            self.path_edit.setText(str(with_format(Path(text), self.fmt())))
+        self.width_spin.setEnabled(self.fmt() == "png")
+        self.error_label.clear()
+
+    @Slot(str)
+    def _on_path_edit_text_edited(self, text: str) -> None:
+        self._set_format(format_for(Path(text.strip()), self.fmt()))  # typing ".png" picks PNG
+
+    @Slot()
     def _on_browse_clicked(self) -> None:
-        fmt = self.fmt()
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", self.path_edit.text(),
-                                              f"{fmt.upper()} files (*.{fmt})")
+        filters = [f"{name.upper()} files (*.{name})" for name in FORMATS]
+        path, chosen = QFileDialog.getSaveFileName(self, "Export plot", self.path_edit.text(), ";;".join(filters),
+                                                   filters[FORMATS.index(self.fmt())])
         if path:
-            self.path_edit.setText(path if path.lower().endswith(f".{fmt}") else f"{path}.{fmt}")
+            fmt = FORMATS[filters.index(chosen)] if chosen in filters else self.fmt()
+            fmt = format_for(Path(path), fmt)
+            self._set_format(fmt)
+            self.path_edit.setText(str(with_format(Path(path), fmt)))
 
     @Slot()
     def _on_buttons_accepted(self) -> None:
@@ -251,8 +325,13 @@ class ExportDialog(QDialog):
             self.error_label.setText("Choose a file name.")
             return
         target = self._targets[self.target_combo.currentIndex()]
+        path = Path(text).expanduser()
+        fmt = format_for(path, self.fmt())  # the extension wins over a format left selected
+        path = with_format(path, fmt)
+        self._set_format(fmt)
+        self.path_edit.setText(str(path))
         try:
-            self.written = export_target(target, Path(text).expanduser(), self.fmt(), self.width_spin.value())
+            self.written = export_target(target, path, fmt, self.width_spin.value())
         except ExportError as exc:
             self.error_label.setText(str(exc))
             return
