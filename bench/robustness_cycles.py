@@ -1,5 +1,5 @@
-"""Worker cycles and window closes under load (issue 6): 200 rapid start/pause/step/resume/stop cycles of the
-training worker on a real (tiny) Trainer, then closing the main window mid-epoch 20 times. Prints hangs,
+"""Run cycles and window closes under load (issue 6): 200 rapid start/pause/step/resume/stop/reset cycles of the
+studio's training process on a tiny model, then closing the main window mid-epoch 20 times. Prints hangs,
 threads and RSS before/after and the longest GUI stall (a 16 ms QTimer); ends with one JSON line.
 
 Usage: python bench/robustness_cycles.py [--cycles 200] [--closes 20]
@@ -26,8 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "robustness"))
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from robust_helpers import (StallMeter, configure_tiny_studio, os_thread_count, rss_mb, tiny_config,  # noqa: E402
-                            tiny_dataset)
+from robust_helpers import StallMeter, configure_tiny_studio, os_thread_count, rss_mb  # noqa: E402
 
 
 def spin(ms: int) -> None:
@@ -48,49 +47,50 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int) -> bool:
 
 
 def worker_cycles(cycles: int, rng: random.Random) -> dict[str, Any]:
-    """Start a worker on a fresh tiny Trainer and stop it in one of several rough ways, ``cycles`` times."""
-    from explorer.core.training import Trainer
-    from explorer.ui import worker as worker_module
-    from explorer.ui.worker import TrainingWorker
+    """Start a tiny run in the studio (its training process) and end it in one of several rough ways."""
+    from explorer.ui.panels.studio.studio_panel import StudioPanel
 
-    config = tiny_config(num_epochs=10_000, snapshot_every=3)
-    dataset = tiny_dataset(config)
+    panel = StudioPanel()
+    configure_tiny_studio(panel, epochs=10_000)
+    state = panel.studio_state
     hangs = 0
     steps_seen = 0
+    orphans = 0
     ways: dict[str, int] = {}
     stop_ms: dict[str, float] = {}
     for _ in range(cycles):
-        worker = TrainingWorker(Trainer(config, dataset))
-        counter = {"steps": 0, "stopped": False}
-        worker.step_finished.connect(lambda _e, c=counter: c.__setitem__("steps", c["steps"] + 1))
-        worker.stopped.connect(lambda c=counter: c.__setitem__("stopped", True))
-        way = rng.choice(["stop_at_once", "pause_stop", "pause_step_resume_stop", "run_then_stop", "shutdown"])
+        way = rng.choice(["stop_at_once", "pause_stop", "pause_step_resume_stop", "run_then_stop", "reset"])
         ways[way] = ways.get(way, 0) + 1
-        worker.start()
+        if not panel.start_training():
+            hangs += 1
+            continue
+        process = state.training_process
         if way == "pause_stop":
-            worker.pause()
+            state.pause()
             spin(rng.randint(0, 10))
         elif way == "pause_step_resume_stop":
-            worker.pause()
-            worker.request_step()
+            state.pause()
+            state.request_step()
             spin(rng.randint(0, 10))
-            worker.resume()
+            state.resume()
         elif way == "run_then_stop":
-            wait_until(lambda c=counter: c["steps"] >= 1, 10_000)
+            wait_until(lambda: panel.loss_plot.step_count() >= 1, 10_000)
         t0 = time.perf_counter()
-        if way == "shutdown":
-            ended = worker.shutdown(2000)
+        if way == "reset":
+            state.reset()
+            ended = True
         else:
-            worker.stop()
-            ended = wait_until(lambda c=counter: c["stopped"], 5000)
+            state.stop()
+            ended = wait_until(lambda: panel.state == "finished", 10_000)
         stop_ms[way] = max(stop_ms.get(way, 0.0), (time.perf_counter() - t0) * 1000)
         hangs += not ended
-        steps_seen += counter["steps"]
-        worker.deleteLater()
+        steps_seen += panel.loss_plot.step_count()
+        orphans += bool(wait_until(lambda pr=process: not pr.is_alive(), 5000) is False)
+    panel.shutdown(2000)
+    panel.deleteLater()
     spin(50)
     return {"cycles": cycles, "hangs": hangs, "steps_seen": steps_seen, "ways": ways,
-            "max_stop_ms": {k: round(v, 1) for k, v in sorted(stop_ms.items())},
-            "parked_threads": len(worker_module._PARKED)}
+            "max_stop_ms": {k: round(v, 1) for k, v in sorted(stop_ms.items())}, "orphan_processes": orphans}
 
 
 def window_closes(closes: int, meter: StallMeter) -> dict[str, Any]:
@@ -116,8 +116,7 @@ def window_closes(closes: int, meter: StallMeter) -> dict[str, Any]:
             t0 = time.perf_counter()
             window.close()
             close_ms.append((time.perf_counter() - t0) * 1000)
-            worker = panel.worker
-            ended = worker is None or wait_until(lambda w=worker: not w.is_running(), 5000)
+            ended = not panel.is_training()
             spin(20)  # the first ticks after close() measure how long it held the GUI thread
             meter.stop()  # freeing the closed window is the app's exit, not a stall a user sees
             hangs += not ended
@@ -167,8 +166,8 @@ def main() -> int:
         "seconds": round(time.perf_counter() - t0, 1),
     }
     print(f"worker cycles:   {cycles['cycles']} ({', '.join(f'{k} {v}' for k, v in cycles['ways'].items())}); "
-          f"hangs {cycles['hangs']}; slowest stop (ms) {cycles['max_stop_ms']}; parked threads "
-          f"{cycles['parked_threads']}")
+          f"hangs {cycles['hangs']}; slowest stop (ms) {cycles['max_stop_ms']}; training processes left "
+          f"{cycles['orphan_processes']}")
     print(f"window closes:   {closes['closes']} mid-epoch; hangs {closes['hangs']}; still training "
           f"{closes['still_training']}; close {closes['median_close_ms']} ms median, {closes['max_close_ms']} ms max")
     print(f"threads:         {threads_before} before, {threads_after} after")
@@ -177,7 +176,8 @@ def main() -> int:
     print(f"longest GUI stall: {max(stall_cycles, stall_closes):.1f} ms over {meter.ticks} ticks of a 16 ms timer "
           f"({stall_cycles:.1f} ms in the worker cycles, {stall_closes:.1f} ms in the window closes)")
     print(json.dumps(figures))
-    ok = cycles["hangs"] == 0 and closes["hangs"] == 0 and closes["still_training"] == 0
+    ok = (cycles["hangs"] == 0 and cycles["orphan_processes"] == 0 and closes["hangs"] == 0
+          and closes["still_training"] == 0)
     return 0 if ok else 1
 
 

@@ -4,8 +4,8 @@ superqt's workers follow napari's protocol (started / yielded / returned / error
 their signals from the pool thread and Qt queues them to receivers on the GUI thread, so a slot never runs
 on a worker thread. Everything here rides on them:
 
-- :func:`start_function` — one call off the GUI thread (a dataset load, a model file read);
-- :func:`start_generator` — a long iteration whose items arrive one by one (a training run's events);
+- :func:`function_worker` — one call off the GUI thread (closing a training process, a file read);
+- :func:`generator_worker` — a long iteration whose items arrive one by one (a training run's events);
 - :class:`LatestOnlyRunner` — slider-driven recomputation that keeps only the newest request.
 """
 from __future__ import annotations
@@ -19,21 +19,18 @@ from superqt.utils import FunctionWorker, GeneratorWorker, create_worker
 from explorer.ui.process_settings import reserve_worker_threads
 
 
-def start_function(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> FunctionWorker:
-    """Run ``fn(*args, **kwargs)`` on the pool; connect ``returned``/``errored``/``finished`` before the
-    event loop runs again (the worker starts on the next loop turn when called from the GUI thread)."""
+def function_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> FunctionWorker:
+    """A worker that will call ``fn(*args, **kwargs)`` on the pool: connect ``returned``/``errored``/``finished``,
+    then ``start()`` it (a signal emitted before its connection is made would be lost)."""
     reserve_worker_threads()
-    worker = create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
-    worker.start()
-    return worker
+    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
 
 
-def start_generator(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> GeneratorWorker:
-    """Iterate the generator function ``fn(*args, **kwargs)`` on the pool; items arrive as ``yielded``."""
+def generator_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> GeneratorWorker:
+    """A worker that will iterate the generator function ``fn(*args, **kwargs)`` on the pool; items arrive as
+    ``yielded``. Connect, then ``start()``."""
     reserve_worker_threads()
-    worker = create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
-    worker.start()
-    return worker
+    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
 
 
 def _call_then_set(done: threading.Event, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:

@@ -191,7 +191,7 @@ def test_reset_forgets_everything(qtbot, panel) -> None:
     panel.translate_view.translate_now()
     panel.controls.reset_button.click()
     assert panel.state == "idle" and panel.record is None and len(panel.history) == 0
-    assert panel.loss_plot.step_count() == 0 and panel.grid.shape is None
+    assert panel.loss_plot.step_count() == 0 and panel.live.stack.showing_hint
     assert not panel.translate_view.has_model and panel.translate_view.result is None
     assert panel.translate_view.output_label.text() == "" and panel.translate_view.stack.showing_hint
     assert panel.loss_stack.showing_hint and panel.detail.stack.showing_hint

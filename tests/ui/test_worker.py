@@ -6,7 +6,7 @@ import threading
 from PySide6.QtCore import QObject, QThread, QThreadPool, Slot
 
 from explorer.ui.process_settings import MIN_POOL_THREADS
-from explorer.ui.worker import start_function, start_generator
+from explorer.ui.worker import function_worker, generator_worker
 
 
 class _Sink(QObject):
@@ -35,10 +35,10 @@ def test_generator_items_arrive_on_the_gui_thread_in_order(qtbot) -> None:
             yield i
 
     sink = _Sink()
-    worker = start_generator(count, 50)
+    worker = generator_worker(count, 50)
     worker.yielded.connect(sink.on_item)
     with qtbot.waitSignal(worker.finished, timeout=5000):
-        pass
+        worker.start()
     assert sink.items == list(range(50)) and sink.threads == {True}
     assert threading.get_ident() not in worker_threads
     assert QThreadPool.globalInstance().maxThreadCount() >= MIN_POOL_THREADS
@@ -49,8 +49,8 @@ def test_function_errors_arrive_as_signals_not_exceptions(qtbot) -> None:
         raise ValueError("no such file")
 
     sink = _Sink()
-    worker = start_function(fail)
+    worker = function_worker(fail)
     worker.errored.connect(sink.on_error)
     with qtbot.waitSignal(worker.finished, timeout=5000):
-        pass
+        worker.start()
     assert sink.errors == ["no such file"]

@@ -8,16 +8,18 @@ so a grid of dozens repaints in a few milliseconds while training runs.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP
 
 KINDS = ("encoder_self", "decoder_self", "cross")
+ALIGNMENT_TIP = ("Alignment score of this cross-attention head: the mean weight it puts on the source position "
+                 "the task says each output should look at (1 = the ideal pattern, 0 = none of it)")
 KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
                "cross": "Encoder–decoder (cross) attention"}
 
@@ -89,6 +91,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._dark = False
         self._lut = pg.colormap.get(DEFAULT_COLORMAP).getLookupTable(0.0, 1.0, 256, alpha=True)  # (256, 4)
         self._last: tuple[Any, np.ndarray | None] | None = None
+        self._stage_timer = QTimer(self)  # a child: it dies with the grid, so no stage runs after that
+        self._stage_timer.setSingleShot(True)
+        self._stage_timer.setInterval(0)
+        self._stage_timer.timeout.connect(self._on_stage_timer)
         self.clear_grid()
         self.setBackground("w")
         self.setMinimumHeight(180)
@@ -109,38 +115,66 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
         self._shape: tuple[int, int] | None = None
+        self._staged_shape: tuple[int, int] | None = None
+        self._stages: list[Callable[[], None]] = []  # the rest of a staged build
         self.color_bar: pg.ColorBarItem | None = None
 
-    def prepare(self, layers: int, heads: int) -> None:
-        """Build the thumbnails for ``layers × heads`` now (e.g. when training starts), unless they exist."""
-        if self._shape != (layers, heads):
-            self._build(layers, heads)
-
-    def _build(self, layers: int, heads: int) -> None:
+    def prepare(self, layers: int, heads: int, staged: bool = False) -> None:
+        """Build the thumbnails for ``layers × heads`` unless they exist: now, or (``staged``) one block per
+        event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for the
+        book's model in pyqtgraph). A snapshot drawn meanwhile finishes the build first."""
+        if self._shape == (layers, heads) or self._staged_shape == (layers, heads) and staged:
+            return
         self.clear_grid(hint=False)
+        self._staged_shape = (layers, heads)
+        self._stages = [partial(self._build_block, col, kind, layers, heads) for col, kind in enumerate(KINDS)]
+        self._stages.append(partial(self._finish_build, layers, heads))
+        if staged:
+            self._stage_timer.start()
+        else:
+            self._run_stages()
+
+    def _run_stages(self) -> None:
+        while self._stages:
+            self._stages.pop(0)()
+
+    @Slot()
+    def _on_stage_timer(self) -> None:
+        if self._stages:
+            self._stages.pop(0)()
+            if self._stages:
+                self._stage_timer.start()
+
+    def _build_block(self, col: int, kind: str, layers: int, heads: int) -> None:
         fg = "#dddddd" if self._dark else "#222222"
-        for col, kind in enumerate(KINDS):
-            block = self.ci.addLayout(row=0, col=col)
-            block.setSpacing(2)
-            block.addLabel(KIND_TITLES[kind], colspan=heads + 1, color=fg, size="9pt")
-            block.nextRow()
-            block.addLabel("", color=fg)
-            for h in range(heads):
-                block.addLabel(f"head {h + 1}", color=fg, size="8pt")
-            for layer in range(layers):
-                if kind == "cross":  # a row for the alignment scores of synthetic tasks
-                    block.nextRow()
-                    block.addLabel("", color=fg)
-                    self.score_labels.append([block.addLabel("", color=fg, size="8pt") for _ in range(heads)])
+        block = self.ci.addLayout(row=0, col=col)
+        block.setSpacing(2)
+        block.addLabel(KIND_TITLES[kind], colspan=heads + 1, color=fg, size="9pt")
+        block.nextRow()
+        block.addLabel("", color=fg)
+        for h in range(heads):
+            block.addLabel(f"head {h + 1}", color=fg, size="8pt")
+        for layer in range(layers):
+            if kind == "cross":  # a row for the alignment scores of synthetic tasks
                 block.nextRow()
-                block.addLabel(f"layer {layer + 1}", angle=-90, color=fg, size="8pt")
-                row = []
-                for h in range(heads):
-                    thumb = Thumbnail(self._lut)
-                    thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
-                    block.addItem(thumb)
-                    row.append(thumb)
-                self.plots[kind].append(row)
+                block.addLabel("align.", color=fg, size="7pt").setToolTip(ALIGNMENT_TIP)
+                labels = [block.addLabel("", color=fg, size="8pt") for _ in range(heads)]
+                for label in labels:
+                    label.setToolTip(ALIGNMENT_TIP)
+                self.score_labels.append(labels)
+            block.nextRow()
+            block.addLabel(f"layer {layer + 1}", angle=-90, color=fg, size="8pt")
+            row = []
+            for h in range(heads):
+                thumb = Thumbnail(self._lut)
+                thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
+                thumb.image_item.setToolTip(f"{KIND_TITLES[kind]}, layer {layer + 1}, head {h + 1}: "
+                                            "click for a large view")
+                block.addItem(thumb)
+                row.append(thumb)
+            self.plots[kind].append(row)
+
+    def _finish_build(self, layers: int, heads: int) -> None:
         self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get(DEFAULT_COLORMAP),
                                          interactive=False, width=12)
         self.ci.addItem(self.color_bar, row=0, col=len(KINDS))
@@ -149,6 +183,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             if isinstance(item, (pg.LabelItem, pg.AxisItem)):
                 item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._shape = (layers, heads)
+        self._staged_shape = None
 
     def set_snapshot(self, snapshot: Any, scores: np.ndarray | None = None) -> None:
         """Draw a ``SnapshotEvent``-like object (``maps`` of ``(L, h, Tq, Tk)``, token lists).
@@ -156,6 +191,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         ``scores`` ``(L, h)``: alignment score of each cross-attention head, or None.
         """
         layers, heads = snapshot.maps["cross"].shape[:2]
+        if self._staged_shape == (layers, heads):
+            self._run_stages()  # a build in progress: finish it now
         self.prepare(layers, heads)
         self._last = (snapshot, scores)
         for kind in KINDS:
@@ -184,7 +221,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.setBackground("k" if dark else "w")
         last, shape = self._last, self._shape
         if shape is not None:
-            self._build(*shape)
+            self._shape = None
+            self.prepare(*shape)
             if last is not None:
                 self.set_snapshot(*last)
 

@@ -13,7 +13,9 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid
 from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
 from explorer.ui.panels.studio.studio_state import StudioState
+from explorer.ui.widgets.hint_stack_widget import HintStack
 
+GRID_HINT = "Start training (or open a saved model) to see every layer's and head's attention here."
 #: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
 MIN_THUMBNAIL_PX = 44
 
@@ -33,10 +35,11 @@ class LiveAttention(QWidget):
         self.scroll.setWidget(self.grid)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.stack = HintStack(self.scroll, GRID_HINT, self)
         self.scrubber = HistoryScrubber(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.stack, 1)
         layout.addWidget(self.scrubber)
         self.grid.thumbnail_clicked.connect(state.select_head)
         self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
@@ -54,11 +57,12 @@ class LiveAttention(QWidget):
     @Slot(object)
     def _on_state_snapshot_shown(self, snap: Any) -> None:
         if snap is None:
-            self.grid.clear_grid()
-            self.grid.setMinimumSize(0, 180)
+            if self.state.run_state == "idle":  # a new run keeps the thumbnails it can reuse
+                self.stack.show_hint()
             return
         layers, heads = snap.maps["cross"].shape[:2]
         self._fit_grid(layers, heads)
+        self.stack.show_content()
         self.grid.set_snapshot(snap, self.state.alignment.scores(self.state.data.task(), snap))
 
     @Slot()
@@ -74,12 +78,17 @@ class LiveAttention(QWidget):
             self.scrubber.show_index(state.shown_index, f"snapshot {state.shown_index + 1}/{count} · "
                                                         f"{snapshot_caption(snap)}")
 
+    def prebuild(self, layers: int, heads: int) -> None:
+        """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,
+        behind the hint), so that Start and the first snapshot find them ready."""
+        self._fit_grid(layers, heads)
+        self.grid.prepare(layers, heads, staged=True)
+
     @Slot(str)
     def _on_state_run_state_changed(self, run_state: str) -> None:
         config = self.state.run_config
-        if run_state == "starting" and config is not None:  # built now, not at the first snapshot
-            self._fit_grid(config.model.num_layers, config.model.num_heads)
-            self.grid.prepare(config.model.num_layers, config.model.num_heads)
+        if run_state == "starting" and config is not None:
+            self.prebuild(config.model.num_layers, config.model.num_heads)
 
     @Slot(int)
     def _on_scrubber_index_chosen(self, index: int) -> None:

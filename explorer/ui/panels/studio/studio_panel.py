@@ -81,6 +81,7 @@ class StudioPanel(BasePanel):
         self.controls.stop_button.clicked.connect(state.stop)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
         self._load_source()
+        self._prebuild_grid()
 
     # ------------------------------------------------------------------ what tests and the shell read
     @property
@@ -224,8 +225,14 @@ class StudioPanel(BasePanel):
     def _on_reset_button_clicked(self) -> None:
         self.reset()
 
+    def _prebuild_grid(self) -> None:
+        v = self.form.values()
+        if self.state in EDITABLE_STATES and v["num_layers"] * v["num_heads"] <= 64:
+            self.live.prebuild(v["num_layers"], v["num_heads"])
+
     @Slot()
     def _on_form_settings_changed(self) -> None:
+        self._prebuild_grid()
         loaded = self.studio_state.data.loaded or self.studio_state.data.failed
         v = self.form.values()
         if loaded is None or (loaded.min_freq, loaded.num_steps, loaded.seed) != (v["min_freq"], v["num_steps"],

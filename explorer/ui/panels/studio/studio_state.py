@@ -26,7 +26,7 @@ from explorer.ui.panels.studio.data_state import DataState
 from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
                                                    save_record)
 from explorer.ui.panels.studio.snapshot_alignment import AlignmentCache
-from explorer.ui.worker import LatestOnlyRunner, start_generator
+from explorer.ui.worker import LatestOnlyRunner, function_worker, generator_worker
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
 REDRAW_MS = 33  # ~30 Hz: the progress line
@@ -164,10 +164,11 @@ class StudioState(QObject):
         process = TrainingProcess(job)
         process.start()
         self._process = process
-        worker = start_generator(process.events)
+        worker = generator_worker(process.events)
         worker.yielded.connect(self._on_worker_yielded)
         worker.errored.connect(self._on_worker_errored)
         worker.finished.connect(self._on_worker_finished)
+        worker.start()
         self._worker = worker
         self._timer.start()
         self._set_run_state("starting")
@@ -203,7 +204,7 @@ class StudioState(QObject):
 
     def reset(self) -> None:
         """Stop any run and forget the model, the losses and the attention history."""
-        self._end_process(1000)
+        self._end_process()
         self._forget_run()
         self.loss.clear()
         self._set_record(None)
@@ -294,16 +295,23 @@ class StudioState(QObject):
         self._epoch_sums = (0.0, 0)
         self._dirty = {"progress": True, "loss": True, "snapshot": True}
 
-    def _end_process(self, timeout_ms: int) -> None:
+    def _end_process(self, timeout_ms: int | None = None) -> None:
+        """Detach from the run's worker and close its process: waiting up to ``timeout_ms`` (window close), or,
+        with None, on a worker thread so that Reset and the end of a run never hold the GUI thread."""
         process, worker = self._process, self._worker
         self._process = self._worker = None
+        self._timer.stop()
         if worker is not None:
             for signal in (worker.yielded, worker.errored, worker.finished):
                 signal.disconnect()
             worker.quit()
-        if process is not None:
+        if process is None:
+            return
+        if timeout_ms is None:
+            process.stop()
+            function_worker(process.close, 5.0).start()
+        else:
             process.close(timeout_ms / 1000)
-        self._timer.stop()
 
     def _emit_progress(self) -> None:
         step = self.latest_step
@@ -390,7 +398,7 @@ class StudioState(QObject):
 
     @Slot()
     def _on_worker_finished(self) -> None:
-        self._end_process(2000)
+        self._end_process()
         self._set_run_state("finished")
         self._emit_all()
 
