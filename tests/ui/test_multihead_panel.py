@@ -8,6 +8,7 @@ from PySide6.QtCore import QSettings
 from explorer.core.attention_demos import multihead_demo
 from explorer.ui.panels.multihead.multihead_panel import DEFAULT_SENTENCE, INPUT_MODES, MultiHeadPanel
 from explorer.ui.widgets.export import export_target
+from layout_checks import fits, window_around
 
 
 @pytest.fixture
@@ -136,3 +137,60 @@ def test_export(panel, tmp_path):
     t = len(panel.result.tokens)
     assert header == ["head", "query", "key", "weight"] and data.shape == (5 * t * t, 4)
     np.testing.assert_allclose(data[data[:, 0] == 4, 3], panel.result.average.ravel(), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- issue 10
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+@pytest.mark.parametrize("heads", [2, 4])
+def test_every_head_labels_every_token_alike_at_1024x700(qtbot, heads):
+    p = MultiHeadPanel()
+    window = window_around(p)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    sentence = "the cat sat on the mat because it was very tired ."
+    tokens = sentence.split()
+    assert len(tokens) == 12
+    p.sentence_edit.setText(sentence)
+    p.heads_spin.setValue(heads)
+    p.sentence_edit.editingFinished.emit()
+    settle(qtbot, p)
+    qtbot.wait(20)
+    assert fits(window, p) == []
+    fonts = set()
+    for plot in p.grid.plots:
+        bottom, left = plot.getAxis("bottom"), plot.getAxis("left")
+        assert [t for _, t in bottom._tickLevels[0]] == tokens
+        assert [t for _, t in bottom.label_positions()] == tokens  # drawn, none dropped at the ends
+        if left.isVisible():
+            assert [t for _, t in left.label_positions()] == tokens
+        fonts.add((bottom.style["tickFont"].pointSizeF(), bottom.rotated))
+    assert len(fonts) == 1  # same size and direction in every head
+    p.shutdown(2000)
+
+
+def test_messages_clear_when_their_cause_is_gone(panel, qtbot):
+    panel.heads_spin.setValue(3)
+    assert "divisible" in panel.inline_message()
+    panel.heads_spin.setValue(2)
+    settle(qtbot, panel)
+    assert panel.inline_message() == ""
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_nine_tiles_thin_their_rows_alike_when_there_is_no_room(qtbot):
+    p = MultiHeadPanel()
+    window = window_around(p)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    p.heads_spin.setValue(8)
+    p.sentence_edit.setText("the cat sat on the mat because it was very tired .")
+    p.sentence_edit.editingFinished.emit()
+    settle(qtbot, p)
+    qtbot.wait(20)
+    assert fits(window, p) == []
+    ticks = {tuple(plot.getAxis("left")._tickLevels[0]) for plot in p.grid.plots}
+    assert len(ticks) == 1  # the same labels in every head
+    shown = [t for _, t in ticks.pop()]
+    tokens = "the cat sat on the mat because it was very tired .".split()
+    assert shown == tokens[::len(tokens) // len(shown)]  # every n-th word, evenly
+    p.shutdown(2000)

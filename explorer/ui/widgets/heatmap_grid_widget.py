@@ -136,6 +136,24 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         self.addItem(self.readout, row=rows, col=0, colspan=cols + 1)
         self.color_bar.setImageItem([p.image_item for p in self.plots])
         self._columns = cols
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """Give every tile column the same width, whatever its axes need: a tile's room then does not
+        depend on the size of its labels (which is chosen from that room)."""
+        if not getattr(self, "_columns", 0):
+            return  # still being built (Qt resizes the view from its constructor)
+        layout = self.ci.layout
+        left, _, right, _ = layout.getContentsMargins()
+        spacing = layout.horizontalSpacing() if layout.horizontalSpacing() >= 0 else 0
+        free = self.ci.size().width() - left - right - self.color_bar.minimumWidth() - self._columns * spacing
+        width = max(40.0, free / self._columns)
+        for col in range(self._columns):
+            layout.setColumnFixedWidth(col, width)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(ev)
+        self._share_width()
 
     # --- slots -----------------------------------------------------------------------------
     def _on_tile_cell_hovered(self, tile: int, row: int, col: int, value: float) -> None:

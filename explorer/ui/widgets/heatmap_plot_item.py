@@ -164,6 +164,14 @@ class HeatmapPlotItem(pg.PlotItem):
         if self.highlighted_row is not None:
             self.highlight_row(self.highlighted_row if self.highlighted_row < q else None)
 
+    def setTitle(self, title: str | None = None, **args) -> None:  # noqa: N802 (pyqtgraph override)
+        """As `PlotItem.setTitle`, with a title row only as tall as its text (pyqtgraph reserves 30 px)."""
+        super().setTitle(title, **args)
+        if title is not None:
+            height = min(30.0, self.titleLabel.item.boundingRect().height())
+            self.titleLabel.setMaximumHeight(height)
+            self.layout.setRowFixedHeight(0, height)
+
     def _update_ticks(self) -> None:
         """Place the token labels again (the decision is shared with the other plots of `tick_sync`)."""
         if self.matrix is not None and not self.compact:
@@ -202,7 +210,8 @@ class HeatmapPlotItem(pg.PlotItem):
                                                label_extents([t for _, t in cols], font, layout.rotated))
 
     def _on_view_resized(self, *_args) -> None:
-        self._update_ticks()
+        if self.matrix is not None and not self.compact:
+            self.tick_sync.schedule()
 
     def _set_mask(self, mask: np.ndarray | None) -> None:
         if mask is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 MIN_POINT_SIZE = 6.0
 _GAP_PX = 4.0  # free space between two horizontal column labels
-_ROW_FILL = 0.8  # a row label may use this much of its font height (glyphs rarely fill the line box)
+_ROW_FILL = 0.75  # labels stacked this close still read apart (words rarely fill their line box)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def _steps_needed(room: TickRoom, font: QFont, rotated: bool, max_ticks: int) ->
         left = 0.0
     if room.cols:
         px = (room.view_width + room.left_extent - left) / max(room.cols_in_view, 1e-9)
-        need = metrics.height() * 0.9 if rotated else max(metrics.horizontalAdvance(t) for t in room.cols) + _GAP_PX
+        need = metrics.height() * _ROW_FILL if rotated else max(metrics.horizontalAdvance(t) for t in room.cols) + _GAP_PX
         col_step = max(_step(len(room.cols), max_ticks), math.ceil(need / max(px, 1e-9)))
     return row_step, col_step
 
@@ -200,14 +200,28 @@ class TickMember(Protocol):
     def apply_tick_layout(self, layout: TickLayout) -> None: ...
 
 
-class TickSync:
-    """One tick decision shared by several heatmaps (a grid's tiles): the tightest tile decides for all."""
+class TickSync(QObject):
+    """One tick decision shared by several heatmaps (a grid's tiles): the tightest tile decides for all.
 
-    def __init__(self) -> None:
+    `update` decides at once (new labels); `schedule` decides once the layout has settled (resizes
+    arrive tile by tile, and a decision taken between two of them would see half-updated views).
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.members: list[TickMember] = []
         self.layout: TickLayout | None = None
         self._busy = False
         self._key: tuple | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.update)
+
+    def schedule(self) -> None:
+        """Decide again after the pending layout and resize events."""
+        if not self._busy:
+            self._timer.start()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -223,6 +237,7 @@ class TickSync:
         """Re-decide from every member's room now and apply the result to all of them."""
         if self._busy:
             return  # applying a layout resizes axes, which asks again: the decision already accounts for it
+        self._timer.stop()
         rooms = [(m, m.tick_room()) for m in self.members]
         rooms = [(m, r) for m, r in rooms if r is not None]
         if not rooms:

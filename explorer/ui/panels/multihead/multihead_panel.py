@@ -7,15 +7,15 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, Signal, Slot
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QWidget
 from superqt.utils import qdebounced
 
 from explorer.core.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
-from explorer.ui.compute_runner import LatestOnlyRunner
+from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
-                                                       spin_box)
+from explorer.ui.widgets.form_controls import combo_box, form_group, restore_controls, save_controls, spin_box
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+from explorer.ui.widgets.side_column_widget import SideColumn
 
 INPUT_MODES = ("typed sentence", "random input")
 DEFAULT_SENTENCE = "the cat sat on the mat because it was tired ."
@@ -63,14 +63,12 @@ class MultiHeadPanel(BasePanel):
             ("sentence", self.sentence_edit), ("tokens", self.tokens_spin), ("seed", self.seed_spin),
             ("", self.positions_check), ("", self.stretch_check), ("", self.info_label)])
         self._form: QFormLayout = group.layout()
-        group.setFixedWidth(300)
-        side = QVBoxLayout()
-        side.addWidget(group)
-        side.addStretch(1)
-        self.grid = HeatmapGridWidget(max_columns=4, max_ticks=20)
+        side = SideColumn(width=240)  # a short window scrolls the controls instead of squeezing them
+        side.add_widget(group)
+        self.grid = HeatmapGridWidget(max_columns=4)  # up to 40 tokens: every one labelled
         self.grid.cell_clicked.connect(self._on_grid_cell_clicked)
         row = QHBoxLayout()
-        row.addLayout(side)
+        row.addWidget(side)
         row.addWidget(self.grid, 1)
         self.body_layout.addLayout(row)
 
