@@ -212,3 +212,19 @@ def test_stop_and_reset_while_paused(qtbot, panel) -> None:
             panel.controls.reset_button.click()
             assert panel.state == "idle" and panel.record is None
         qtbot.waitUntil(lambda: not process.is_alive(), timeout=5_000)
+
+
+def test_reset_of_a_trained_model_asks_first(qtbot, panel, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    configure(panel, epochs=1, snapshot_every=0)
+    run_to_end(qtbot, panel)
+    asked: list[str] = []
+    answer = [QMessageBox.StandardButton.No]
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda _p, _t, text, *a: asked.append(text) or answer[0]))
+    monkeypatch.setattr(panel, "show_dialogs", True)
+    panel.controls.reset_button.click()
+    assert asked and panel.record is not None and panel.state == "finished"  # declined: nothing lost
+    answer[0] = QMessageBox.StandardButton.Yes
+    panel.controls.reset_button.click()
+    assert panel.record is None and panel.state == "idle"

@@ -36,7 +36,10 @@ class DataBox(QGroupBox):
         self._data_state: DataState | None = None
         self._probe_edited = False
         form = QFormLayout(self)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.source_combo = QComboBox(self)
+        self.source_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source_combo.setMinimumContentsLength(8)  # long file names are elided, not widening the column
         for label, spec in SOURCES:
             self.source_combo.addItem(label, spec)
         self.open_button = QPushButton("Open…", self)

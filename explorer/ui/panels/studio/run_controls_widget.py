@@ -46,11 +46,13 @@ class TrainingControls(QWidget):
         self.info_label = QLabel("Not started", self)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for col, button in enumerate((self.start_button, self.pause_button, self.step_button,
-                                      self.stop_button, self.reset_button)):
-            layout.addWidget(button, 0, col)
-        layout.addWidget(self.progress, 1, 0, 1, 5)
-        layout.addWidget(self.info_label, 2, 0, 1, 5)
+        for col, button in enumerate((self.start_button, self.pause_button, self.step_button)):
+            layout.addWidget(button, 0, 2 * col, 1, 2)  # two rows of buttons keep the column narrow (≥ 1024 px screens)
+        layout.addWidget(self.stop_button, 1, 0, 1, 3)
+        layout.addWidget(self.reset_button, 1, 3, 1, 3)
+        layout.addWidget(self.progress, 2, 0, 1, 6)
+        layout.addWidget(self.info_label, 3, 0, 1, 6)
+        self.info_label.setWordWrap(True)
         self.state = "idle"
         self._can_start = True
         self.set_state("idle")
@@ -88,14 +90,17 @@ class TrainingControls(QWidget):
 
     @Slot(object)
     def show_progress(self, p: Any) -> None:
-        """Bar at ``p.fraction`` in [0, 1]; text: epoch, the labelled loss, then ETA and tokens/s (or
-        "paused"). ``p`` is a ``studio_state.Progress``."""
+        """Bar at ``p.fraction`` in [0, 1]; text: epoch, the labelled loss, then ETA and tokens/s while running,
+        else where it paused or stopped. ``p`` is a ``studio_state.Progress``."""
         fraction = min(max(p.fraction, 0.0), 1.0)
         self.progress.setValue(int(round(fraction * 1000)))
         self.progress.setFormat(f"{fraction:.0%}")
         text = f"epoch {p.epoch}/{p.num_epochs} · loss {p.loss:.4f} ({p.loss_label})"
-        if p.paused:
-            text += f" · paused at step {p.step}"
+        if p.run_state in ("paused", "stopping"):
+            text += f" · {p.run_state} at step {p.step}"
+        elif p.run_state == "finished":
+            text += (f" · finished, {p.tokens_per_s:,.0f} tokens/s" if fraction >= 1.0
+                     else f" · stopped at step {p.step}")
         elif fraction < 1.0:
             eta = p.elapsed_s * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
             text += f" · ETA {format_duration(eta)} · {p.tokens_per_s:,.0f} tokens/s"

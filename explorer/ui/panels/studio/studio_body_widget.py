@@ -62,4 +62,4 @@ class StudioBody(QSplitter):
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
-        self.setSizes([400, 900])
+        self.setSizes([320, 900])

@@ -47,7 +47,7 @@ class Progress:
     loss: float
     loss_label: str
     device: str
-    paused: bool
+    run_state: str  # one of RUN_STATES: no ETA unless running
 
 
 class StudioState(QObject):
@@ -321,7 +321,7 @@ class StudioState(QObject):
         device = self.started.device if self.started is not None else ""
         self.progress_changed.emit(Progress(step.step, step.epoch, self.run_config.num_epochs, step.progress,
                                             step.elapsed_s, step.tokens_per_s, loss, label, device,
-                                            self.run_state == "paused"))
+                                            self.run_state))
 
     def _emit_all(self) -> None:
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
@@ -401,6 +401,7 @@ class StudioState(QObject):
         self._end_process()
         self._set_run_state("finished")
         self._emit_all()
+        self._emit_progress()  # once more, as finished
 
     @Slot()
     def _on_timer_timeout(self) -> None:

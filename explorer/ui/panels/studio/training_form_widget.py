@@ -61,6 +61,7 @@ class TrainingForm(QWidget):
 
         model_box = QGroupBox("Model and training", self)
         form = QFormLayout(model_box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # long labels go above their field
         self.preset_combo = QComboBox(model_box)
         self.preset_combo.addItems([*PRESETS, CUSTOM])
         form.addRow("preset", self.preset_combo)
