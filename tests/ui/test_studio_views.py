@@ -97,7 +97,7 @@ def test_dropped_dataset_reports_pairs_and_skipped_lines(qtbot, panel, tmp_path)
 
 def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, tmp_path) -> None:
     panel = trained
-    snap = panel.studio_state.current_snapshot()
+    snap = panel.studio_state.attention.current_snapshot()
     panel.live.grid.plots["decoder_self"][1][0].image_item.clicked.emit()
     assert panel.tabs.currentWidget() is panel.detail
     np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder_self"][1, 0])
@@ -124,10 +124,10 @@ def test_scrubber_and_loss_click_replay_history(trained) -> None:
     np.testing.assert_array_equal(panel.grid.matrix("cross", 0, 1), panel.history[2].maps["cross"][0, 1])
     assert panel.loss_plot.marker.value() == 4
     panel.loss_plot.step_clicked.emit(9.2)  # nearest snapshot: step 10
-    assert panel.studio_state.shown_index == 5 and panel.scrubber.slider.value() == 5
+    assert panel.studio_state.attention.shown_index == 5 and panel.scrubber.slider.value() == 5
     np.testing.assert_array_equal(panel.grid.matrix("encoder_self", 1, 1), panel.history[5].maps["encoder_self"][1, 1])
     panel.scrubber.live_box.setChecked(True)
-    assert panel.studio_state.shown_index == len(panel.history) - 1 and panel.scrubber.live
+    assert panel.studio_state.attention.shown_index == len(panel.history) - 1 and panel.scrubber.live
     assert panel.loss_plot.step_at_x(3.4) == 3.0
 
 
@@ -137,7 +137,7 @@ def test_task_alignment_scores_match_a_hand_computation(qtbot, panel) -> None:
     panel.data.num_examples.setValue(64)
     assert panel.start_training(), panel.inline_message()
     qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
-    snap = panel.studio_state.current_snapshot()
+    snap = panel.studio_state.attention.current_snapshot()
     scores = panel.grid.scores["cross"]
     cross = snap.maps["cross"]  # (L, h, Tt, Ts); copy: output t should look at source t
     expected = np.array([[np.mean([cross[l, h, t, t] for t in range(cross.shape[2])]) for h in range(2)]
@@ -166,7 +166,7 @@ def test_saved_model_reopens_and_translates_identically(qtbot, trained, panel, t
     _, ey = panel.loss_plot.epoch_curve.getData()
     np.testing.assert_allclose(ey, trained.record.history.epoch_loss)
     assert len(panel.history) == 1 and panel.grid.shape == (2, 2)
-    assert panel.studio_state.current_snapshot().epoch == 4  # "step 12, epoch 4", not "epoch 0"
+    assert panel.studio_state.attention.current_snapshot().epoch == 4  # "step 12, epoch 4", not "epoch 0"
     panel.loss_view.x_combo.setCurrentText("seconds")  # a file holds no timings: drawn over steps, and said so
     x, _ = panel.loss_plot.step_curve.getData()
     np.testing.assert_array_equal(x, np.arange(1, len(y) + 1))
@@ -175,7 +175,7 @@ def test_saved_model_reopens_and_translates_identically(qtbot, trained, panel, t
     record = trained.record
     trainers = probe_attention(record.model, record.src_vocab, record.tgt_vocab, *trained.data.probe(),
                                record.num_steps)
-    shown = panel.studio_state.current_snapshot()  # same probe, same weights
+    shown = panel.studio_state.attention.current_snapshot()  # same probe, same weights
     assert (shown.src_tokens, shown.tgt_input_tokens) == (trainers.src_tokens, trainers.tgt_input_tokens)
     for kind, maps in trainers.maps.items():
         np.testing.assert_allclose(shown.maps[kind], maps, atol=1e-6)

@@ -41,11 +41,12 @@ class LiveAttention(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.scrubber)
-        self.grid.thumbnail_clicked.connect(state.select_head)
-        self.scrubber.index_chosen.connect(self._on_scrubber_index_chosen)
-        self.scrubber.live_toggled.connect(state.set_live)
-        state.snapshot_shown.connect(self._on_state_snapshot_shown)
-        state.history_changed.connect(self._on_state_history_changed)
+        attention = state.attention
+        self.grid.thumbnail_clicked.connect(attention.select_head)
+        self.scrubber.index_chosen.connect(attention.choose_index)
+        self.scrubber.live_toggled.connect(attention.set_live)
+        attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
+        attention.history_changed.connect(self._on_attention_history_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
 
     def _fit_grid(self, layers: int, heads: int) -> None:
@@ -55,7 +56,7 @@ class LiveAttention(QWidget):
 
     # ---- state slots -------------------------------------------------------------------------
     @Slot(object)
-    def _on_state_snapshot_shown(self, snap: Any) -> None:
+    def _on_attention_snapshot_shown(self, snap: Any) -> None:
         if snap is None:
             if self.state.run_state == "idle":  # a new run keeps the thumbnails it can reuse
                 self.stack.show_hint()
@@ -63,20 +64,20 @@ class LiveAttention(QWidget):
         layers, heads = snap.maps["cross"].shape[:2]
         self._fit_grid(layers, heads)
         self.stack.show_content()
-        self.grid.set_snapshot(snap, self.state.alignment.scores(self.state.data.task(), snap))
+        self.grid.set_snapshot(snap, self.state.attention.alignment.scores(self.state.data.task(), snap))
 
     @Slot()
-    def _on_state_history_changed(self) -> None:
-        state = self.state
-        count = len(state.history)
-        self.scrubber.set_live(state.live)
+    def _on_attention_history_changed(self) -> None:
+        attention = self.state.attention
+        count = len(attention.history)
+        self.scrubber.set_live(attention.live)
         self.scrubber.set_count(count)
-        snap = state.current_snapshot()
+        snap = attention.current_snapshot()
         if snap is None:
             self.scrubber.label.setText("no snapshots yet")
         else:
-            self.scrubber.show_index(state.shown_index, f"snapshot {state.shown_index + 1}/{count} · "
-                                                        f"{snapshot_caption(snap)}")
+            self.scrubber.show_index(attention.shown_index, f"snapshot {attention.shown_index + 1}/{count} · "
+                                                            f"{snapshot_caption(snap)}")
 
     def prebuild(self, layers: int, heads: int) -> None:
         """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,
@@ -89,9 +90,3 @@ class LiveAttention(QWidget):
         config = self.state.run_config
         if run_state == "starting" and config is not None:
             self.prebuild(config.model.num_layers, config.model.num_heads)
-
-    @Slot(int)
-    def _on_scrubber_index_chosen(self, index: int) -> None:
-        if index != len(self.state.history) - 1:
-            self.state.live = False
-        self.state.show_index(index)

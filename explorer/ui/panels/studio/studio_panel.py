@@ -59,13 +59,13 @@ class StudioPanel(BasePanel):
         state.run_state_changed.connect(self.translate_view.show_run_state)
         state.progress_changed.connect(self.controls.show_progress)
         state.loss_changed.connect(self.loss_plot.refresh)
-        state.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
-        state.snapshot_shown.connect(self.detail.show_snapshot)
-        state.head_selected.connect(self.detail.select)
+        state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
+        state.attention.snapshot_shown.connect(self.detail.show_snapshot)
+        state.attention.head_selected.connect(self.detail.select)
         state.model_changed.connect(self.translate_view.show_record)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
-        self.loss_plot.step_clicked.connect(state.jump_to_step)
-        state.head_selected.connect(self._on_state_head_selected)
+        self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
+        state.attention.head_selected.connect(self._on_attention_head_selected)
         state.loss_changed.connect(self._on_state_loss_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
         state.model_changed.connect(self._on_state_model_changed)
@@ -168,7 +168,7 @@ class StudioPanel(BasePanel):
 
     # ------------------------------------------------------------------ state slots
     @Slot(str, int, int)
-    def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
+    def _on_attention_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.tabs.setCurrentWidget(self.detail)
 
     @Slot()

@@ -1,5 +1,5 @@
-"""The one owner of the Transformer studio's state (book §11.7): the data, the training run, the model on
-offer, the loss record, the attention history and what is selected. Views subscribe to its signals and
+"""The one owner of the Transformer studio's state (book §11.7): the training run, the model on offer and the
+loss record, composed with the data (:class:`DataState`) and the attention history (:class:`AttentionState`). Views subscribe to its signals and
 call its methods; they never write each other or its internals.
 
 A trainer event's path: ``core.training`` (in a child process) → ``core.training_process`` →
@@ -16,16 +16,15 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from explorer.core.checkpoint import CheckpointError
 from explorer.core.loss_record import LossRecord
-from explorer.core.snapshot_history import SnapshotHistory
 from explorer.core.text import Vocab
 from explorer.core.transformer import ConfigError
 from explorer.core.training import TrainingConfig, check_model_fits, resolve_device
 from explorer.core.training_process import TrainingJob, TrainingProcess, warm_up
+from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
 from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
                                                    save_record)
-from explorer.ui.panels.studio.snapshot_alignment import AlignmentCache
 from explorer.ui.worker import LatestOnlyRunner, function_worker, generator_worker
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
@@ -58,9 +57,6 @@ class StudioState(QObject):
     run_state_changed(str): one of :data:`RUN_STATES`.
     progress_changed(Progress): at most ~30 Hz while training, once more at the end.
     loss_changed(): the loss record grew or was replaced (at most ~8 Hz); read :attr:`loss`.
-    history_changed(): the number of snapshots, the one shown or the live flag changed.
-    snapshot_shown(object): the ``SnapshotEvent`` now selected (None after a reset).
-    head_selected(str, int, int): kind, layer, head chosen for the detail view.
     model_changed(object): the :class:`ModelRecord` on offer (paused, finished or opened), or None.
     model_open_finished(bool): a Model → Open request ended: True if the model is on offer.
     message_posted(str, str): text and level: ``info``, ``error`` (inline) or ``alert`` (a dialog too).
@@ -69,9 +65,6 @@ class StudioState(QObject):
     run_state_changed = Signal(str)
     progress_changed = Signal(object)
     loss_changed = Signal()
-    history_changed = Signal()
-    snapshot_shown = Signal(object)
-    head_selected = Signal(str, int, int)
     model_changed = Signal(object)
     model_open_finished = Signal(bool)
     message_posted = Signal(str, str)
@@ -82,11 +75,8 @@ class StudioState(QObject):
         self.data.message_posted.connect(self.message_posted)  # a signal-to-signal connection, no slot
         self.run_state = "idle"
         self.loss = LossRecord()
-        self.history = SnapshotHistory()
-        self.alignment = AlignmentCache()
-        self.shown_index: int | None = None
-        self.live = True
-        self.selected_head: tuple[str, int, int] | None = None
+        self.attention = AttentionState(self)
+        self.history = self.attention.history
         self.record: ModelRecord | None = None
         self.last_error: str | None = None
         self.run_config: TrainingConfig | None = None
@@ -124,12 +114,6 @@ class StudioState(QObject):
     def can_start(self) -> bool:
         return (not self.is_training() and self.data.source is not None and not self.data.is_loading()
                 and not self.is_opening_model())
-
-    def current_snapshot(self) -> Any:
-        """The snapshot selected for display, or None."""
-        if self.shown_index is None or self.shown_index >= len(self.history):
-            return None
-        return self.history[self.shown_index]
 
     def shown_loss(self) -> tuple[float, str]:
         """The loss the studio shows everywhere, with its label: the last finished epoch's mean per-token
@@ -216,35 +200,6 @@ class StudioState(QObject):
         """Emit everything recorded so far now (the timer does it in tiers while training)."""
         self._emit_all()
 
-    # ------------------------------------------------------------------ attention history
-    def show_index(self, index: int) -> None:
-        """Select history snapshot ``index``."""
-        if 0 <= index < len(self.history):
-            self.shown_index = index
-            self.snapshot_shown.emit(self.history[index])
-            self.history_changed.emit()
-
-    def set_live(self, live: bool) -> None:
-        """Follow the newest snapshot (True) or stay on the one chosen."""
-        self.live = bool(live)
-        if self.live and len(self.history):
-            self.show_index(len(self.history) - 1)
-        else:
-            self.history_changed.emit()
-
-    def jump_to_step(self, step: float) -> bool:
-        """Stop following live and show the snapshot nearest training ``step``; False if there is none."""
-        index = self.history.nearest_index(step)
-        if index is None:
-            return False
-        self.live = False
-        self.show_index(index)
-        return True
-
-    def select_head(self, kind: str, layer: int, head: int) -> None:
-        self.selected_head = (kind, layer, head)
-        self.head_selected.emit(kind, layer, head)
-
     # ------------------------------------------------------------------ models
     def save_model(self, path: str) -> bool:
         """Save the model on offer to ``path``; False with a message on failure."""
@@ -288,8 +243,7 @@ class StudioState(QObject):
         self.model_changed.emit(record)
 
     def _forget_run(self) -> None:
-        self.history.clear()
-        self.shown_index, self.live = None, True
+        self.attention.clear()
         self.started = self.latest_step = self.finished = self.last_error = None
         self._vocabs = None
         self._epoch_sums = (0.0, 0)
@@ -327,11 +281,7 @@ class StudioState(QObject):
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
         self._emit_progress()
         self.loss_changed.emit()
-        if self.live and len(self.history):
-            self.show_index(len(self.history) - 1)
-        elif not len(self.history):
-            self.snapshot_shown.emit(None)
-            self.history_changed.emit()
+        self.attention.show_latest()
 
     def _record_event(self, event: Any) -> None:
         kind = getattr(event, "kind", "")
@@ -346,7 +296,7 @@ class StudioState(QObject):
             self._epoch_sums = (0.0, 0)
             self._dirty["loss"] = True
         elif kind == "snapshot":
-            self.history.append(event.step, event)
+            self.attention.add(event)
             self._dirty["snapshot"] = True
         elif kind == "started":
             self._on_run_started(event)
@@ -414,10 +364,7 @@ class StudioState(QObject):
             self.loss_changed.emit()
         if self._dirty["snapshot"] and self._ticks % GRID_EVERY == 0:
             self._dirty["snapshot"] = False
-            if self.live and len(self.history):
-                self.show_index(len(self.history) - 1)
-            else:
-                self.history_changed.emit()
+            self.attention.show_latest()
 
     @Slot(object)
     def _on_model_loader_result_ready(self, opened: OpenedModel) -> None:
@@ -429,7 +376,7 @@ class StudioState(QObject):
         self.loss.load_history(opened.record.history)
         self.run_config = opened.record.train_config
         if opened.snapshot is not None:
-            self.history.append(opened.snapshot.step, opened.snapshot)
+            self.attention.add(opened.snapshot)
         self._set_record(opened.record)
         self._set_run_state("idle")
         self._emit_all()
