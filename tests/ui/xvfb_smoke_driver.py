@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit
 
@@ -25,6 +25,14 @@ from explorer.ui.app import PanelWalker, start
 TINY_RUN = dict(num_hiddens=16, num_layers=1, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=64,
                 num_epochs=1, snapshot_every=2, lr=0.005, device="cpu", seed=0)
 TRAIN_TIMEOUT_S = 60.0
+
+
+def wait(ms: int) -> None:
+    """Run the event loop for ``ms``. Not ``QTest.qWait``: PySide6 6.11 keeps the GIL through it, which
+    starves worker threads (a torch import in a worker did not finish in 15 s of qWait; 1 s otherwise)."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
 
 
 def main(directory: Path) -> int:
@@ -48,7 +56,7 @@ def main(directory: Path) -> int:
         if fields:
             window.activateWindow()
             fields[0].setFocus()
-            QTest.qWait(100)
+            wait(100)
             focused = QApplication.focusWidget()  # keys go where X sends them: the focus widget
             if focused is not None:
                 QTest.keyClick(focused, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
@@ -63,11 +71,11 @@ def main(directory: Path) -> int:
             if time.monotonic() > deadline:
                 summary["studio"] = "could not start"
                 return finish(1)
-            QTest.qWait(100)
+            wait(100)
         while studio.state != "finished" and time.monotonic() < deadline:
-            QTest.qWait(100)
+            wait(100)
         summary["studio"] = studio.state
-        QTest.qWait(300)  # the last redraw
+        wait(300)  # the last redraw
         window.grab().save(str(directory / "studio-trained.png"), "PNG")
         finish(0 if studio.state == "finished" else 1)
 
