@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from typing import Any
 
+import torch
+
 from explorer.core.data_sources import load_source
 from explorer.core.events import ErrorEvent, StartedEvent, TrainingEvent
 from explorer.core.readers import DatasetError
@@ -39,7 +41,8 @@ class TrainingJob:
     """Everything the child needs, as plain picklable values.
 
     ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
-    ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair).
+    ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
+    ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core).
     """
 
     config: dict
@@ -47,6 +50,7 @@ class TrainingJob:
     num_examples: int
     data_seed: int
     probe: tuple[str, str] | None = None
+    num_threads: int | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -355,6 +359,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     remote = _Remote(control)
     trainer: Trainer | None = None
+    if job.num_threads:
+        torch.set_num_threads(max(1, int(job.num_threads)))
 
     def send(item: Any) -> None:
         events.send(item)  # BrokenPipeError once the parent has gone: ends the child below

@@ -7,6 +7,7 @@ longer lowers torch's thread count or the GIL switch interval while it trains.)
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,19 @@ from contextlib import contextmanager
 #: dataset load, a model read and the explore panels' recomputation must not wait behind it (the pool
 #: defaults to the core count, 2 on the build machine). The extra threads sleep unless given work.
 MIN_POOL_THREADS = 6
+
+def training_threads() -> int | None:
+    """torch's intra-op threads for the studio's training process: one core is left to the GUI process.
+
+    Measured on the 2-core build machine (book settings, /tmp A/B of the studio, two rounds, shared machine):
+    the child trained at 14.6k/14.8k tokens/s with 2 threads while the GUI drew, 35.0k/31.0k with 1 (the engine
+    alone: 22.0k/1.3k with 2 threads, 36.8k/34.3k with 1). An OpenMP team whose threads wait for each other at
+    every barrier stalls whenever another process takes one of its cores; the book's model is too small for a
+    second thread to pay. None (torch's default) on a single core.
+    """
+    cores = os.cpu_count() or 1
+    return max(1, cores - 1) if cores > 1 else None
+
 
 _GC_LOCK = threading.Lock()
 _GC_HOLDERS = [0]

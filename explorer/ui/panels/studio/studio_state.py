@@ -25,6 +25,7 @@ from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
 from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
                                                    save_record)
+from explorer.ui.process_settings import training_threads
 from explorer.ui.worker import LatestOnlyRunner, function_worker, generator_worker
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
@@ -140,7 +141,8 @@ class StudioState(QObject):
             self.message_posted.emit(f"Cannot start: {exc}", "error")
             return False
         request = self.data.loaded
-        job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe)
+        job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
+                          num_threads=training_threads())
         self._forget_run()
         self.loss.new_run()
         self.run_config = config
