@@ -250,6 +250,25 @@ class PositionalResult:
     offset_message: str
 
 
+@dataclass(frozen=True)
+class OffsetBounds:
+    """A row i and an offset δ with 0 ≤ i < T and 0 ≤ i + δ < T, and the ranges each may move in
+    while the other stays: ``row_range`` given δ, ``delta_range`` given i (both inclusive)."""
+
+    row: int
+    delta: int
+    row_range: tuple[int, int]
+    delta_range: tuple[int, int]
+
+
+def offset_bounds(num_steps: int, row: int, delta: int) -> OffsetBounds:
+    """Clamp (i, δ) into the matrix P of ``num_steps`` rows (i first, then δ) and give their ranges."""
+    last = num_steps - 1
+    row = min(max(row, 0), last)
+    delta = min(max(delta, -row), last - row)
+    return OffsetBounds(row, delta, (max(0, -delta), last - max(0, delta)), (-row, last - row))
+
+
 def positional_demo(num_steps: int = 60, encoding_dim: int = 32, delta: int = 2, row: int = 10,
                     bits: int = 3) -> PositionalResult:
     """P, P Pᵀ, the bits of 0..2^bits-1 and the offset map check for (δ, i)."""

@@ -121,3 +121,12 @@ def fits(window: QMainWindow, panel: QWidget, size: QSize = PROJECTOR) -> list[s
     if hint.width() > room.width() or hint.height() > room.height():
         problems.append(f"the panel needs at least {hint.toTuple()}, it has {room.toTuple()}")
     return problems + layout_problems(panel)
+
+
+def settled_problems(qtbot, window: QMainWindow, panel: QWidget, timeout_ms: int = 2000) -> list[str]:
+    """`fits` once the layout has settled (resizes travel through the event loop): [] when all is well."""
+    try:
+        qtbot.waitUntil(lambda: not fits(window, panel), timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 (pytest-qt's timeout): report what is still wrong
+        pass
+    return fits(window, panel)

@@ -5,7 +5,7 @@ import pytest
 from PySide6.QtWidgets import QFormLayout, QLineEdit, QSpinBox, QWidget
 
 from explorer.ui.panels.base_panel import BasePanel
-from layout_checks import fits, window_around
+from layout_checks import settled_problems, window_around
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")  # offscreen windows cannot pass size hints on
 
@@ -60,4 +60,4 @@ def test_a_long_formula_wraps_instead_of_widening_the_window(qtbot):
     window = window_around(panel)
     qtbot.addWidget(window)
     qtbot.waitExposed(window)
-    assert fits(window, panel) == []
+    assert settled_problems(qtbot, window, panel) == []

@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 
 from explorer.core.kernel_regression import make_data, nadaraya_watson
 from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
-from layout_checks import fits, window_around
+from layout_checks import settled_problems, window_around
 
 
 @pytest.fixture
@@ -243,11 +243,10 @@ def test_fits_a_1024x700_window_at_any_number_of_points(qtbot) -> None:
     window = window_around(p)
     qtbot.addWidget(window)
     qtbot.waitExposed(window)
-    assert fits(window, p) == []
+    assert settled_problems(qtbot, window, p) == []
     for n in (500, 999, 50):  # block-averaged heatmaps, then back: the colour bar and the title stay in view
         p.n_train_spin.setValue(n)
-        qtbot.wait(20)
-        assert fits(window, p) == [], n
+        assert settled_problems(qtbot, window, p) == [], n
     assert p.heatmap.color_bar.isVisible()
     p.shutdown(2000)
 
@@ -261,3 +260,17 @@ def test_formula_follows_the_kernel(panel, name, shows, hides) -> None:
     panel.kernel_combo.setCurrentText(name)
     text = panel.formula_label.text()
     assert shows in text and hides not in text.split("(parametric")[0]
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_status_bar_news_only_from_the_panel_on_screen(qtbot, panel) -> None:
+    """A training that ends while another panel is shown must not write over that panel's status bar."""
+    messages: list[str] = []
+    panel.status_message.connect(messages.append)
+    panel._on_train_button_clicked()
+    qtbot.waitUntil(lambda: not panel.is_training(), timeout=20000)
+    assert messages == [] and "learned w" in panel.w_label.text()
+    shown(qtbot, panel)
+    panel._on_train_button_clicked()
+    qtbot.waitUntil(lambda: not panel.is_training(), timeout=20000)
+    assert len(messages) == 1 and messages[0].startswith("Parametric kernel regression")

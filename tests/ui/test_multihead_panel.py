@@ -8,7 +8,7 @@ from PySide6.QtCore import QSettings
 from explorer.core.attention_demos import multihead_demo
 from explorer.ui.panels.multihead.multihead_panel import DEFAULT_SENTENCE, INPUT_MODES, MultiHeadPanel
 from explorer.ui.widgets.export import export_target
-from layout_checks import fits, window_around
+from layout_checks import settled_problems, window_around
 
 
 @pytest.fixture
@@ -154,8 +154,8 @@ def test_every_head_labels_every_token_alike_at_1024x700(qtbot, heads):
     p.heads_spin.setValue(heads)
     p.sentence_edit.editingFinished.emit()
     settle(qtbot, p)
-    qtbot.wait(20)
-    assert fits(window, p) == []
+    assert settled_problems(qtbot, window, p) == []
+    qtbot.waitUntil(lambda: not p.grid.tick_sync.pending(), timeout=2000)
     fonts = set()
     for plot in p.grid.plots:
         bottom, left = plot.getAxis("bottom"), plot.getAxis("left")
@@ -186,8 +186,8 @@ def test_nine_tiles_thin_their_rows_alike_when_there_is_no_room(qtbot):
     p.sentence_edit.setText("the cat sat on the mat because it was very tired .")
     p.sentence_edit.editingFinished.emit()
     settle(qtbot, p)
-    qtbot.wait(20)
-    assert fits(window, p) == []
+    assert settled_problems(qtbot, window, p) == []
+    qtbot.waitUntil(lambda: not p.grid.tick_sync.pending(), timeout=2000)
     ticks = {tuple(plot.getAxis("left")._tickLevels[0]) for plot in p.grid.plots}
     assert len(ticks) == 1  # the same labels in every head
     shown = [t for _, t in ticks.pop()]

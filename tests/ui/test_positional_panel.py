@@ -7,6 +7,7 @@ from PySide6.QtCore import QSettings
 
 from explorer.ui.panels.positional.positional_panel import PositionalPanel
 from explorer.ui.widgets.export import export_target
+from layout_checks import settled_problems, window_around
 
 
 def closed_form_p(steps: int, d: int) -> np.ndarray:
@@ -54,7 +55,7 @@ def test_dimension_and_steps_change_p(panel):
     np.testing.assert_allclose(panel.p_map.image_item.image, closed_form_p(30, 16), atol=1e-6)
     assert panel.sim_map.image_item.image.shape == (30, 30)
     assert panel.m_map.image_item.image.shape == (16, 16)
-    assert panel.row_slider.maximum() == 29
+    assert panel.row_slider.maximum() == 29 - panel.delta_slider.value()  # i + δ stays a row too
 
 
 def test_column_choice(panel):
@@ -82,18 +83,46 @@ def test_offset_map_reproduces_shifted_rows(panel):
     assert panel.p_map.highlighted_row == 20
 
 
-def test_impossible_offsets_are_explained(panel):
+def test_odd_dimensions_are_explained(panel):
     panel.dim_spin.setValue(31)
     assert "even" in panel.offset_label.text()
     assert panel.mapped_curve.getData()[1] is None or len(panel.mapped_curve.getData()[1]) == 0
     assert panel.p_map.image_item.image.shape == (60, 31)  # P itself still drawn
     panel.dim_spin.setValue(32)
-    panel.row_slider.setValue(58)
-    _flush(panel)
-    assert "must both lie in 0..59" in panel.offset_label.text()
-    panel.delta_slider.setValue(-3)
-    _flush(panel)
     assert "max" in panel.offset_label.text()
+
+
+def _in_matrix(panel: PositionalPanel) -> bool:
+    steps, i, d = panel.steps_spin.value(), panel.row_slider.value(), panel.delta_slider.value()
+    return 0 <= i < steps and 0 <= i + d < steps
+
+
+def test_offset_sliders_keep_i_plus_delta_in_the_matrix(panel):
+    """Issue 10: i + δ could leave P and the panel reported an error; now each slider's range follows the other."""
+    panel.row_slider.setValue(58)  # with δ = 5 the last possible row is 54
+    _flush(panel)
+    assert panel.row_slider.value() == 54 and _in_matrix(panel)
+    assert panel.delta_slider.maximum() == 5 and panel.delta_slider.minimum() == -54
+    panel.delta_slider.setValue(-3)  # a negative offset frees the last rows ...
+    panel.row_slider.setValue(59)
+    _flush(panel)
+    assert (panel.row_slider.value(), panel.delta_slider.value()) == (59, -3) and _in_matrix(panel)
+    assert panel.delta_slider.maximum() == 0 and panel.row_slider.minimum() == 3
+    panel.delta_slider.setValue(-70)  # ... but not the rows before 0
+    _flush(panel)
+    assert panel.delta_slider.value() == -59 and _in_matrix(panel)
+    panel.steps_spin.setValue(20)  # fewer positions clamp both
+    _flush(panel)
+    assert _in_matrix(panel) and panel.row_slider.maximum() <= 19
+    assert "max" in panel.offset_label.text() and panel.inline_message() == ""
+    for steps in (2, 7, 60):
+        panel.steps_spin.setValue(steps)
+        for i, d in ((0, -5), (steps - 1, 3), (steps // 2, steps), (1, -1)):
+            panel.row_slider.setValue(i)
+            panel.delta_slider.setValue(d)
+            _flush(panel)
+            assert _in_matrix(panel), (steps, i, d)
+            assert "must both lie" not in panel.offset_label.text()
 
 
 def test_settings_round_trip(panel, qtbot, tmp_path):
@@ -128,3 +157,18 @@ def test_export_all_plots_and_dark_theme(panel, tmp_path):
     panel.apply_theme(True)
     assert panel.curves_plot.backgroundBrush().color().lightness() < 50
     assert panel.p_map.backgroundBrush().color().lightness() < 50
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_both_tabs_fit_a_1024x700_window(qtbot):
+    """Issue 10: the panel needed 1220 px and squeezed six plots into slivers."""
+    p = PositionalPanel()
+    window = window_around(p)
+    qtbot.addWidget(window)
+    qtbot.waitExposed(window)
+    for tab in range(p.tabs.count()):
+        p.tabs.setCurrentIndex(tab)
+        for dim in (32, 128, 31):
+            p.dim_spin.setValue(dim)
+            assert settled_problems(qtbot, window, p) == [], (tab, dim)
+    p.shutdown(1000)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QSettings
 from explorer.core.attention_demos import scoring_demo
 from explorer.ui.panels.scoring.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
 from explorer.ui.widgets.export import export_target
-from layout_checks import fits, window_around
+from layout_checks import settled_problems, window_around
 
 
 @pytest.fixture
@@ -239,6 +239,5 @@ def test_both_tabs_fit_a_1024x700_window(qtbot):
         for mode in MASK_MODES:
             p.mask_combo.setCurrentText(mode)
             settle(qtbot, p)
-            qtbot.wait(20)
-            assert fits(window, p) == [], (tab, mode)
+            assert settled_problems(qtbot, window, p) == [], (tab, mode)
     p.shutdown(2000)

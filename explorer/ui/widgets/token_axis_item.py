@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 import pyqtgraph as pg
@@ -218,6 +218,10 @@ class TickSync(QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.update)
 
+    def pending(self) -> bool:
+        """Whether a decision is waiting for the layout to settle."""
+        return self._timer.isActive()
+
     def schedule(self) -> None:
         """Decide again after the pending layout and resize events."""
         if not self._busy:
@@ -248,10 +252,23 @@ class TickSync(QObject):
         if key == self._key:
             return  # nothing that places labels changed (e.g. a new matrix of the same shape)
         self._key = key
-        self.layout = fit_tick_layout([r for _, r in rooms], base, max_ticks)
+        self.layout = layout = fit_tick_layout([r for _, r in rooms], base, max_ticks)
+        font = QFont(base)
+        font.setPointSizeF(layout.point_size)
+        # one font and direction for all; the steps are shared by the members with the same labels only
+        # (a 3-column tile need not thin its labels like a 32-column one beside it)
+        steps = [_steps_needed(r, font, layout.rotated, max_ticks) for _, r in rooms]
+        row_steps: dict[tuple[str, ...], int] = {}
+        col_steps: dict[tuple[str, ...], int] = {}
+        for (_, room), (row_step, col_step) in zip(rooms, steps):
+            row_steps[room.rows] = max(row_steps.get(room.rows, 1), row_step)
+            col_steps[room.cols] = max(col_steps.get(room.cols, 1), col_step)
+        row_steps[()] = max(row_steps.values())  # a hidden axis labels like the shown ones (if shown later)
+        col_steps[()] = max(col_steps.values())
         self._busy = True
         try:
-            for member, _ in rooms:
-                member.apply_tick_layout(self.layout)
+            for member, room in rooms:
+                member.apply_tick_layout(replace(layout, row_step=row_steps[room.rows],
+                                                 col_step=col_steps[room.cols]))
         finally:
             self._busy = False

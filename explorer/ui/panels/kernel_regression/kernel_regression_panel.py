@@ -10,21 +10,21 @@ from PySide6.QtCore import QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from explorer.core import kernel_regression as kr
-from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression.kernel_formulas import kernel_formula
+from explorer.ui.panels.kernel_regression.export_tables import export_targets
 from explorer.ui.panels.kernel_regression.kernel_regression_widgets import (DEFAULTS, KernelRegressionControls,
                                                                              KernelRegressionPlots)
+from explorer.ui.panels.kernel_regression.panel_texts import EXPLANATION_HTML, kernel_formula
 from explorer.ui.panels.kernel_regression.parametric_training import ParametricTrainer
-from explorer.ui.panels.kernel_regression.plot_items import block_reduce, kernel_curve, stem_xy
+from explorer.ui.panels.kernel_regression.plot_items import block_reduce, kernel_curve
 from explorer.ui.widgets.side_column_widget import SideColumn
+from explorer.ui.worker import LatestOnlyRunner
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
     from PySide6.QtCore import QSettings
 
 HEATMAP_MAX = 250  # bigger weight matrices are shown as block averages (drawing 1M cells costs ~15 ms)
-STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 SYNC_CELLS = 2_000_000  # fits up to this many weights (~3 ms) run on the GUI thread; larger ones off it
 
 
@@ -34,16 +34,7 @@ class KernelRegressionPanel(BasePanel):
     key = "kernel_regression"
     title = "Kernel regression"
     formula_html = kernel_formula("gaussian")
-    explanation_html = (
-        "Nadaraya–Watson regression predicts at a query <i>x</i> by averaging the training targets "
-        "<i>y<sub>i</sub></i>, each weighted by how close its key <i>x<sub>i</sub></i> is to the query. "
-        "The weights come from a kernel K((<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>) normalised to sum to "
-        "one, so every row of the heatmap is an attention distribution over the training points. A small "
-        "bandwidth <i>h</i> copies the nearest point (a wiggly curve); a large one averages everything "
-        "(a flat line at the mean). Drag the slider or a training point and watch the fit and the weights "
-        "follow; click the plot to see one query's weights. <b>Train w</b> makes 1/<i>h</i> a parameter "
-        "learned by SGD on leave-one-out keys, as the book does: it learns a narrow kernel, so its curve "
-        "is sharper and less smooth.")
+    explanation_html = EXPLANATION_HTML
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -198,14 +189,7 @@ class KernelRegressionPanel(BasePanel):
                                            f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
 
     def _draw_points(self) -> None:
-        big = self.x_train.size > 200  # many points: smaller dots, so the curves stay visible
-        self.points_item.setData(self.x_train, self.y_train, size=4 if big else 7)
-        # Every fit is a convex combination of the y's, so this range holds for any h: no
-        # auto-ranging on each bandwidth step (it costs milliseconds at 1,000 points).
-        lo = min(float(self.y_train.min()), float(self.y_truth.min()))
-        hi = max(float(self.y_train.max()), float(self.y_truth.max()))
-        span = max(hi - lo, 1e-6)  # headroom on top keeps the legend off the data
-        self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - 0.05 * span, hi + 0.45 * span), padding=0.02)
+        self.plots.show_points(self.x_train, self.y_train, self.y_truth)
 
     def _draw_kernel(self) -> None:
         """The kernel's shape in the inset and its formula above the panel."""
@@ -219,16 +203,7 @@ class KernelRegressionPanel(BasePanel):
         if weights.shape[0] == 0:
             return
         row = min(self.query_index, weights.shape[0] - 1)
-        xs, ys = stem_xy(self.x_train, weights[row])
-        self.stem_item.setData(xs, ys)
-        if self.x_train.size <= STEM_SYMBOLS_MAX:
-            self.stem_tops.setData(self.x_train, weights[row])
-        else:
-            self.stem_tops.setData([], [])
-        self.plots.set_title(self.stem_plot, f"weights of test point x = {self.x_test[row]:.2f}")
-        self.heatmap.highlight_row(row // self._block_rows)
-        with QSignalBlocker(self.query_line):
-            self.query_line.setValue(float(self.x_test[row]))
+        self.plots.show_query(self.x_train, weights[row], float(self.x_test[row]), row // self._block_rows)
 
     def _draw_training(self) -> None:
         epochs = np.arange(1, len(self.losses) + 1)
@@ -332,8 +307,9 @@ class KernelRegressionPanel(BasePanel):
         self.train_button.setEnabled(True)
         self.train_button.setText("Train w")
         if self.learned_w is not None and self.losses:
-            self.status_message.emit(f"Parametric kernel regression: loss {self.losses[-1]:.4g}, "
-                                     f"w = {self.learned_w:.4g}")
+            if self.isVisible():  # the status bar belongs to the panel on screen
+                self.status_message.emit(f"Parametric kernel regression: loss {self.losses[-1]:.4g}, "
+                                         f"w = {self.learned_w:.4g}")
             with QSignalBlocker(self.shown_combo):
                 self.shown_combo.setCurrentText("parametric")
             self._refit()
@@ -352,28 +328,7 @@ class KernelRegressionPanel(BasePanel):
         self.plots.apply_pens(dark)
 
     def export_targets(self) -> list[ExportTarget]:
-        return [ExportTarget("fit", self.fit_plot, self._fit_table),
-                ExportTarget("attention_weights", self.heatmap, self._weights_table),
-                ExportTarget("query_weights", self.stem_plot, self._stem_table),
-                ExportTarget("parametric_loss", self.loss_plot, self._loss_table)]
-
-    def _fit_table(self) -> tuple[list[str], np.ndarray]:
-        param = self.param_pred if self.param_pred is not None else np.full(self.x_test.size, np.nan)
-        return (["x_test", "y_truth", "nonparametric_pred", "parametric_pred"],
-                np.column_stack([self.x_test, self.y_truth, self.pred, param]).astype(np.float64))
-
-    def _weights_table(self) -> tuple[list[str], np.ndarray]:
-        """Every weight (not the block averages drawn): one row per test point, one column per training point."""
-        header = ["x_test", *(f"w@x_train={v:.6g}" for v in self.x_train.tolist())]
-        return header, np.column_stack([self.x_test, self.shown_weights()]).astype(np.float64)
-
-    def _stem_table(self) -> tuple[list[str], np.ndarray]:
-        w = self.shown_weights()[min(self.query_index, self.x_test.size - 1)]
-        return ["x_train", "y_train", "weight"], np.column_stack([self.x_train, self.y_train, w]).astype(np.float64)
-
-    def _loss_table(self) -> tuple[list[str], np.ndarray]:
-        n = len(self.losses)
-        return ["epoch", "loss", "w"], np.column_stack([np.arange(1, n + 1), self.losses, self.w_history])
+        return export_targets(self)
 
     def save_settings(self, settings: QSettings) -> None:
         for name, value in {**self.controls.values(), "query": self.query_index}.items():

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core import kernel_regression as kr
-from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints
+from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints, stem_xy
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.log_slider_widget import LogSlider
 
 DEFAULTS: dict[str, Any] = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0,
                                 lr=0.5, epochs=5, shown="nonparametric", query=25)
+STEM_SYMBOLS_MAX = 300  # dots on the stems only when they stay legible (and cheap)
 COLOURS = {False: dict(truth="#7f7f7f", fit="#e6550d", param="#2ca02c", points="#1f77b4", query="#d62728",
                        legend="#ffffff"),
            True: dict(truth="#a0a0a0", fit="#fd8d3c", param="#74c476", points="#6baed6", query="#ff6b6b",
@@ -149,6 +151,30 @@ class KernelRegressionPlots(QWidget):
         grid.addWidget(self.loss_plot, 1, 1)
         grid.setRowStretch(0, 3)
         grid.setRowStretch(1, 2)
+
+    def show_points(self, x_train: np.ndarray, y_train: np.ndarray, y_truth: np.ndarray) -> None:
+        """The draggable training points, and a y range that holds every fit."""
+        big = x_train.size > 200  # many points: smaller dots, so the curves stay visible
+        self.points_item.setData(x_train, y_train, size=4 if big else 7)
+        # Every fit is a convex combination of the y's, so this range holds for any h: no
+        # auto-ranging on each bandwidth step (it costs milliseconds at 1,000 points).
+        lo = min(float(y_train.min()), float(y_truth.min()))
+        hi = max(float(y_train.max()), float(y_truth.max()))
+        span = max(hi - lo, 1e-6)  # headroom on top keeps the legend off the data
+        self.fit_plot.setRange(xRange=kr.X_RANGE, yRange=(lo - 0.05 * span, hi + 0.45 * span), padding=0.02)
+
+    def show_query(self, x_train: np.ndarray, weights: np.ndarray, x_query: float, heatmap_row: int) -> None:
+        """One test point's weights (N,) as stems, its line on the fit plot and its row in the heatmap."""
+        xs, ys = stem_xy(x_train, weights)
+        self.stem_item.setData(xs, ys)
+        if x_train.size <= STEM_SYMBOLS_MAX:
+            self.stem_tops.setData(x_train, weights)
+        else:
+            self.stem_tops.setData([], [])
+        self.set_title(self.stem_plot, f"weights of test point x = {x_query:.2f}")
+        self.heatmap.highlight_row(heatmap_row)
+        with QSignalBlocker(self.query_line):
+            self.query_line.setValue(x_query)
 
     def set_heatmap_axis_labels(self, rows: str, cols: str) -> None:
         """Heatmap axis captions, set only when they change (each costs a rich-text layout)."""

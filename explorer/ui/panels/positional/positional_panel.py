@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QTabWidget, QWidget
 from superqt.utils import qthrottled
 
-from explorer.core.attention_demos import DemoError, PositionalResult, positional_demo
+from explorer.core.attention_demos import DemoError, PositionalResult, offset_bounds, positional_demo
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.widgets.form_controls import (form_group, labeled_slider, restore_controls, save_controls,
-                                                       spin_box)
+from explorer.ui.widgets.fitting_title import fit_titles
+from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls, spin_box
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.side_column_widget import SideColumn
 
 DIVERGING = "CET-D1"
 MAX_CURVES = 8
@@ -46,8 +47,8 @@ class PositionalPanel(BasePanel):
         self.steps_spin = spin_box(2, 200, 60, "num_steps: number of positions (rows of P)")
         self.first_col_spin = spin_box(0, 127, 6, "first column drawn as a curve")
         self.last_col_spin = spin_box(0, 127, 9, f"last column drawn as a curve (at most {MAX_CURVES})")
-        self.delta_slider = labeled_slider(-30, 30, 5, "offset δ")
-        self.row_slider = labeled_slider(0, 199, 10, "position i whose encoding is shifted by δ")
+        self.delta_slider = labeled_slider(-54, 49, 5, "offset δ (i + δ stays a row of P)")
+        self.row_slider = labeled_slider(0, 54, 10, "position i whose encoding is shifted by δ")
         cols = QHBoxLayout()
         cols.addWidget(self.first_col_spin)
         cols.addWidget(QLabel("to"))
@@ -60,7 +61,6 @@ class PositionalPanel(BasePanel):
         group = form_group("Encoding", [("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin),
                                         ("columns", cols_widget), ("offset δ", self.delta_slider),
                                         ("row i", self.row_slider), ("", self.offset_label)])
-        group.setFixedWidth(270)
 
         self.p_map = HeatmapWidget(colormap=DIVERGING, title="P", levels=(-1.0, 1.0))
         self.p_map.set_axis_labels("position i", "dimension")
@@ -79,18 +79,30 @@ class PositionalPanel(BasePanel):
                                                  symbol="x", symbolPen="#d62728", symbolSize=7, name="M(δ)P[i]")
         self.sim_map = HeatmapWidget(title="similarity P Pᵀ")
         self.sim_map.set_axis_labels("position", "position")
+        for heatmap in (self.p_map, self.m_map, self.sim_map):
+            heatmap.plot.max_ticks = 16  # positions and dimensions: a readable few, not every index
 
-        plots = QGridLayout()
-        for (r, c), w in zip([(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
-                             [self.p_map, self.curves_plot, self.binary_grid, self.m_map, self.check_plot,
-                              self.sim_map]):
-            plots.addWidget(w, r, c)
-        side = QVBoxLayout()
-        side.addWidget(group)
-        side.addStretch(1)
+        encoding = QWidget()  # P and what it is made of
+        encoding_grid = QGridLayout(encoding)
+        encoding_grid.setContentsMargins(0, 4, 0, 0)
+        encoding_grid.addWidget(self.p_map, 0, 0)
+        encoding_grid.addWidget(self.curves_plot, 0, 1)
+        encoding_grid.addWidget(self.binary_grid, 1, 0, 1, 2)  # two tiles: they get the whole width
+        offsets = QWidget()  # P[i+δ] = M(δ)P[i], and how alike positions are
+        offsets_grid = QGridLayout(offsets)
+        offsets_grid.setContentsMargins(0, 4, 0, 0)
+        offsets_grid.addWidget(self.m_map, 0, 0)
+        offsets_grid.addWidget(self.sim_map, 1, 0)
+        offsets_grid.addWidget(self.check_plot, 0, 1, 2, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(encoding, "The encoding P")
+        self.tabs.addTab(offsets, "Relative positions")
+        fit_titles(self.curves_plot, self.check_plot)
+        side = SideColumn(width=230)  # a short window scrolls the controls instead of squeezing them
+        side.add_widget(group)
         row = QHBoxLayout()
-        row.addLayout(side)
-        row.addLayout(plots, 1)
+        row.addWidget(side)
+        row.addWidget(self.tabs, 1)
         self.body_layout.addLayout(row)
 
         self.controls: dict[str, QWidget] = {
@@ -102,6 +114,7 @@ class PositionalPanel(BasePanel):
         for slider in (self.delta_slider, self.row_slider):
             slider.valueChanged.connect(self._on_slider_value_changed)
         self.apply_theme(False)
+        self._bound_offsets()
         self.recompute()
 
     # --- compute and draw ---------------------------------------------------------------------
@@ -142,9 +155,9 @@ class PositionalPanel(BasePanel):
                 curve.setData([], [])
                 curve.setVisible(False)
         bits = r.binary.shape[1]
-        n = r.binary.shape[0]
+        n = min(r.binary.shape[0], steps)  # fewer than 8 positions: as many numbers as rows of P
         self.binary_grid.set_matrices(
-            [r.binary, r.P[:n]], titles=["bits of i", f"P[0..{n - 1}]"],
+            [r.binary[:n], r.P[:n]], titles=["bits of i", f"P[0..{n - 1}]"],
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
         self.sim_map.set_matrix(r.similarity, levels=None)
@@ -177,27 +190,41 @@ class PositionalPanel(BasePanel):
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)
     def _on_control_changed(self, _value: int) -> None:
-        d, steps = self.dim_spin.value(), self.steps_spin.value()
-        for widget, top in ((self.first_col_spin, d - 1), (self.last_col_spin, d - 1), (self.row_slider, steps - 1)):
+        d = self.dim_spin.value()
+        for widget in (self.first_col_spin, self.last_col_spin):
             with QSignalBlocker(widget):
-                widget.setMaximum(top)  # clamps the value; we recompute once below
+                widget.setMaximum(d - 1)  # clamps the value; we recompute once below
+        self._bound_offsets()
         self.recompute()
 
     @Slot(int)
     def _on_slider_value_changed(self, _value: int) -> None:
+        self._bound_offsets()
         self._recompute_throttled(offset_only=True)
+
+    def _bound_offsets(self) -> None:
+        """Keep i and i + δ rows of P: each slider's range follows the other's value (and num_steps)."""
+        b = offset_bounds(self.steps_spin.value(), self.row_slider.value(), self.delta_slider.value())
+        for slider, (lo, hi), value in ((self.row_slider, b.row_range, b.row),
+                                        (self.delta_slider, b.delta_range, b.delta)):
+            if (slider.minimum(), slider.maximum(), slider.value()) != (lo, hi, value):
+                with QSignalBlocker(slider):
+                    slider.setRange(lo, hi)
+                    slider.setValue(value)
 
     # --- panel hooks --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
-        # widest ranges first (they depend on encoding_dim / num_steps); _on_control_changed narrows them
-        for widget, top in ((self.first_col_spin, self.dim_spin.maximum() - 1),
-                            (self.last_col_spin, self.dim_spin.maximum() - 1),
-                            (self.row_slider, self.steps_spin.maximum() - 1)):
+        # widest ranges first (they depend on encoding_dim, num_steps and each other); _on_control_changed
+        # narrows them again
+        top = self.steps_spin.maximum() - 1
+        for widget, lo, hi in ((self.first_col_spin, 0, self.dim_spin.maximum() - 1),
+                               (self.last_col_spin, 0, self.dim_spin.maximum() - 1),
+                               (self.row_slider, 0, top), (self.delta_slider, -top, top)):
             with QSignalBlocker(widget):
-                widget.setMaximum(top)
+                widget.setRange(lo, hi)
         restore_controls(self, settings, self.controls)
         self._on_control_changed(0)
 

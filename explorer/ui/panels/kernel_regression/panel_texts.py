@@ -1,4 +1,5 @@
-"""The formula shown above the kernel regression panel (book §11.2), one per kernel of core.kernel_regression."""
+"""The texts above the kernel regression panel (book §11.2): a formula per kernel of core.kernel_regression
+and the explanation."""
 from __future__ import annotations
 
 _U = "(<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>"
@@ -24,3 +25,15 @@ def kernel_formula(name: str) -> str:
     """Rich text: Nadaraya–Watson pooling with the weights and K(u), u = (x − xᵢ)/h, of kernel ``name``."""
     weights, k = KERNEL_WEIGHTS[name]
     return f"{_POOLING}{weights}, &nbsp; {k}, &nbsp; <i>u</i><sub><i>i</i></sub> = {_U}{_PARAMETRIC}"
+
+
+EXPLANATION_HTML = (
+    "Nadaraya–Watson regression predicts at a query <i>x</i> by averaging the training targets "
+    "<i>y<sub>i</sub></i>, each weighted by how close its key <i>x<sub>i</sub></i> is to the query. "
+    "The weights come from a kernel K((<i>x</i> &minus; <i>x<sub>i</sub></i>)/<i>h</i>) normalised to sum to "
+    "one, so every row of the heatmap is an attention distribution over the training points. A small "
+    "bandwidth <i>h</i> copies the nearest point (a wiggly curve); a large one averages everything "
+    "(a flat line at the mean). Drag the slider or a training point and watch the fit and the weights "
+    "follow; click the plot to see one query's weights. <b>Train w</b> makes 1/<i>h</i> a parameter "
+    "learned by SGD on leave-one-out keys, as the book does: it learns a narrow kernel, so its curve "
+    "is sharper and less smooth.")
