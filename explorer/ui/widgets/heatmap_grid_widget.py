@@ -33,7 +33,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
                                          interactive=False, width=14)
         self.readout = pg.LabelItem("", justify="left")
         self._columns = 0
-        self.tick_sync = TickSync()  # every tile labels its axes alike (same font, same labels)
+        self.tick_sync = TickSync(self)  # every tile labels its axes alike (same font, same labels)
         self.setMinimumSize(240, 180)
         self.apply_theme(False)
 
@@ -146,7 +146,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         layout = self.ci.layout
         left, _, right, _ = layout.getContentsMargins()
         spacing = layout.horizontalSpacing() if layout.horizontalSpacing() >= 0 else 0
-        free = self.ci.size().width() - left - right - self.color_bar.minimumWidth() - self._columns * spacing
+        free = self.viewport().width() - left - right - self.color_bar.minimumWidth() - self._columns * spacing
         width = max(40.0, free / self._columns)
         for col in range(self._columns):
             layout.setColumnFixedWidth(col, width)

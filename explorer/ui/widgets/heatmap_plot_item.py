@@ -121,7 +121,7 @@ class HeatmapPlotItem(pg.PlotItem):
         self.col_labels: list[str] = []
         self.highlighted_row: int | None = None
         self.levels: tuple[float, float] = (0.0, 1.0)
-        self.tick_sync = TickSync()  # a grid replaces it with one shared by all its tiles
+        self.tick_sync = TickSync(self)  # a grid replaces it with one shared by all its tiles
         self.tick_sync.members.append(self)
         self._applied: tuple | None = None
         if compact:
