@@ -112,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("inspect", help="describe a saved model")
     ins.add_argument("--model", required=True, metavar="FILE")
     ins.add_argument("--json", action="store_true")
+
+    from explorer.cli_attention import add_parser as add_attention_parser
+
+    add_attention_parser(sub)
     return parser
 
 
@@ -132,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_streams()
     args = build_parser().parse_args(argv)
     commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
-                "inspect": cli_commands.run_inspect}
+                "inspect": cli_commands.run_inspect, "attention": _run_attention}
     try:
         return commands[args.command](args)
     except _user_errors() as exc:
@@ -141,6 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
+
+
+def _run_attention(args: argparse.Namespace) -> int:
+    from explorer.cli_attention import run_attention
+
+    return run_attention(args)
 
 
 def _tolerant_streams() -> None:

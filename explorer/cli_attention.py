@@ -1,0 +1,60 @@
+"""The CLI's ``attention`` command: every head's attention maps of one source (and target) text, for our
+checkpoints, run directories and Hugging Face model folders alike, saved to one ``.npz``; no Qt."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``attention`` to the CLI's subcommands."""
+    att = sub.add_parser("attention", help="save every layer's and head's attention maps to an .npz file",
+                         description="Attention maps of one text: encoder.L, decoder.L and cross.L arrays "
+                                     "(heads, queries, keys), plus source_tokens and target_tokens.")
+    att.add_argument("--model", required=True, metavar="PATH",
+                     help="a .safetensors model, a run directory, or a Hugging Face model folder")
+    att.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
+    att.add_argument("--target", metavar="TEXT",
+                     help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+    att.add_argument("--out", required=True, metavar="FILE.npz", help="where to save the maps")
+    att.add_argument("--device", choices=DEVICES, default="cpu")
+    att.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+    return att
+
+
+def run_attention(args: argparse.Namespace) -> int:
+    """``attention``: open the model, compute every map, write the ``.npz`` and a summary."""
+    from explorer.cli_commands import CliError
+    from explorer.core.inspect_model import ModelError, open_model, save_npz
+
+    out = str(args.out)
+    if not out.endswith(".npz"):  # numpy would append .npz itself and the user would look for the wrong file
+        raise CliError(f"--out {out}: the file name must end in .npz")
+    try:
+        model = open_model(args.model, device=args.device)
+        info = model.describe()
+        result = model.attention(args.source, args.target)
+        saved = save_npz(result, out)
+    except ModelError as exc:
+        raise CliError(str(exc)) from exc
+    summary: dict[str, Any] = {
+        "model": str(args.model), "origin": info.origin, "architecture": info.architecture,
+        "model_type": info.model_type, "family": info.family, "kinds": list(result.kinds),
+        "layers": info.layers, "heads": info.heads, "parameters": info.parameters,
+        "source_tokens": len(result.source_tokens), "target_tokens": len(result.target_tokens),
+        "target_given": args.target is not None, "out": str(saved), "bytes": int(result.nbytes()),
+    }
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(f"model:   {info.summary()}")
+    print(f"source:  {len(result.source_tokens)} tokens: {' '.join(result.source_tokens)}")
+    if result.target_tokens or info.family == "encoder-decoder":
+        how = "given" if args.target is not None else "greedy output"
+        print(f"target:  {len(result.target_tokens)} tokens ({how}): {' '.join(result.target_tokens)}")
+    arrays = sum(info.layers[k] for k in result.kinds)
+    print(f"saved:   {saved} ({arrays} arrays: {', '.join(f'{k}.0-{info.layers[k] - 1}' for k in result.kinds)})")
+    return 0
