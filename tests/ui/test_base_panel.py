@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QFormLayout, QLineEdit, QSpinBox, QWidget
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QSpinBox, QTabWidget, QWidget
 
 from explorer.ui.panels.base_panel import BasePanel
 from layout_checks import settled_problems, window_around
@@ -24,16 +25,31 @@ class FormPanel(BasePanel):
         self.fields = [QSpinBox(), QLineEdit("text"), QSpinBox()]
         for i, field in enumerate(self.fields):
             form.addRow(f"field {i}", field)
-        self.body_layout.addLayout(form)
-        self.body_layout.addStretch(1)
+        self.plots = QTabWidget()  # where a panel's plots are
+        self.plots.addTab(QWidget(), "one")
+        self.plots.addTab(QWidget(), "two")
+        row = QHBoxLayout()
+        row.addLayout(form)
+        row.addWidget(self.plots, 1)
+        self.body_layout.addLayout(row)
 
 
 def _geometries(panel: BasePanel) -> list[tuple]:
     return [f.mapTo(panel, f.rect().topLeft()).toTuple() for f in panel.fields]
 
 
-def test_messages_do_not_move_controls(qtbot):
+def _covers_a_control(panel: FormPanel) -> bool:
+    banner = panel.message_label.geometry()
+    tabs = panel.plots.tabBar()
+    rects = [QRect(w.mapTo(panel, w.rect().topLeft()), w.size()) for w in [*panel.fields, tabs]]
+    return any(banner.intersects(r) for r in rects)
+
+
+@pytest.mark.parametrize("area", [False, True])
+def test_messages_do_not_move_or_cover_controls(qtbot, area):
     panel = FormPanel()
+    if area:
+        panel.set_message_area(panel.plots)  # over the plots' page, below their tabs
     window = window_around(panel)
     qtbot.addWidget(window)
     qtbot.waitExposed(window)
@@ -45,10 +61,13 @@ def test_messages_do_not_move_controls(qtbot):
         assert panel.inline_message() == text and panel.message_label.isVisible()
         assert _geometries(panel) == before
         assert panel.message_label.height() >= panel.message_label.heightForWidth(panel.message_label.width())
-        assert panel.rect().contains(panel.message_label.geometry())
+        assert panel.rect().contains(panel.message_label.geometry()) and not _covers_a_control(panel)
     panel.set_explanation_visible(False)
     qtbot.wait(10)
     moved = _geometries(panel)  # folding the formula box moves the form up, by design
+    assert not _covers_a_control(panel)  # and the message with it
+    panel.plots.setCurrentIndex(1)
+    assert not _covers_a_control(panel)
     panel.clear_inline_message()
     assert panel.inline_message() == "" and not panel.message_label.isVisible()
     assert _geometries(panel) == moved

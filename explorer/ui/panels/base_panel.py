@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
-from PySide6.QtWidgets import QLabel, QMenu, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
+from PySide6.QtWidgets import QLabel, QMenu, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.widgets.collapsible_box import CollapsibleBox
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 _BANNER = {(True, False): ("#fdecea", "#8e1b10", "#c0392b"), (True, True): ("#4a1f1c", "#ffb4a9", "#e06c5f"),
            (False, False): ("#e8f5e9", "#1b5e20", "#2e7d32"), (False, True): ("#1e3b22", "#a5d6a7", "#66bb6a")}
 _MESSAGE_MAX_WIDTH = 640
+_DEFAULT_AREA = 0.55  # without a message area, messages float over this right-hand share of the panel
 
 
 @dataclass
@@ -83,7 +84,7 @@ class BasePanel(QWidget):
         self.explanation_box.setVisible(bool(self.formula_html or self.explanation_html))
         layout.addWidget(self.explanation_box)
 
-        # The message floats over the right of the formula box's title row, outside every layout: showing
+        # The message floats over the top of the plots (`set_message_area`), outside every layout: showing
         # or clearing it never moves a control (a click meant for a field must not land on the next one).
         self.message_label = QLabel(self)
         self.message_label.setObjectName("inline_message")
@@ -91,12 +92,13 @@ class BasePanel(QWidget):
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.setVisible(False)
         self._message_error = True
-        self.explanation_box.installEventFilter(self)
+        self._message_area: QWidget | None = None
 
         self.body = QWidget(self)
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.body, 1)
+        self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
 
     # ------------------------------------------------------------------ helpers for subclasses
     def settings_key(self, name: str) -> str:
@@ -104,8 +106,8 @@ class BasePanel(QWidget):
         return f"panels/{self.key}/{name}"
 
     def show_inline_message(self, text: str, error: bool = True) -> None:
-        """Show a message at the top right of the panel (e.g. why a setting is impossible), over what is
-        there rather than pushing it down."""
+        """Show a message (e.g. why a setting is impossible) over the top of the message area, rather than
+        pushing the controls down."""
         self._message_error = error
         self._style_message()
         self.message_label.setText(text)
@@ -127,19 +129,36 @@ class BasePanel(QWidget):
             f"QLabel#inline_message {{ background: {background}; color: {text}; border: 1px solid {border};"
             " border-radius: 4px; padding: 2px 8px; font-weight: bold; }")
 
+    def set_message_area(self, widget: QWidget) -> None:
+        """Float inline messages over the top of ``widget`` (a panel's plots), never over its controls."""
+        if self._message_area is not None:
+            self._message_area.removeEventFilter(self)
+        self._message_area = widget
+        widget.installEventFilter(self)
+        if isinstance(widget, QTabWidget):  # over the page shown, below the tabs (they stay clickable)
+            widget.currentChanged.connect(self._on_message_area_current_changed)
+        self._place_message()
+
+    @Slot(int)
+    def _on_message_area_current_changed(self, _index: int) -> None:
+        self._place_message()
+
     def _place_message(self) -> None:
-        """Right of the formula box's title (or across the top when there is no box), as high as its text."""
+        """At the top of the message area (default: the right part of the panel), as high as its text."""
         if not self.message_label.isVisibleTo(self):
             return
-        margins = self.layout().contentsMargins()
-        left = margins.left()
-        if self.explanation_box.isVisibleTo(self):
-            title = self.explanation_box.fontMetrics().horizontalAdvance(self.explanation_box.title())
-            left += title + 48  # arrow, padding and a gap
-        right = self.width() - margins.right()
-        width = max(120, min(_MESSAGE_MAX_WIDTH, right - left))
-        height = max(self.message_label.heightForWidth(width), self.message_label.sizeHint().height())
-        self.message_label.setGeometry(right - width, margins.top(), width, height)
+        area = self._message_area
+        if isinstance(area, QTabWidget):
+            area = area.currentWidget()
+        if area is not None and area.isVisibleTo(self):
+            rect = QRect(area.mapTo(self, QPoint(0, 0)), area.size())
+        else:  # no area given: the right of the panel, where panels put their plots
+            margins = self.layout().contentsMargins()
+            rect = self.rect().adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
+            rect.setLeft(rect.right() - int(rect.width() * _DEFAULT_AREA))
+        width = max(120, min(_MESSAGE_MAX_WIDTH, rect.width()))
+        height = self.message_label.heightForWidth(width)
+        self.message_label.setGeometry(rect.right() + 1 - width, rect.top(), width, height)
         self.message_label.raise_()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
@@ -147,7 +166,8 @@ class BasePanel(QWidget):
         self._place_message()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.explanation_box and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+        if watched in (self._message_area, self.body) and event.type() in (
+                QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide):
             self._place_message()
         return super().eventFilter(watched, event)
 
