@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 FORMAT_NAME = "attention-explorer-model"
 FORMAT_VERSION = 1
 META_KEY = "attention_explorer"  # the safetensors metadata entry (str -> str) holding our JSON
+TRAIN_STATE_PREFIX = "train_state."  # tensors of a run's checkpoint that are not the model's (optimiser, RNG)
 SUFFIX = ".safetensors"
 _MAX_HEADER = 100 * 1024 * 1024  # safetensors' own limit on the JSON header
 _MAX_DERIVED_VALUES = 32 * 1024 * 1024  # values a model may compute beyond its file (e.g. the (max_len, d) table)
@@ -263,25 +264,32 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tenso
 
 
 # ----------------------------------------------------------------------------------------- models
-def save_model(path: str | os.PathLike[str], model: torch.nn.Module, train_config: TrainingConfig | None,
-               src_vocab: Vocab, tgt_vocab: Vocab, history: Any = None, source_name: str = "") -> Path:
-    """Save a trained Seq2SeqTransformer with everything needed to rebuild and use it."""
+def model_meta(model_config: TransformerConfig, train_config: TrainingConfig | None, src_vocab: Vocab,
+               tgt_vocab: Vocab, history: Any = None, source_name: str = "", device: str = "cpu") -> dict[str, Any]:
+    """The JSON metadata of a model checkpoint (configs, vocabularies, history, provenance)."""
     from explorer import __version__
 
-    model_config = getattr(model, "config", None) or getattr(train_config, "model", None)
-    if model_config is None:
-        raise CheckpointError("the model has no configuration to save")
-    meta = {
+    return {
         "model_config": _jsonable(model_config),
         "train_config": _jsonable(train_config) if train_config is not None else None,
         "src_vocab": _jsonable(src_vocab.to_dict()),
         "tgt_vocab": _jsonable(tgt_vocab.to_dict()),
         "history": _jsonable(history),
         "source_name": str(source_name),
-        "device": str(next(iter(model.parameters()), torch.empty(0)).device),
+        "device": str(device),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "app_version": __version__,
     }
+
+
+def save_model(path: str | os.PathLike[str], model: torch.nn.Module, train_config: TrainingConfig | None,
+               src_vocab: Vocab, tgt_vocab: Vocab, history: Any = None, source_name: str = "") -> Path:
+    """Save a trained Seq2SeqTransformer with everything needed to rebuild and use it."""
+    model_config = getattr(model, "config", None) or getattr(train_config, "model", None)
+    if model_config is None:
+        raise CheckpointError("the model has no configuration to save")
+    device = str(next(iter(model.parameters()), torch.empty(0)).device)
+    meta = model_meta(model_config, train_config, src_vocab, tgt_vocab, history, source_name, device)
     return save_checkpoint(path, model.state_dict(), meta)
 
 
@@ -297,11 +305,19 @@ def _build_train_config(data: Any, model_config: TransformerConfig) -> TrainingC
 
 def load_model(path: str | os.PathLike[str], device: str | torch.device = "cpu") -> LoadedModel:
     """Rebuild the model, configs and vocabularies saved by :func:`save_model` (eval mode, on ``device``)."""
+    tensors, meta = load_checkpoint(path)
+    name = Path(path).name
+    # a run's checkpoint also holds the optimiser's state (training_state.py): not part of the model
+    tensors = {k: v for k, v in tensors.items() if not k.startswith(TRAIN_STATE_PREFIX)}
+    return build_loaded_model(name, tensors, meta, device)
+
+
+def build_loaded_model(name: str, tensors: dict[str, torch.Tensor], meta: dict[str, Any],
+                       device: str | torch.device = "cpu") -> LoadedModel:
+    """Rebuild and check the model of checkpoint ``name`` from its model ``tensors`` and ``meta``."""
     from explorer.core.text import Vocab
     from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
 
-    tensors, meta = load_checkpoint(path)
-    name = Path(path).name
     try:
         model_config = TransformerConfig.from_dict(meta["model_config"])
         model_config.validate()

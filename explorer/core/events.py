@@ -1,8 +1,8 @@
 """The plain events a training run yields (book §11.7 training loop): numbers and numpy copies only.
 
 Each event has a ``kind`` string (``step``, ``epoch``, ``snapshot``, ``finished``, ``error``, ``model_state``,
-``started``) so a consumer (the CLI, the GUI worker) can dispatch without importing these classes; consumers
-ignore kinds they do not use.
+``started``; from a followed run directory also ``translations`` and ``resumed``) so a consumer (the CLI, the
+GUI worker) can dispatch without importing these classes; consumers ignore kinds they do not use.
 """
 from __future__ import annotations
 
@@ -133,5 +133,35 @@ class StartedEvent:
     kind: str = field(default="started", init=False)
 
 
+@dataclass(frozen=True)
+class TranslationsEvent:
+    """The probe sentences translated (greedy) at the end of an epoch, from a run directory's epoch line.
+
+    ``translations`` holds dicts ``{"src", "reference", "translation", "bleu"}``; ``bleu`` is their mean (the
+    book's BLEU with k=2), NaN without probes.
+    """
+
+    epoch: int
+    step: int
+    translations: tuple[dict, ...]
+    bleu: float
+    kind: str = field(default="translations", init=False)
+
+
+@dataclass(frozen=True)
+class ResumedEvent:
+    """A run directory's run was resumed from its checkpoint at ``step``/``epoch``: whatever was shown for later
+    steps (written before the run was interrupted) is superseded by what follows. ``num_epochs`` and
+    ``total_steps`` are the resumed run's new totals."""
+
+    step: int
+    epoch: int
+    elapsed_s: float
+    num_epochs: int
+    total_steps: int
+    world_size: int
+    kind: str = field(default="resumed", init=False)
+
+
 TrainingEvent = (StepEvent | EpochEvent | SnapshotEvent | FinishedEvent | ErrorEvent | ModelStateEvent
-                 | StartedEvent)
+                 | StartedEvent | TranslationsEvent | ResumedEvent)

@@ -2,191 +2,41 @@
 
 Adam, gradient clipping by global norm, teacher forcing, masked cross-entropy; thread-safe pause/stop flags
 checked between steps; attention snapshots of a probe pair every few steps; a copy of the weights on each pause.
+It can start from a saved :class:`TrainerState` (exact resume) and train as one rank of a distributed run.
 """
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
-import os
-import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
-from explorer.core.probe import ProbeInput, encode_probe, forward_probe
+from explorer.core.distributed import RankFailure, share as _share
+from explorer.core.devices import TRAIN_BYTES_PER_PARAM, check_model_fits, free_memory, resolve_device
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent, TrainingEvent)
-from explorer.core.transformer import (ConfigError, Seq2SeqTransformer, TransformerConfig, _check_int,
-                                      checked_mapping, estimate_parameters)
+from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
+from explorer.core.probe import ProbeInput, encode_probe, forward_probe
+from explorer.core.training_config import MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory
+from explorer.core.training_state import TrainerState, dropout_seed
+from explorer.core.transformer import ConfigError, Seq2SeqTransformer
 
-OBJECTIVES = ("book", "token_mean")
+if TYPE_CHECKING:
+    from explorer.core.distributed import DistContext  # torch.distributed is imported only for a distributed run
+
+__all__ = ["IGNORE", "MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigError", "Trainer", "TrainerState",
+           "TrainingConfig", "TrainingHistory", "check_model_fits", "clip_grad_norm", "free_memory", "model_state",
+           "resolve_device"]
+
 IGNORE = -100  # label of padded target positions (skipped by the cross-entropy)
 _PAUSE_POLL_S = 0.05
-MAX_SEED = 2**32 - 1  # as the CLI; torch.manual_seed overflows past 2**64 - 1 (and seed + 1 is used)
-#: Bytes per parameter while training with Adam in float32: weights, gradients and two moment buffers.
-TRAIN_BYTES_PER_PARAM = 16
-
-
-def _check_number(name: str, value: Any, low: float, high: float = math.inf, low_open: bool = True) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(f"{name} must be a finite number, got {value!r}")
-    if value < low or (low_open and value == low) or value > high:
-        bound = f"greater than {low}" if low_open else f"at least {low}"
-        raise ConfigError(f"{name} must be {bound}" + (f" and at most {high}" if high < math.inf else "")
-                          + f", got {value}")
-
-
-@dataclass
-class TrainingConfig:
-    """Everything a training run needs besides the data (defaults: the book's §11.7 settings).
-
-    ``objective="book"`` minimises what the book's loss sums: each sequence's masked token losses averaged
-    over ``num_steps``, summed over the batch (clipping sees that scale); ``"token_mean"`` minimises the
-    mean per-token cross-entropy. ``grad_clip=0`` disables clipping; ``snapshot_every=0`` disables snapshots.
-    ``amp`` turns on bfloat16 autocast on CUDA GPUs that support it (it is ignored elsewhere).
-    """
-
-    model: TransformerConfig = field(default_factory=TransformerConfig)
-    batch_size: int = 64
-    num_steps: int = 10
-    lr: float = 0.005
-    num_epochs: int = 200
-    grad_clip: float = 1.0
-    seed: int = 0
-    device: str = "auto"
-    snapshot_every: int = 50
-    min_freq: int = 2
-    amp: bool = False
-    objective: str = "book"
-
-    def validate(self) -> TrainingConfig:
-        """Raise :class:`ConfigError` naming the first bad setting; return ``self`` when all is well."""
-        if not isinstance(self.model, TransformerConfig):
-            raise ConfigError("model must be a TransformerConfig")
-        self.model.validate()
-        _check_int("batch_size", self.batch_size, 1)
-        _check_int("num_steps", self.num_steps, 2)
-        if self.num_steps > self.model.max_len:
-            raise ConfigError(f"num_steps ({self.num_steps}) exceeds the model's max_len ({self.model.max_len})")
-        _check_number("lr", self.lr, 0.0, 10.0)
-        _check_int("num_epochs", self.num_epochs, 1)
-        _check_number("grad_clip", self.grad_clip, 0.0, low_open=False)
-        _check_int("seed", self.seed, 0)
-        if self.seed > MAX_SEED:
-            raise ConfigError(f"seed must be at most {MAX_SEED}, got {self.seed}")
-        _check_int("snapshot_every", self.snapshot_every, 0)
-        _check_int("min_freq", self.min_freq, 0)
-        if not isinstance(self.amp, bool):
-            raise ConfigError(f"amp must be true or false, got {self.amp!r}")
-        if self.objective not in OBJECTIVES:
-            raise ConfigError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
-        if not isinstance(self.device, str) or not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
-            raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps, got {self.device!r}")
-        return self
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict, the model config nested under ``model``."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainingConfig:
-        """Build and validate from :meth:`to_dict` output; unknown keys are an error."""
-        values = checked_mapping(cls, data, "training")
-        model = values.pop("model", None)
-        for name in ("lr", "grad_clip"):
-            if isinstance(values.get(name), int) and not isinstance(values.get(name), bool):
-                values[name] = float(values[name])
-        config = cls(model=TransformerConfig.from_dict(model) if model is not None else TransformerConfig(),
-                     **values)
-        return config.validate()
-
-
-@dataclass
-class TrainingHistory:
-    """Losses kept for checkpoints and plots: per step and per epoch (true per-token cross-entropy)."""
-
-    step_loss: list[float] = field(default_factory=list)
-    epoch_loss: list[float] = field(default_factory=list)
-    epoch_tokens_per_s: list[float] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, list[float]]:
-        """Plain JSON-able dict."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainingHistory:
-        """Inverse of :meth:`to_dict` (missing lists are empty)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: [float(x) for x in v] for k, v in (data or {}).items() if k in names})
-
-
-def resolve_device(name: str = "auto") -> torch.device:
-    """``auto`` picks CUDA, then Apple MPS, then the CPU; a named device must be available."""
-    if name == "auto":
-        if torch.cuda.is_available():
-            return torch.device("cuda")
-        mps = getattr(torch.backends, "mps", None)
-        if mps is not None and mps.is_available():
-            return torch.device("mps")
-        return torch.device("cpu")
-    try:
-        device = torch.device(name)
-    except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"unknown device {name!r}: use auto, cpu, cuda or mps") from exc
-    if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ConfigError("CUDA was requested but no CUDA GPU is available: use --device cpu or auto")
-        if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ConfigError(f"there is no {name}: {torch.cuda.device_count()} CUDA device(s) found")
-    elif device.type == "mps":
-        mps = getattr(torch.backends, "mps", None)
-        if mps is None or not mps.is_available():
-            raise ConfigError("Apple MPS was requested but is not available: use --device cpu or auto")
-    elif device.type != "cpu":
-        raise ConfigError(f"unsupported device {name!r}: use auto, cpu, cuda or mps")
-    return device
-
-
-def free_memory(device: torch.device) -> int | None:
-    """Bytes free for training on ``device`` (CUDA: the driver's figure; CPU: available RAM), None if unknown."""
-    try:
-        if device.type == "cuda":
-            return int(torch.cuda.mem_get_info(device)[0])
-        if device.type == "cpu":
-            with open("/proc/meminfo", encoding="ascii") as fh:
-                for line in fh:
-                    if line.startswith("MemAvailable:"):
-                        return int(line.split()[1]) * 1024
-            return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (OSError, ValueError, RuntimeError, AttributeError):
-        pass
-    return None
-
-
-def check_model_fits(config: TransformerConfig, src_vocab_size: int, tgt_vocab_size: int,
-                     device: torch.device) -> int:
-    """Raise :class:`ConfigError` when training this model needs more memory than ``device`` has free.
-
-    Counted from the configuration (nothing is allocated); returns the number of parameters.
-    """
-    params, buffer_bytes = estimate_parameters(config, src_vocab_size, tgt_vocab_size)
-    need = params * TRAIN_BYTES_PER_PARAM + buffer_bytes
-    free = free_memory(device)
-    if free is not None and need > max(free, 256 * 2**20):
-        tables = (f" ({buffer_bytes / 2**30:,.1f} GB of it for positional tables of max_len {config.max_len})"
-                  if buffer_bytes > need / 2 else "")
-        raise ConfigError(f"this model has {params:,} parameters and needs about {need / 2**30:,.1f} GB to train"
-                          f"{tables}, but {device} has {free / 2**30:,.1f} GB free: choose a smaller model")
-    return params
 
 
 def model_state(model: torch.nn.Module) -> dict[str, np.ndarray]:
@@ -213,16 +63,22 @@ class Trainer:
     probe : the pair to snapshot: a ``(source, target)`` sentence pair, an index into the dataset, or None
         (the first pair).
     model : continue training this model instead of building a fresh one.
+    resume : start from this saved state (an epoch boundary of a run with the same data and batch size):
+        weights, Adam's moments, the shuffling generator, the history and the clock continue from it.
+    dist : train as one rank of a distributed run (``distributed.DistContext``): every rank takes its share
+        of the same global batches, gradients and losses are summed across ranks (one all-reduce of the flat
+        gradient buffer per step), and the events report the global batch. ``None``: a single process.
 
     ``pause() resume() stop() request_step()`` may be called from any thread; they take effect between
     steps. On entering a pause (a pause was requested, or a requested single step has been taken) the
     iterator yields one :class:`ModelStateEvent` (``reason="paused"``) before it blocks: a consistent copy of
     the weights, taken when no optimiser step can be in flight. ``history`` holds the losses so far;
-    ``model`` the model being trained.
+    ``model`` the model being trained. :meth:`state` is what an exact resume needs, at an epoch boundary.
     """
 
     def __init__(self, config: TrainingConfig, dataset: Any, probe: tuple[str, str] | int | None = None,
-                 model: Seq2SeqTransformer | None = None) -> None:
+                 model: Seq2SeqTransformer | None = None, *, resume: TrainerState | None = None,
+                 dist: DistContext | None = None) -> None:
         self.config = config.validate()
         if len(dataset) == 0:
             raise ConfigError("the dataset is empty: there is nothing to train on")
@@ -230,25 +86,75 @@ class Trainer:
             raise ConfigError(f"the dataset was built with {dataset.tgt.shape[1]} steps but num_steps is "
                               f"{config.num_steps}: rebuild it with the same num_steps")
         self.dataset = dataset
-        self.device = resolve_device(config.device)
+        self.dist = dist
+        self.device = dist.device if dist is not None else resolve_device(config.device)
         self.src_vocab, self.tgt_vocab = dataset.src_vocab, dataset.tgt_vocab
         if model is None:  # refuse a model that cannot fit before allocating it (or meeting the OOM killer)
             check_model_fits(config.model, len(self.src_vocab), len(self.tgt_vocab), self.device)
         torch.manual_seed(config.seed)
         self.model = model if model is not None else Seq2SeqTransformer(
             config.model, len(self.src_vocab), len(self.tgt_vocab))
-        self.model.to(self.device)
         self.history = TrainingHistory()
         self.step = 0
         self.epoch = 0
         self.num_batches = math.ceil(len(dataset) / config.batch_size)
         self.total_steps = self.num_batches * config.num_epochs
+        self._resume = resume
+        self._elapsed_s, self._tokens = 0.0, 0  # active seconds and tokens at the last epoch boundary
+        if resume is not None:
+            self._start_from(resume)
+        self.model.to(self.device)
+        self._optimizer: Adam | None = None
+        self._shuffle: torch.Generator | None = None
         self._probe = self._make_probe(probe)
         self._stop = threading.Event()
         self._running = threading.Event()
         self._running.set()
         self._step_once = threading.Event()
         self._started = False
+
+    def _start_from(self, state: TrainerState) -> None:
+        if state.step != state.epoch * self.num_batches:
+            raise ConfigError(f"the saved state is at step {state.step} after {state.epoch} epoch(s), but this data "
+                              f"and batch size make {self.num_batches} steps per epoch: resume with the run's "
+                              f"data and batch size")
+        if state.epoch > self.config.num_epochs:
+            raise ConfigError(f"the run has already trained {state.epoch} epochs; ask for more than that "
+                              f"(num_epochs is {self.config.num_epochs})")
+        try:
+            self.model.load_state_dict(state.model, strict=True)
+        except RuntimeError as exc:
+            raise ConfigError(f"the saved weights do not fit this model: {exc}") from exc
+        self.history = TrainingHistory.from_dict(state.history.to_dict())
+        self.step, self.epoch = state.step, state.epoch
+        self._elapsed_s, self._tokens = float(state.elapsed_s), int(state.tokens)
+
+    @property
+    def elapsed_s(self) -> float:
+        """Active training seconds (pauses excluded) at the last epoch boundary, a resumed run's included."""
+        return self._elapsed_s
+
+    def state(self) -> TrainerState:
+        """What an exact resume needs (CPU copies); only at an epoch boundary: before the run, after an
+        :class:`EpochEvent` has been yielded, or after the last epoch. Raises RuntimeError elsewhere."""
+        if self.step != self.epoch * self.num_batches:
+            raise RuntimeError("a trainer's state can only be taken at an epoch boundary")
+        weights = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+        if self._optimizer is not None and self._shuffle is not None:
+            opt = self._optimizer
+            m, v = opt.exp_avg[0].detach().to("cpu", copy=True), opt.exp_avg_sq[0].detach().to("cpu", copy=True)
+            adam_steps, rng = opt.steps, self._shuffle.get_state()
+        elif self._resume is not None:
+            r = self._resume
+            m, v, adam_steps, rng = r.exp_avg.clone(), r.exp_avg_sq.clone(), r.adam_steps, r.shuffle_rng.clone()
+        else:
+            size = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+            m, v, adam_steps = torch.zeros(size), torch.zeros(size), 0
+            rng = torch.Generator().manual_seed(self.config.seed).get_state()
+        return TrainerState(step=self.step, epoch=self.epoch, model=weights, exp_avg=m, exp_avg_sq=v,
+                            adam_steps=adam_steps, shuffle_rng=rng,
+                            history=TrainingHistory.from_dict(self.history.to_dict()),
+                            elapsed_s=self._elapsed_s, tokens=self._tokens)
 
     # ------------------------------------------------------------------ control (any thread)
     def pause(self) -> None:
@@ -298,6 +204,7 @@ class Trainer:
                 raise ConfigError(f"probe index {index} is outside the dataset (0..{len(self.dataset.pairs) - 1})")
             probe = self.dataset.pairs[index]
         src_sentence, tgt_sentence = probe
+        self.probe_pair = (str(src_sentence), str(tgt_sentence))
         return encode_probe(self.src_vocab, self.tgt_vocab, src_sentence, tgt_sentence, self.config.num_steps,
                             self.device)
 
@@ -330,26 +237,39 @@ class Trainer:
                 tgt_len.numpy().astype(np.int64))
 
     def _run(self) -> Iterator[TrainingEvent]:
-        cfg, model, dev = self.config, self.model, self.device
+        cfg, model, dev, dist = self.config, self.model, self.device, self.dist
         src_all, src_len_all, dec_all, lab_all, tgt_len_np = self._device_tensors()
         n, bs, steps = len(self.dataset), cfg.batch_size, cfg.num_steps
+        rank, world = (dist.rank, dist.world_size) if dist is not None else (0, 1)
         params = [p for p in model.parameters() if p.requires_grad]
         flat = flatten_parameters(params)  # one buffer: Adam and the norm are a few kernels, not a few per tensor
         optimizer = Adam([flat], lr=cfg.lr)
+        shuffle = torch.Generator().manual_seed(cfg.seed)
+        start_epoch = 0
+        if self._resume is not None:
+            r, self._resume = self._resume, None
+            optimizer.exp_avg[0].copy_(r.exp_avg)
+            optimizer.exp_avg_sq[0].copy_(r.exp_avg_sq)
+            optimizer.steps = r.adam_steps
+            shuffle.set_state(r.shuffle_rng)
+            start_epoch = r.epoch
+        self._optimizer, self._shuffle = optimizer, shuffle
         # Mixed precision: bfloat16 autocast (no loss scaling needed) on CUDA GPUs that support it.
         use_amp = cfg.amp and dev.type == "cuda" and torch.cuda.is_bf16_supported()
-        shuffle = torch.Generator().manual_seed(cfg.seed)
-        torch.manual_seed(cfg.seed + 1)  # dropout stream, independent of what ran since __init__
         model.train()
-        t0 = time.perf_counter()
+        t0 = time.perf_counter() - self._elapsed_s  # a resumed run's clock and token count continue
         paused_s = 0.0
-        run_tokens = 0
+        run_tokens = self._tokens
         epoch_loss = math.nan
         try:
+            if dist is not None:  # every rank starts from rank 0's weights (same seed or not)
+                dist.broadcast(flat)
             if cfg.snapshot_every:
                 yield self.snapshot()
-            for epoch in range(cfg.num_epochs):
+            for epoch in range(start_epoch, cfg.num_epochs):
                 self.epoch = epoch + 1
+                # dropout stream of this epoch: an exact resume needs no generator state (training_state.py)
+                torch.manual_seed(dropout_seed(cfg.seed, rank, epoch))
                 perm = torch.randperm(n, generator=shuffle)
                 perm_dev = perm.to(dev)
                 src_e, len_e = src_all[perm_dev], src_len_all[perm_dev]  # (N, T), (N,)
@@ -365,25 +285,37 @@ class Trainer:
                         waited = time.perf_counter() - pause_t0
                         paused_s += waited
                         ep_paused += waited
-                    if self._stop.is_set():
+                    if self._stop.is_set() and dist is None:  # ranks stop together, after a vote (below)
                         yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
                         return
-                    sl = slice(b * bs, (b + 1) * bs)
-                    tokens = int(batch_tokens[b])
-                    with torch.autocast(dev.type, dtype=torch.bfloat16) if use_amp else contextlib.nullcontext():
-                        logits, _ = model(src_e[sl], len_e[sl], dec_e[sl])
-                        loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
-                                                   lab_e[sl].reshape(-1), ignore_index=IGNORE,
-                                                   reduction="sum")
-                    objective = loss_sum / (steps if cfg.objective == "book" else tokens)
+                    # this rank's rows of the global batch (all of them in a single process)
+                    lo, hi = (b * bs, min((b + 1) * bs, n)) if world == 1 else _share(b * bs, min((b + 1) * bs, n),
+                                                                                       rank, world)
+                    tokens = int(batch_tokens[b])  # the global batch's target tokens
                     flat.grad.zero_()
-                    objective.backward()
+                    if hi > lo:
+                        with torch.autocast(dev.type, dtype=torch.bfloat16) if use_amp else contextlib.nullcontext():
+                            logits, _ = model(src_e[lo:hi], len_e[lo:hi], dec_e[lo:hi])
+                            loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
+                                                       lab_e[lo:hi].reshape(-1), ignore_index=IGNORE,
+                                                       reduction="sum")
+                        # normalised by the global batch, so the ranks' gradients add up to the global one
+                        objective = loss_sum / (steps if cfg.objective == "book" else tokens)
+                        objective.backward()
+                    else:  # a last batch with fewer rows than ranks: this rank only joins the sums
+                        loss_sum = torch.zeros((), device=dev)
+                    loss_t = loss_sum.detach().float()
+                    if dist is not None:
+                        loss_t, votes = dist.all_reduce_step(flat.grad, loss_t, self._stop.is_set())
                     grads = [flat.grad]
                     if cfg.grad_clip > 0:
                         norm = clip_grad_norm(grads, cfg.grad_clip)
                     else:
                         norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-                    loss_value, norm_value = torch.stack([loss_sum.detach().float(), norm.float()]).tolist()
+                    loss_value, norm_value = torch.stack([loss_t, norm.float()]).tolist()
+                    if dist is not None and votes.item() > 0:  # some rank was asked to stop: all stop here
+                        yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
+                        return
                     self.step += 1
                     if not math.isfinite(loss_value) or not math.isfinite(norm_value):
                         what = "loss" if not math.isfinite(loss_value) else "gradient"
@@ -409,13 +341,15 @@ class Trainer:
                 ep_s = max(time.perf_counter() - ep_t0 - ep_paused, 1e-9)
                 self.history.epoch_loss.append(epoch_loss)
                 self.history.epoch_tokens_per_s.append(ep_tokens / ep_s)
+                self._elapsed_s, self._tokens = time.perf_counter() - t0 - paused_s, run_tokens
                 yield EpochEvent(epoch=self.epoch, step=self.step, loss=epoch_loss, book_loss=epoch_loss / steps,
-                                 tokens=ep_tokens, tokens_per_s=ep_tokens / ep_s,
-                                 elapsed_s=time.perf_counter() - t0 - paused_s,
+                                 tokens=ep_tokens, tokens_per_s=ep_tokens / ep_s, elapsed_s=self._elapsed_s,
                                  progress=self.step / self.total_steps)
             if cfg.snapshot_every and self.step % cfg.snapshot_every:
                 yield self.snapshot()
             yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=False)
+        except RankFailure as exc:
+            yield ErrorEvent(step=self.step, reason="rank_failed", message=str(exc))
         except RuntimeError as exc:
             if not _is_oom(exc):
                 raise
