@@ -75,6 +75,13 @@ def _plot_problems(view: pg.GraphicsView) -> list[str]:
     for item in items:
         if item.isVisible() and not visible.contains(item.sceneBoundingRect()):
             problems.append(f"{type(item).__name__} in {type(view).__name__} lies outside the view")
+        for name in ("left", "bottom"):
+            axis = item.getAxis(name) if hasattr(item, "getAxis") else None
+            if axis is not None and axis.isVisible() and axis.label.isVisible() and axis.labelText:
+                need = axis.label.boundingRect().width()
+                length = axis.height() if name == "left" else axis.width()
+                if need > length + 1:
+                    problems.append(f"{name} caption {axis.labelText!r} is cut: {need:.0f} px along {length:.0f} px")
         title = getattr(item, "titleLabel", None)
         if title is not None and title.isVisible() and title.text:
             need = title.item.boundingRect().width()
@@ -98,7 +105,8 @@ def layout_problems(root: QWidget, ignore: tuple[QWidget, ...] = ()) -> list[str
             if not overflow[0] and (geo.left() < 0 or geo.right() > parent_rect.right()):
                 problems.append(f"{_name(w)} is wider ({geo.width()}) than its scroll area ({parent_rect.width()})")
         elif not parent_rect.contains(geo):
-            problems.append(f"{_name(w)} {geo.getRect()} sticks out of {_name(w.parentWidget())} {parent_rect.getRect()}")
+            parent = _name(w.parentWidget())
+            problems.append(f"{_name(w)} {geo.getRect()} sticks out of {parent} {parent_rect.getRect()}")
         text = _text_problem(w)
         if text:
             problems.append(text)

@@ -37,6 +37,7 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
             self.plot.setTitle(title)
         self.color_bar: pg.ColorBarItem | None = None
         self.readout = pg.LabelItem("", justify="left")
+        self.note = ""  # shown in the readout line while the mouse is not over a cell
         if compact:
             self.ci.setContentsMargins(1, 1, 1, 1)
             self.setMinimumSize(60, 60)
@@ -95,6 +96,13 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
         self.plot.setLabel("left", rows)
         self.plot.setLabel("bottom", cols)
 
+    def set_note(self, text: str) -> None:
+        """A line below the heatmap (e.g. what one cell stands for) shown while no cell is hovered."""
+        if text != self.note:
+            self.note = text
+            if not self.compact:
+                self.readout.setText(text, color="#dddddd" if self.plot.dark else "#222222")
+
     def set_colormap(self, name: str) -> None:
         self.plot.set_colormap(name)
         if self.color_bar is not None:
@@ -131,5 +139,5 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
 
     def _on_image_hover_left(self) -> None:
         if not self.compact:
-            self.readout.setText("")
+            self.readout.setText(self.note)
         self.setToolTip("")

@@ -73,7 +73,8 @@ def _steps_needed(room: TickRoom, font: QFont, rotated: bool, max_ticks: int) ->
         left = 0.0
     if room.cols:
         px = (room.view_width + room.left_extent - left) / max(room.cols_in_view, 1e-9)
-        need = metrics.height() * _ROW_FILL if rotated else max(metrics.horizontalAdvance(t) for t in room.cols) + _GAP_PX
+        widest = max(metrics.horizontalAdvance(t) for t in room.cols)
+        need = metrics.height() * _ROW_FILL if rotated else widest + _GAP_PX
         col_step = max(_step(len(room.cols), max_ticks), math.ceil(need / max(px, 1e-9)))
     return row_step, col_step
 

@@ -185,9 +185,10 @@ class KernelRegressionPanel(BasePanel):
         cols = [f"{v:.2f}" for v in self.x_train[:: self._block_cols].tolist()]
         # colours span 0..max so that wide kernels over many points (all weights small) stay visible
         self.heatmap.set_matrix(shown, rows, cols, levels=(0.0, max(float(shown.max()), 1e-12)))
-        blocked = self._block_rows > 1 or self._block_cols > 1
-        self.plots.set_heatmap_axis_labels(f"test x{f' (mean of {self._block_rows})' if blocked else ''}",
-                                           f"training x{f' (sum of {self._block_cols})' if blocked else ''}")
+        rows, cols = self._block_rows, self._block_cols
+        blocks = ([f"mean of {rows} test points"] if rows > 1 else []) + \
+            ([f"sum of {cols} training points"] if cols > 1 else [])
+        self.heatmap.set_note(f"each cell: {', '.join(blocks)}" if blocks else "")
 
     def _draw_points(self) -> None:
         self.plots.show_points(self.x_train, self.y_train, self.y_truth)

@@ -128,7 +128,7 @@ class KernelRegressionPlots(QWidget):
         for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
             item.setZValue(z)  # curves above the (possibly many) points
         self.heatmap = HeatmapWidget(title="attention weights")
-        self.heatmap.set_axis_labels("test x", "training x")
+        self.heatmap.set_axis_labels("test x", "train x")
         self.heatmap.plot.max_ticks = 8
         self.stem_plot = pg.PlotWidget(title="weights of one test point")
         self.stem_plot.setLabel("bottom", "training x")
@@ -139,7 +139,7 @@ class KernelRegressionPlots(QWidget):
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
         self.loss_plot = pg.PlotWidget(title="loss per epoch")
         self.loss_plot.setLabel("bottom", "epoch")
-        self.loss_plot.setLabel("left", "loss (Σ squared error)")
+        self.loss_plot.setLabel("left", "Σ squared error")
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
         fit_titles(self.fit_plot, self.stem_plot, self.loss_plot)
 
@@ -175,12 +175,6 @@ class KernelRegressionPlots(QWidget):
         self.heatmap.highlight_row(heatmap_row)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(x_query)
-
-    def set_heatmap_axis_labels(self, rows: str, cols: str) -> None:
-        """Heatmap axis captions, set only when they change (each costs a rich-text layout)."""
-        if self._titles.get(-1) != rows + "\n" + cols:
-            self._titles[-1] = rows + "\n" + cols
-            self.heatmap.set_axis_labels(rows, cols)
 
     def set_title(self, widget: QWidget, title: str) -> None:
         """Set a plot title only when it changes (re-laying out rich text costs ~0.3 ms per call)."""
