@@ -69,6 +69,10 @@ def test_csv_has_header_and_the_numbers(target: ExportTarget, tmp_path: Path) ->
 
 def test_csv_one_dimensional_column_and_shape_mismatch() -> None:
     assert csv_text(["w"], np.array([1.5, 2.0])) == "w\n1.5\n2\n"
+    labelled = csv_text([",", "b"], np.array([[0.25, 0.75], [1.0, 0.0]]), ("query \\ key", ['"', "x"]))
+    assert labelled == 'query \\ key,",",b\n"""",0.25,0.75\nx,1,0\n'  # tokens quoted as CSV requires
+    with pytest.raises(ExportError):
+        csv_text(["a"], np.zeros((2, 1)), ("q", ["only one"]))
     with pytest.raises(ExportError, match="shape"):
         csv_text(["a", "b", "c"], np.zeros((4, 2)))
     with pytest.raises(ExportError, match="comma"):

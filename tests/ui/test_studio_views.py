@@ -111,8 +111,15 @@ def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, t
     for fmt in ("png", "svg", "csv"):
         path = panel.detail.export_to(tmp_path / f"detail.{fmt}")
         assert path.stat().st_size > 100
-    rows = np.loadtxt(tmp_path / "detail.csv", delimiter=",", skiprows=1)
-    np.testing.assert_allclose(rows[:, 1:], panel.detail.current_matrix(), atol=1e-6)
+    import csv
+
+    with open(tmp_path / "detail.csv", newline="", encoding="utf-8") as fh:
+        table = list(csv.reader(fh))
+    assert table[0] == ["query \\ key", *snap.tgt_input_tokens]  # rows and columns are named by their tokens
+    assert [row[0] for row in table[1:]] == snap.tgt_input_tokens
+    numbers = np.array([[float(v) for v in row[1:]] for row in table[1:]])
+    np.testing.assert_allclose(numbers, panel.detail.current_matrix(), atol=1e-6)
+    assert "Decoder self-attention · layer 2 · all heads (mean) · step" in panel.detail.heatmap.plot.titleLabel.text
     panel.detail.average_box.setChecked(False)
 
 

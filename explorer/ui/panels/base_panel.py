@@ -34,11 +34,15 @@ class ExportTarget:
     csv : Callable[[], tuple[list[str], np.ndarray]] | None
         Returns ``(header, data)``, ``data`` shaped ``(rows, len(header))``: the numbers behind the
         picture. ``None`` if the plot has no table.
+    row_labels : Callable[[], tuple[str, list[str]]] | None
+        For a matrix whose rows are tokens: the name of the label column and one label per row of ``data``
+        (written as the CSV's first column, quoted as needed). ``None``: rows are not labelled.
     """
 
     name: str
     graphics: Any
     csv: Callable[[], tuple[list[str], np.ndarray]] | None = None
+    row_labels: Callable[[], tuple[str, list[str]]] | None = None
 
 
 class BasePanel(QWidget):

@@ -6,6 +6,7 @@ half-written file in place of a good one (DESIGN rule 7).
 from __future__ import annotations
 
 import contextlib
+import csv
 import io
 import os
 import re
@@ -148,8 +149,11 @@ def export_svg(graphics: Any, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def csv_text(header: list[str], data: Any) -> str:
-    """Format ``header`` and ``data`` ``(rows, len(header))`` (or ``(rows,)`` for one column) as CSV."""
+def csv_text(header: list[str], data: Any, row_labels: tuple[str, list[str]] | None = None) -> str:
+    """Format ``header`` and ``data`` ``(rows, len(header))`` (or ``(rows,)`` for one column) as CSV.
+
+    ``row_labels`` ``(column name, labels)`` puts one text label before each row (tokens may hold commas or
+    quotes: they are quoted as CSV requires)."""
     import numpy as np
 
     table = np.asarray(data, dtype=float)
@@ -157,11 +161,20 @@ def csv_text(header: list[str], data: Any) -> str:
         table = table.reshape(-1, 1)  # (rows,) -> (rows, 1)
     if table.ndim != 2 or table.shape[1] != len(header):
         raise ExportError(f"The table has shape {table.shape} but {len(header)} column name(s).")
-    for name in header:
-        if re.search(r'[",\n\r]', name):
-            raise ExportError(f"Column name {name!r} contains a comma, quote or line break.")
     buffer = io.StringIO()
-    np.savetxt(buffer, table, fmt="%.9g", delimiter=",", header=",".join(header), comments="")
+    if row_labels is None:
+        for name in header:
+            if re.search(r'[",\n\r]', name):
+                raise ExportError(f"Column name {name!r} contains a comma, quote or line break.")
+        np.savetxt(buffer, table, fmt="%.9g", delimiter=",", header=",".join(header), comments="")
+        return buffer.getvalue()
+    name, labels = row_labels
+    if len(labels) != table.shape[0]:
+        raise ExportError(f"The table has {table.shape[0]} row(s) but {len(labels)} row label(s).")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([name, *header])
+    for label, row in zip(labels, table):
+        writer.writerow([label, *(f"{v:.9g}" for v in row)])
     return buffer.getvalue()
 
 
@@ -176,7 +189,8 @@ def export_csv(target: ExportTarget, path: str | os.PathLike[str]) -> Path:
         raise
     except Exception as exc:
         raise ExportError(f"Could not collect the numbers of “{target.name}”: {exc}") from exc
-    _write(path, csv_text(list(header), data).encode("utf-8"))
+    labels = target.row_labels() if target.row_labels is not None else None
+    _write(path, csv_text(list(header), data, labels).encode("utf-8"))
     return path
 
 
