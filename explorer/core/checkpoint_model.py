@@ -28,7 +28,11 @@ class CheckpointModel(InspectableModel):
         self.loaded = loaded
         self.name = name
         cfg = loaded.train_config
-        self.num_steps = int(cfg.num_steps) if cfg is not None else 10
+        if cfg is None:  # saved without training settings: the book's default
+            from explorer.core.training import TrainingConfig
+
+            cfg = TrainingConfig()
+        self.num_steps = int(cfg.num_steps)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], device: str = "cpu") -> CheckpointModel:

@@ -173,9 +173,11 @@ def check_bin_weights(check: FolderCheck) -> None:
         try:
             torch.load(path, map_location="cpu", weights_only=True)
         except Exception as exc:  # UnpicklingError for code, RuntimeError/EOFError for damage
-            raise HFModelError(f"{check.folder.name}/{name} was refused: it is a pickle that holds more than "
-                               f"tensors, so loading it could run code ({_first_line(exc)}). Use a "
-                               "model.safetensors version of the model") from exc
+            called = re.search(r"GLOBAL ([\w.]+)", str(exc))
+            why = (f"it asks to call {called.group(1)}, so loading it could run code" if called else
+                   "it is not a plain file of tensors (damaged, or a pickle that could run code)")
+            raise HFModelError(f"{check.folder.name}/{name} was refused: {why}. "
+                               "Use a model.safetensors version of the model") from exc
 
 
 def load_folder(check: FolderCheck, device: Any) -> tuple[Any, Any]:
@@ -198,22 +200,29 @@ def load_folder(check: FolderCheck, device: Any) -> tuple[Any, Any]:
             model, info = auto.from_pretrained(
                 check.folder, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
                 use_safetensors=check.safetensors, weights_only=True, dtype=torch.float32,
-                output_loading_info=True)
-        except Exception as exc:  # size mismatches (RuntimeError), damaged files (OSError, SafetensorsError)
-            raise HFModelError(f"{check.folder.name}: the weights do not match config.json or cannot be read "
-                               f"({_first_line(exc)})") from exc
-    missing = [k for k in info.get("missing_keys", ()) if not k.startswith("pooler.")]  # the pooler: no attention
-    mismatched = list(info.get("mismatched_keys", ()))
-    if missing or mismatched:
-        first = missing[0] if missing else str(mismatched[0])
-        raise HFModelError(f"{check.folder.name}: the weights do not match config.json "
-                           f"({len(missing) + len(mismatched)} tensor(s) missing or of the wrong shape, e.g. {first})")
+                ignore_mismatched_sizes=True, output_loading_info=True)  # mismatches are refused below, by name
+        except Exception as exc:  # damaged files (OSError, SafetensorsError, RuntimeError)
+            raise HFModelError(f"{check.folder.name}: the weights cannot be read ({_first_line(exc)})") from exc
+    _check_loaded(check.folder.name, info)
     vocab = int(getattr(model.config, "vocab_size", 0) or 0)
     if vocab and len(tokenizer) > vocab:
         raise HFModelError(f"{check.folder.name}: the tokenizer has {len(tokenizer)} tokens but the model's "
                            f"vocabulary only {vocab}; tokenizer and weights belong to different models")
     model.to(device).eval()
     return model, tokenizer
+
+
+def _check_loaded(name: str, info: dict[str, Any]) -> None:
+    """Refuse weights that leave tensors of the configured model missing or of another shape."""
+    missing = [k for k in info.get("missing_keys", ()) if not k.startswith("pooler.")]  # the pooler: no attention
+    mismatched = list(info.get("mismatched_keys", ()))
+    if mismatched:
+        key, stored, wanted = mismatched[0]
+        raise HFModelError(f"{name}: the weights do not match config.json: {len(mismatched)} tensor(s) of another "
+                           f"shape, e.g. {key} is {tuple(stored)} in the weights but {tuple(wanted)} by config.json")
+    if missing:
+        raise HFModelError(f"{name}: the weights do not match config.json: {len(missing)} tensor(s) missing, "
+                           f"e.g. {missing[0]}")
 
 
 def find_taps(model: Any, family: Family) -> list[tuple[Any, str, int]]:

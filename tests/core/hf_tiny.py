@@ -1,0 +1,172 @@
+"""Tiny Hugging Face model folders built offline for the tests (issue 12): random weights from small configs,
+tokenizers from written vocabularies or sentencepiece models trained here on a few lines. Each family is built
+once per test session (cached by folder)."""
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+FAMILIES = ("bert", "roberta", "gpt2", "marian", "bart", "mbart", "t5")
+ENCODER_DECODERS = ("marian", "bart", "mbart", "t5")
+SOURCE = "the cat sat on the mat ."
+TARGET = "le chat est assis ."
+LINES = ["the cat sat on the mat .", "a dog ran in the park .", "le chat est assis sur le tapis .",
+         "un chien court dans le parc .", "hello world , how are you ?", "je suis chez moi ."] * 5
+WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "in", "park", "##s", "."]
+SMALL = {"encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4,
+         "encoder_ffn_dim": 37, "decoder_ffn_dim": 37, "d_model": 32, "max_position_embeddings": 64}
+
+_built: dict[tuple[str, str], Path] = {}
+
+
+def folder(family: str, root: Path) -> Path:
+    """The folder of a tiny ``family`` model under ``root`` (built on first use)."""
+    key = (family, str(root))
+    if key not in _built:
+        path = root / family
+        path.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(FAMILIES.index(family))
+        from explorer.core.hf_folder import hf_session
+
+        with hf_session():  # offline, and no progress bars on the stderr a test may be reading
+            BUILDERS[family](path)
+        _built[key] = path
+    return _built[key]
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte -> printable character table (written here: no private import)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
+        list(range(ord("®"), ord("ÿ") + 1))
+    chars = keep[:]
+    extra = 0
+    for b in range(256):
+        if b not in keep:
+            keep.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    return dict(zip(keep, (chr(c) for c in chars)))
+
+
+def write_byte_bpe(path: Path, specials: list[str], merges: list[str]) -> dict[str, int]:
+    """vocab.json + merges.txt of a byte-level BPE: ``specials``, the 256 byte symbols, then the merges."""
+    vocab = {tok: i for i, tok in enumerate(specials)}
+    for ch in _bytes_to_unicode().values():
+        vocab.setdefault(ch, len(vocab))
+    for merge in merges:
+        vocab.setdefault("".join(merge.split()), len(vocab))
+    (path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (path / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    return vocab
+
+
+MERGES = ["Ġ t", "h e", "Ġt he", "a t", "Ġ c", "Ġc at", "Ġ s", "Ġs at", "Ġ m", "Ġm at", "Ġ o", "Ġo n"]
+
+
+def _spm(**kwargs: object) -> bytes:
+    import sentencepiece as spm
+
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES), model_writer=buf, vocab_size=40,
+                                   hard_vocab_limit=False, character_coverage=1.0, minloglevel=2, **kwargs)
+    return buf.getvalue()
+
+
+def build_bert(path: Path) -> None:
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    (path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tok = BertTokenizer(str(path / "vocab.txt"))
+    cfg = BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
+                     vocab_size=len(tok), max_position_embeddings=64)
+    BertModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_roberta(path: Path) -> None:
+    from transformers import RobertaConfig, RobertaModel, RobertaTokenizer
+
+    vocab = write_byte_bpe(path, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"], MERGES)
+    tok = RobertaTokenizer(str(path / "vocab.json"), str(path / "merges.txt"))
+    cfg = RobertaConfig(hidden_size=32, num_hidden_layers=3, num_attention_heads=2, intermediate_size=37,
+                        vocab_size=len(vocab), max_position_embeddings=66, pad_token_id=1)
+    RobertaModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_gpt2(path: Path) -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer
+
+    vocab = write_byte_bpe(path, [], MERGES)
+    vocab_end = len(vocab)
+    vocab["<|endoftext|>"] = vocab_end
+    (path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    tok = GPT2Tokenizer(str(path / "vocab.json"), str(path / "merges.txt"))
+    cfg = GPT2Config(n_embd=32, n_layer=2, n_head=4, vocab_size=len(vocab), n_positions=64,
+                     bos_token_id=vocab_end, eos_token_id=vocab_end)
+    GPT2LMHeadModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_bart(path: Path) -> None:
+    from transformers import BartConfig, BartForConditionalGeneration, BartTokenizer
+
+    vocab = write_byte_bpe(path, ["<s>", "<pad>", "</s>", "<unk>"], MERGES)
+    vocab["<mask>"] = len(vocab)
+    (path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    tok = BartTokenizer(str(path / "vocab.json"), str(path / "merges.txt"))
+    cfg = BartConfig(vocab_size=len(vocab), **SMALL)
+    BartForConditionalGeneration(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_mbart(path: Path) -> None:
+    from transformers import MBartConfig, MBartForConditionalGeneration, MBartTokenizer
+
+    (path / "sentencepiece.bpe.model").write_bytes(_spm(model_type="bpe"))
+    tok = MBartTokenizer.from_pretrained(path, src_lang="en_XX", tgt_lang="fr_XX")
+    cfg = MBartConfig(vocab_size=len(tok), **{**SMALL, "decoder_layers": 3})  # sides of different depth
+    MBartForConditionalGeneration(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_marian(path: Path) -> None:
+    import sentencepiece as spm
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
+
+    model = _spm(model_type="unigram", pad_id=-1, eos_id=-1, unk_id=0, bos_id=-1)
+    (path / "source.spm").write_bytes(model)
+    (path / "target.spm").write_bytes(model)
+    sp = spm.SentencePieceProcessor(model_proto=model)
+    vocab = {"</s>": 0, "<unk>": 1}
+    for i in range(sp.get_piece_size()):
+        vocab.setdefault(sp.id_to_piece(i), len(vocab))
+    vocab["<pad>"] = len(vocab)
+    (path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    tok = MarianTokenizer(source_spm=str(path / "source.spm"), target_spm=str(path / "target.spm"),
+                          vocab=str(path / "vocab.json"), source_lang="en", target_lang="fr")
+    cfg = MarianConfig(vocab_size=len(vocab), pad_token_id=vocab["<pad>"], eos_token_id=0,
+                       decoder_start_token_id=vocab["<pad>"], forced_eos_token_id=0, **SMALL)
+    MarianMTModel(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+def build_t5(path: Path) -> None:
+    from transformers import T5Config, T5ForConditionalGeneration, T5Tokenizer
+
+    (path / "spiece.model").write_bytes(_spm(model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1))
+    tok = T5Tokenizer.from_pretrained(path, extra_ids=0)
+    cfg = T5Config(d_model=32, d_kv=8, d_ff=37, num_layers=2, num_decoder_layers=2, num_heads=4,
+                   vocab_size=len(tok), decoder_start_token_id=0, pad_token_id=0, eos_token_id=1)
+    T5ForConditionalGeneration(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+BUILDERS: dict[str, Callable[[Path], None]] = {
+    "bert": build_bert, "roberta": build_roberta, "gpt2": build_gpt2, "bart": build_bart,
+    "mbart": build_mbart, "marian": build_marian, "t5": build_t5,
+}
