@@ -10,7 +10,6 @@ import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -239,31 +238,16 @@ def open_model(path: str | os.PathLike[str], device: str = "cpu") -> Inspectable
             from explorer.core.hf_models import HFModel
 
             return HFModel.open(p, device=device)
-        checkpoint = _run_dir_checkpoint(p)
-        if checkpoint is None:
+        from explorer.core.run_dir import is_run_dir, resolve_model_path
+
+        if not is_run_dir(p):
             raise ModelError(f"{p} is not a model folder: a Hugging Face model folder holds config.json "
-                             "(and weights and a tokenizer); an Attention Explorer model is a .safetensors file")
-        p = checkpoint
+                             "(and weights and a tokenizer), a run directory holds run.json; an Attention "
+                             "Explorer model is a .safetensors file")
+        p = resolve_model_path(p)  # the run's last checkpoint (CheckpointError before its first one)
     from explorer.core.checkpoint_model import CheckpointModel
 
     return CheckpointModel.open(p, device=device)
-
-
-def _run_dir_checkpoint(folder: Path) -> Path | None:
-    """The last checkpoint of a run directory, where this version knows run directories."""
-    try:
-        from explorer.core import run_dir  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    finder: Any = getattr(run_dir, "last_checkpoint", None)
-    if not callable(finder) or not run_dir_like(folder):
-        return None
-    found = finder(folder)
-    return Path(found) if found is not None else None
-
-
-def run_dir_like(folder: Path) -> bool:
-    return (folder / "run.json").is_file() or (folder / "checkpoints").is_dir()
 
 
 def save_npz(result: AttentionResult, path: str | os.PathLike[str]) -> Path:

@@ -165,6 +165,21 @@ def test_open_model_says_what_a_path_is_not(tmp_path: Path) -> None:
         open_model(tmp_path / "notes.txt")
 
 
+def test_a_run_directory_opens_its_last_checkpoint(checkpoint: Path, tmp_path: Path) -> None:
+    from explorer.core.run_dir import RUN_JSON, checkpoint_path
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / RUN_JSON).write_text("{}")
+    with pytest.raises(CheckpointError, match="no checkpoint yet"):
+        open_model(run)
+    last = checkpoint_path(run)
+    last.parent.mkdir(parents=True)
+    last.write_bytes(checkpoint.read_bytes())
+    model = open_model(run)
+    assert isinstance(model, CheckpointModel) and model.describe().layers["encoder"] == 2
+
+
 BLOCKED = r"""
 import sys
 sys.modules["transformers"] = None  # as if the [hf] extra were not installed
