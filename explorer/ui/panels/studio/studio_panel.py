@@ -48,6 +48,7 @@ class StudioPanel(BasePanel):
         self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
+        self.set_message_area(self.tabs)  # banners float over the current tab, never over the settings
         #: A dataset request ended (only the newest one): True if loaded, False if refused (message shown).
         self.dataset_load_finished = state.data.load_finished
         #: A Model → Open request ended: True if the model is on offer, False if refused.
