@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     train = sub.add_parser("train", help="train a model and optionally save it")
+    parser._train_parser = train  # type: ignore[attr-defined]  # main() reads which options were given
     train.add_argument("--data", default="builtin", metavar="builtin|PATH|task:copy|task:reverse|task:sort",
                        help="the bundled corpus, a fra.txt/.tsv/.zip file, or a synthetic task (default: %(default)s)")
     train.add_argument("--num-examples", type=positive_int, default=d["num_examples"], metavar="N",
@@ -101,16 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
         ("--lr", "lr", positive_float, "LR", "Adam learning rate"),
     ):
         hp.add_argument(flag, type=kind, default=d[key], metavar=meta, help=text + " (default: %(default)s)")
+    _add_run_options(train, d)
 
     tr = sub.add_parser("translate", help="translate sentences with a saved model")
-    tr.add_argument("--model", required=True, metavar="FILE")
+    tr.add_argument("--model", required=True, metavar="FILE|RUN_DIR",
+                    help="a .safetensors model or a run directory (its last checkpoint)")
     tr.add_argument("--beam", type=positive_int, default=1, metavar="K", help="beam width (1 = greedy)")
     tr.add_argument("--device", choices=DEVICES, default="cpu")
     tr.add_argument("--json", action="store_true")
     tr.add_argument("sentences", nargs="+", metavar="SENTENCE")
 
     ins = sub.add_parser("inspect", help="describe a saved model")
-    ins.add_argument("--model", required=True, metavar="FILE")
+    ins.add_argument("--model", required=True, metavar="FILE|RUN_DIR",
+                     help="a .safetensors model or a run directory (its last checkpoint)")
     ins.add_argument("--json", action="store_true")
 
     from explorer.cli_attention import add_parser as add_attention_parser
@@ -119,14 +123,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_run_options(train: argparse.ArgumentParser, d: dict[str, Any]) -> None:
+    """``train``'s run-directory, resume and distributed options (docs/RUNS.md)."""
+    runs = train.add_argument_group("run directory and resume (also under torchrun --nproc_per_node=N -m explorer.cli)")
+    runs.add_argument("--run-dir", metavar="DIR", help="record the run here as it trains: run.json, metrics.jsonl, "
+                      "attention snapshots, checkpoints (a new or empty folder)")
+    runs.add_argument("--resume", metavar="DIR", help="continue the run in DIR from its last checkpoint, to --epochs "
+                      "epochs in total (default: the number it was started with); its settings are kept")
+    runs.add_argument("--checkpoint-every", type=positive_int, default=1, metavar="N",
+                      help="write checkpoints/last.safetensors every N epochs (default: %(default)s)")
+    runs.add_argument("--keep-checkpoints", action="store_true",
+                      help="also keep checkpoints/epoch-XXXX.safetensors for every checkpointed epoch")
+    runs.add_argument("--snapshot-every", type=positive_int, default=d["snapshot_every"], metavar="K",
+                      help="save the probe's attention maps every K steps into the run directory "
+                           "(default: %(default)s)")
+    runs.add_argument("--dist-timeout", type=positive_float, default=45.0, metavar="S",
+                      help="under torchrun: a rank that waits S seconds for the others gives up (default: %(default)s)")
+
+
+def given_options(parser: argparse.ArgumentParser, tokens: Sequence[str]) -> set[str]:
+    """The ``dest`` of every option of ``parser`` that ``tokens`` set explicitly (abbreviations included)."""
+    options = {opt: action.dest for action in parser._actions for opt in action.option_strings}
+    given = set()
+    for token in tokens:
+        if token == "--":
+            break
+        if not token.startswith("--"):
+            continue
+        name = token.split("=", 1)[0]
+        matches = [name] if name in options else [o for o in options if o.startswith(name)]
+        if len(matches) == 1:
+            given.add(options[matches[0]])
+    return given
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The documented error types whose messages are written for users."""
     from explorer.core.checkpoint import CheckpointError
     from explorer.core.decoding import DecodingError
+    from explorer.core.run_dir import RunDirError
     from explorer.core.text import DatasetError
     from explorer.core.transformer import ConfigError
 
-    return (CheckpointError, DatasetError, ConfigError, DecodingError)
+    return (CheckpointError, DatasetError, ConfigError, DecodingError, RunDirError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,7 +173,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from explorer import cli_commands
 
     _tolerant_streams()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "train":  # a resumed run must know which settings were asked for, not defaulted
+        tokens = list(sys.argv[1:] if argv is None else argv)
+        args.given = given_options(parser._train_parser, tokens)  # type: ignore[attr-defined]
     commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
                 "inspect": cli_commands.run_inspect, "attention": _run_attention}
     try:

@@ -110,104 +110,11 @@ def _stop_on_sigint(trainer: Any, stream: TextIO) -> Iterator[dict[str, bool]]:
 
 
 # ----------------------------------------------------------------------------------------- train
-def _check_out_path(out: str | None) -> Path | None:
-    """Refuse an unusable --out before spending minutes on training."""
-    if not out:
-        return None
-    path = Path(out)
-    if path.is_dir():
-        raise CliError(f"--out {out} is a folder; give a file name such as model.safetensors")
-    if not path.parent.is_dir():
-        raise CliError(f"--out: the folder {path.parent} does not exist")
-    from explorer.core.checkpoint import check_writable
-
-    return check_writable(path)  # a read-only folder is found now, not after the training
-
-
-def _describe_device(device: Any) -> str:
-    if device.type == "cuda":
-        import torch
-
-        return f"{device} ({torch.cuda.get_device_name(device)})"
-    return str(device)
-
-
 def run_train(args: argparse.Namespace) -> int:
-    """``train``: build the configs, load the data, run the trainer, probe, save, and report."""
-    from explorer.core.checkpoint import save_model
-    from explorer.core.data_sources import load_source
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig, resolve_device
-    from explorer.core.transformer import TransformerConfig
+    """``train``: see :mod:`explorer.cli_train` (new runs, run directories, resume, torchrun)."""
+    from explorer.cli_train import run_train as train
 
-    model_config = TransformerConfig(num_hiddens=args.num_hiddens, num_layers=args.num_layers,
-                                     num_heads=args.num_heads, ffn_num_hiddens=args.ffn_num_hiddens,
-                                     dropout=args.dropout)
-    config = TrainingConfig(model=model_config, batch_size=args.batch_size, num_steps=args.num_steps,
-                            lr=args.lr, num_epochs=args.epochs, seed=args.seed, device=args.device,
-                            snapshot_every=0)  # the CLI draws no attention maps: don't pay for them
-    config.validate()
-    out = _check_out_path(args.out)
-    device = resolve_device(args.device)
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
-    print(f"device: {_describe_device(device)}", flush=True)
-
-    source = load_source(args.data, num_examples=args.num_examples, seed=args.seed)
-    dataset = build_dataset(source.pairs, config.num_steps, min_freq=config.min_freq)
-    src_vocab, tgt_vocab = dataset.src_vocab, dataset.tgt_vocab
-    skipped = f", {source.skipped} malformed line(s) skipped" if source.skipped else ""
-    print(f"data: {source.name}{skipped}; "
-          f"vocab {len(src_vocab)} source / {len(tgt_vocab)} target tokens", flush=True)
-
-    trainer = Trainer(config, dataset)
-    progress = Progress(sys.stderr, config.num_epochs)
-    finished = error = None
-    epochs_done = 0
-    with _stop_on_sigint(trainer, sys.stderr) as sigint:
-        for ev in trainer:
-            if ev.kind == "step":
-                progress.on_step(ev)
-            elif ev.kind == "epoch":
-                epochs_done = ev.epoch
-                progress.on_epoch(ev)
-            elif ev.kind == "finished":
-                finished = ev
-            elif ev.kind == "error":
-                error = ev
-    progress.close()
-    if error is not None:
-        kept = ""
-        if out is not None and trainer.history.step_loss:  # the model holds the last good step's weights
-            saved = save_model(out, trainer.model, config, src_vocab, tgt_vocab, trainer.history, source.name)
-            kept = f"; the last good weights were saved to {saved}"
-        raise CliError(f"training failed at step {error.step}: {error.message}{kept}", code=1)
-    if finished is None:  # the trainer contract says it always ends with one; be explicit if not
-        raise CliError("training ended without a result", code=1)
-    stopped = bool(finished.stopped) or sigint["stopped"]
-
-    model = trainer.model
-    model.eval()
-    probes = _run_probes(model, src_vocab, tgt_vocab, config.num_steps) if source.kind == "translation" else []
-    print(f"{'stopped' if stopped else 'finished'} after {epochs_done} epoch(s) in {finished.elapsed_s:.1f} s: "
-          f"loss {finished.loss:.4f} per token (book-style {finished.book_loss:.5f}), "
-          f"{finished.tokens_per_s:,.0f} tokens/s on {finished.device}")
-    for p in probes:
-        print(f"  {p['src']} => {p['translation']}, bleu {p['bleu']:.3f}")
-    if out is not None:
-        saved = save_model(out, model, config, src_vocab, tgt_vocab, trainer.history, source.name)
-        print(f"saved: {saved}")
-    if args.json:
-        result = {"loss": finished.loss, "book_loss": finished.book_loss, "tokens_per_s": finished.tokens_per_s,
-                  "seconds": finished.elapsed_s, "device": str(finished.device), "epochs": epochs_done,
-                  "pairs": len(source.pairs), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
-                  "probes": probes, "stopped": stopped, "data": source.name, "seed": config.seed,
-                  "threads": _torch_threads(),
-                  "saved": str(out) if out is not None else None}
-        print(json.dumps(_finite(result), allow_nan=False))
-    return 130 if stopped and sigint["stopped"] else 0
+    return train(args)
 
 
 def _torch_threads() -> int:
@@ -241,10 +148,12 @@ def _run_probes(model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int) -> l
 
 # ----------------------------------------------------------------------------------------- translate / inspect
 def _load(path: str, device: str) -> Any:
+    """A model file, or a run directory's last checkpoint."""
     from explorer.core.checkpoint import load_model
+    from explorer.core.run_dir import resolve_model_path
     from explorer.core.training import resolve_device
 
-    return load_model(path, device=resolve_device(device))
+    return load_model(resolve_model_path(path), device=resolve_device(device))
 
 
 def _num_steps(loaded: Any) -> int:
@@ -305,6 +214,19 @@ def _history_summary(history: Any) -> dict[str, Any]:
     return {"epochs": len(losses), "first_loss": losses[0], "last_loss": losses[-1], "best_loss": min(losses)}
 
 
+def _run_summary(path: str, meta: dict[str, Any]) -> dict[str, Any] | None:
+    """For a run directory: its id, start, ranks and how far its last checkpoint got (None for a model file)."""
+    if not Path(path).is_dir():
+        return None
+    from explorer.core.run_dir import read_run_json
+
+    info = read_run_json(path)
+    state = meta.get("train_state") if isinstance(meta.get("train_state"), dict) else {}
+    return {"run_dir": str(path), "run_id": info.get("run_id"), "created": info.get("created"),
+            "world_size": info.get("world_size"), "num_epochs": (info.get("config") or {}).get("num_epochs"),
+            "epochs_checkpointed": state.get("epoch"), "steps_checkpointed": state.get("step")}
+
+
 def run_inspect(args: argparse.Namespace) -> int:
     """``inspect``: what a checkpoint holds (configs, vocab sizes, parameters, history, data source)."""
     loaded = _load(args.model, "cpu")
@@ -316,6 +238,7 @@ def run_inspect(args: argparse.Namespace) -> int:
         "model_config": meta.get("model_config"), "train_config": meta.get("train_config"),
         "src_vocab": len(loaded.src_vocab), "tgt_vocab": len(loaded.tgt_vocab), "parameters": int(params),
         "history": _history_summary(loaded.history),
+        "run": _run_summary(args.model, meta),
     }
     if args.json:
         print(json.dumps(_finite(info), allow_nan=False))
@@ -330,6 +253,10 @@ def run_inspect(args: argparse.Namespace) -> int:
         if isinstance(cfg, dict):
             flat = ", ".join(f"{k}={v}" for k, v in cfg.items() if not isinstance(v, dict))
             print(f"{title + ':':<12} {flat}")
+    run = info["run"]
+    if run is not None:
+        print(f"run:         {run['epochs_checkpointed']} of {run['num_epochs']} epochs checkpointed, "
+              f"{run['world_size']} rank(s), started {run['created']}, run id {run['run_id']}")
     h = info["history"]
     if h.get("epochs"):
         print(f"history:     {h['epochs']} epochs, loss {h['first_loss']:.4f} -> {h['last_loss']:.4f} "

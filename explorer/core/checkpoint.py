@@ -95,15 +95,20 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``."""
+def _atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``.
+
+    ``durable=False`` skips the fsyncs: the rename still means a crash of the process never leaves a half
+    file, only a crash of the machine could (for files that are cheap to lose, e.g. attention snapshots).
+    """
     folder = path.parent
     fd, tmp_name = _make_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             _write_all(handle, data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException as exc:
         try:
@@ -113,12 +118,13 @@ def _atomic_write(path: Path, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
         raise
-    with contextlib.suppress(OSError):  # make the rename itself durable, where the platform allows it
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    if durable:
+        with contextlib.suppress(OSError):  # make the rename itself durable, where the platform allows it
+            dir_fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
     _remove_stale_temps(path)
 
 

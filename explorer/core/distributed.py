@@ -91,6 +91,15 @@ class DistContext:
             raise RankFailure(self._describe_failure(exc)) from exc
         return small[0], small[1]
 
+    def all_ok(self, ok: bool) -> bool:
+        """True on every rank when ``ok`` is True on every rank (e.g. each rank's checks before training)."""
+        flag = torch.tensor([1 if ok else 0], dtype=torch.int32, device=self.device)
+        try:
+            tdist.all_reduce(flag, op=tdist.ReduceOp.MIN)
+        except RuntimeError as exc:
+            raise RankFailure(self._describe_failure(exc)) from exc
+        return bool(flag.item())
+
     def barrier(self) -> None:
         """Wait for every rank."""
         try:

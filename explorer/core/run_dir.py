@@ -54,6 +54,12 @@ def checkpoint_path(run_dir: str | os.PathLike[str], epoch: int | None = None) -
     return Path(run_dir) / CHECKPOINTS / name
 
 
+def last_checkpoint(run_dir: str | os.PathLike[str]) -> Path | None:
+    """A run directory's ``checkpoints/last.safetensors``, or None before its first checkpoint."""
+    path = checkpoint_path(run_dir)
+    return path if path.is_file() else None
+
+
 def resolve_model_path(path: str | os.PathLike[str]) -> Path:
     """A model file as given, or a run directory's last checkpoint (every ``--model`` accepts both)."""
     p = Path(path)
@@ -62,8 +68,8 @@ def resolve_model_path(path: str | os.PathLike[str]) -> Path:
     if not is_run_dir(p):
         raise CheckpointError(f"{p} is a folder but not a run directory (no {RUN_JSON}); give a .safetensors "
                               f"model file or a run directory")
-    last = checkpoint_path(p)
-    if not last.is_file():
+    last = last_checkpoint(p)
+    if last is None:
         raise CheckpointError(f"the run in {p} has no checkpoint yet (one is written at the end of each "
                               f"checkpointed epoch)")
     return last
@@ -134,6 +140,15 @@ def data_fingerprint(pairs: Sequence[tuple[str, str]]) -> str:
     for src, tgt in pairs:
         digest.update(f"{src}\t{tgt}\n".encode("utf-8"))
     return digest.hexdigest()
+
+
+def describe_data(source: Any, spec: str, num_examples: int | None, seed: int) -> dict[str, Any]:
+    """``run.json``'s ``data``: how to load the pairs again (``load_source(spec, num_examples, seed)``; a file
+    as an absolute path) and their fingerprint, which a resumed run checks."""
+    path = getattr(source, "path", None)
+    return {"spec": str(Path(path).resolve()) if path is not None else str(spec), "name": source.name,
+            "kind": source.kind, "num_examples": num_examples, "seed": int(seed), "num_pairs": len(source.pairs),
+            "skipped": int(source.skipped), "fingerprint": data_fingerprint(source.pairs)}
 
 
 # ----------------------------------------------------------------------------------------- metrics lines
@@ -223,7 +238,7 @@ def write_snapshot(folder: Path, event: SnapshotEvent) -> tuple[Path, int]:
     data = save(arrays, metadata={"attention_explorer": json.dumps(meta)})
     path = snapshot_path(folder, event.step)
     try:
-        _atomic_write(path, data)
+        _atomic_write(path, data, durable=False)  # history, cheap to lose on a power cut: no fsync per snapshot
     except CheckpointError as exc:
         raise RunDirError(f"cannot write a snapshot in {folder}: {exc}") from exc
     return path, len(data)

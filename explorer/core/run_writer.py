@@ -10,6 +10,7 @@ import math
 import os
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,7 +21,7 @@ from explorer.core.run_dir import (CHECKPOINTS, METRICS, RUN_FORMAT, RUN_FORMAT_
                                    write_run_json, write_snapshot)
 from explorer.core.snapshot_history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, SnapshotHistory
 from explorer.core.training import Trainer
-from explorer.core.training_state import save_training_checkpoint
+from explorer.core.training_state import TrainerState, save_training_checkpoint
 
 PROBE_BLEU_K = 2  # the book's BLEU for its probe sentences (§11.7)
 
@@ -49,6 +50,8 @@ class RunWriter:
         self._snapshot_dir = run_dir / SNAPSHOTS
         self._last_checkpoint_epoch = -1
         self._metrics = None
+        self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-checkpoint")
+        self._saving: Future[None] | None = None
         for folder in (self._snapshot_dir, run_dir / CHECKPOINTS):
             self._io(lambda f=folder: f.mkdir(exist_ok=True), f"create {folder.name}/")
         self._metrics = self._io(lambda: open(run_dir / METRICS, "ab", buffering=0), f"open {METRICS}")
@@ -115,6 +118,8 @@ class RunWriter:
     def on_event(self, event: TrainingEvent) -> None:
         """Record one trainer event (kinds it does not store are ignored). Raises RunDirError on a write failure."""
         kind = event.kind
+        if self._saving is not None and self._saving.done():
+            self.wait()  # a failed checkpoint write is reported at the next event
         if kind == "step":
             self._append({"type": "step", "step": event.step, "epoch": event.epoch,
                           "epoch_fraction": event.epoch_fraction, "loss": event.loss, "book_loss": event.book_loss,
@@ -143,9 +148,23 @@ class RunWriter:
                           "wall": time.time()})
 
     def checkpoint(self) -> Path:
-        """Write ``checkpoints/last.safetensors`` (and ``epoch-XXXX`` if kept) now; at an epoch boundary only."""
+        """Checkpoint now (at an epoch boundary only): the state is copied here, and written (atomically, with
+        fsync) on a helper thread while training goes on; one write at a time. Returns the path."""
         t = self.trainer
         state = t.state()
+        self.wait()  # the previous checkpoint is on disk (or its failure is raised) before the next starts
+        self._saving = self._saver.submit(self._save, state)
+        self._last_checkpoint_epoch = state.epoch
+        return checkpoint_path(self.run_dir)
+
+    def wait(self) -> None:
+        """Wait for a checkpoint being written; raise RunDirError if writing it failed."""
+        saving, self._saving = self._saving, None
+        if saving is not None:
+            saving.result()
+
+    def _save(self, state: TrainerState) -> None:
+        t = self.trainer
         paths = [checkpoint_path(self.run_dir)]
         if self.keep_checkpoints:
             paths.append(checkpoint_path(self.run_dir, state.epoch))
@@ -156,14 +175,17 @@ class RunWriter:
                                          str(self.info.get("data", {}).get("name", "")), str(t.device), extra)
             except CheckpointError as exc:
                 raise RunDirError(f"cannot write the checkpoint of epoch {state.epoch}: {exc}") from exc
-        self._last_checkpoint_epoch = state.epoch
-        return paths[0]
 
     def close(self) -> None:
-        """Close the metrics file (idempotent)."""
-        if self._metrics is not None:
-            self._metrics.close()
-            self._metrics = None
+        """Finish the checkpoint being written and close the metrics file (idempotent; raises RunDirError if
+        that checkpoint failed)."""
+        try:
+            self.wait()
+        finally:
+            self._saver.shutdown(wait=True)
+            if self._metrics is not None:
+                self._metrics.close()
+                self._metrics = None
 
     def __enter__(self) -> RunWriter:
         return self

@@ -26,6 +26,8 @@ import torch
 from explorer.core.data_sources import load_source
 from explorer.core.events import ErrorEvent, StartedEvent, TrainingEvent
 from explorer.core.readers import DatasetError
+from explorer.core.run_dir import RunDirError, check_new_run_dir, describe_data
+from explorer.core.run_writer import RunWriter
 from explorer.core.text import build_dataset
 from explorer.core.training import Trainer, TrainingConfig, _is_oom
 from explorer.core.transformer import ConfigError
@@ -43,6 +45,8 @@ class TrainingJob:
     ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
     ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
     ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core).
+    ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
+    otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch.
     """
 
     config: dict
@@ -51,6 +55,7 @@ class TrainingJob:
     data_seed: int
     probe: tuple[str, str] | None = None
     num_threads: int | None = None
+    run_dir: str | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -346,6 +351,8 @@ def _error_event(exc: BaseException, step: int) -> ErrorEvent:
         return ErrorEvent(step=step, message=str(exc), reason="data")
     if isinstance(exc, ConfigError):
         return ErrorEvent(step=step, message=str(exc), reason="config")
+    if isinstance(exc, RunDirError):
+        return ErrorEvent(step=step, message=str(exc), reason="run_dir")
     if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and _is_oom(exc)):
         return ErrorEvent(step=step, reason="out_of_memory", message=(
             "out of memory while preparing or training: try fewer examples, a smaller batch or a smaller model"))
@@ -359,6 +366,7 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     remote = _Remote(control)
     trainer: Trainer | None = None
+    writer: RunWriter | None = None
     if job.num_threads:
         torch.set_num_threads(max(1, int(job.num_threads)))
 
@@ -371,7 +379,12 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
             source = load_source(job.data_spec, job.num_examples, seed=job.data_seed)
             dataset = build_dataset(source.pairs, config.num_steps, config.min_freq, skipped=source.skipped)
             probe = (str(job.probe[0]), str(job.probe[1])) if job.probe is not None else dataset.pairs[0]
+            if job.run_dir is not None:
+                check_new_run_dir(job.run_dir)  # refused before the model is built
             trainer = Trainer(config, dataset, probe=probe)
+            if job.run_dir is not None:
+                data = describe_data(source, job.data_spec, job.num_examples, job.data_seed)
+                writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe])
             remote.attach(trainer)
             send(StartedEvent(
                 device=str(trainer.device), num_pairs=len(dataset), total_steps=trainer.total_steps,
@@ -379,7 +392,12 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
                 src_vocab=trainer.src_vocab.to_dict(), tgt_vocab=trainer.tgt_vocab.to_dict(),
                 config=trainer.config.to_dict(), probe=probe))
             for event in trainer:
+                if writer is not None:
+                    writer.on_event(event)  # on disk first: a follower never sees less than the studio did
                 send(event)
+            if writer is not None:
+                writer, closing = None, writer
+                closing.close()  # the last checkpoint is on disk before the final weights are sent
         except (BrokenPipeError, ConnectionResetError):
             raise
         except Exception as exc:
@@ -395,4 +413,7 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     except (BrokenPipeError, ConnectionResetError):
         pass  # the parent has gone: nobody is listening
     finally:
+        if writer is not None:
+            with contextlib.suppress(Exception):  # already failing: keep what is on disk
+                writer.close()
         events.close()

@@ -1,0 +1,281 @@
+"""The CLI's ``train`` command (book §11.7): a new run, a resumed run directory, or one rank of a ``torchrun`` job.
+
+Under ``torchrun --nproc_per_node=N -m explorer.cli train ...`` every rank runs this same code; only rank 0
+prints and writes the run directory. Checks that can refuse a run happen before training, on every rank at
+once: if any rank refuses, all stop. No Qt.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from explorer.cli_commands import PROBES, CliError, Progress, _finite, _run_probes, _stop_on_sigint, _torch_threads
+
+T = TypeVar("T")
+#: Settings a resumed run keeps: flag dest -> (where in TrainingConfig.to_dict(), key).
+KEPT_SETTINGS = {"num_hiddens": "model", "num_layers": "model", "num_heads": "model", "ffn_num_hiddens": "model",
+                 "dropout": "model", "batch_size": "", "num_steps": "", "lr": "", "seed": ""}
+
+
+@dataclass
+class _Plan:
+    """What to train: the config, the data to load and, for a resumed run, its directory and saved state."""
+
+    config: Any
+    data_spec: str
+    num_examples: int | None
+    data_seed: int
+    run_dir: Path | None = None
+    info: dict[str, Any] | None = None  # run.json of a resumed run
+    loaded: Any = None  # LoadedModel of a resumed run's checkpoint
+    state: Any = None  # its TrainerState
+
+
+def _check_out_path(out: str | None) -> Path | None:
+    """Refuse an unusable --out before spending minutes on training."""
+    if not out:
+        return None
+    path = Path(out)
+    if path.is_dir():
+        raise CliError(f"--out {out} is a folder; give a file name such as model.safetensors")
+    if not path.parent.is_dir():
+        raise CliError(f"--out: the folder {path.parent} does not exist")
+    from explorer.core.checkpoint import check_writable
+
+    return check_writable(path)  # a read-only folder is found now, not after the training
+
+
+def _describe_device(device: Any) -> str:
+    if device.type == "cuda":
+        import torch
+
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return str(device)
+
+
+def _agreed(ctx: Any, action: Callable[[], T]) -> T:
+    """Run ``action`` on this rank; under torchrun, every rank then learns whether all succeeded, and a rank
+    whose own part went well stops too (with one line) when another's failed."""
+    error: BaseException | None = None
+    result: Any = None
+    try:
+        result = action()
+    except Exception as exc:  # re-raised below, after the other ranks have been told
+        error = exc
+    if ctx is not None and not ctx.all_ok(error is None) and error is None:
+        raise CliError(f"rank {ctx.rank}: another rank could not start the run (see rank 0's message)")
+    if error is not None:
+        raise error
+    return result
+
+
+# ----------------------------------------------------------------------------------------- planning
+def _new_plan(args: argparse.Namespace, main: bool) -> _Plan:
+    from explorer.core.training import TrainingConfig
+    from explorer.core.transformer import TransformerConfig
+
+    if args.resume and args.run_dir:
+        raise CliError("--resume continues the run in its own folder: leave out --run-dir")
+    model_config = TransformerConfig(num_hiddens=args.num_hiddens, num_layers=args.num_layers,
+                                     num_heads=args.num_heads, ffn_num_hiddens=args.ffn_num_hiddens,
+                                     dropout=args.dropout)
+    snapshots = args.snapshot_every if (args.run_dir and main) else 0  # without a run dir nobody draws them
+    config = TrainingConfig(model=model_config, batch_size=args.batch_size, num_steps=args.num_steps, lr=args.lr,
+                            num_epochs=args.epochs, seed=args.seed, device=args.device, snapshot_every=snapshots)
+    config.validate()
+    return _Plan(config=config, data_spec=args.data, num_examples=args.num_examples, data_seed=args.seed,
+                 run_dir=Path(args.run_dir) if args.run_dir else None)
+
+
+def _resume_plan(args: argparse.Namespace, main: bool) -> _Plan:
+    from explorer.core.run_dir import RunDirError, last_checkpoint, read_run_json
+    from explorer.core.training_state import load_training_checkpoint
+
+    run_dir = Path(args.resume)
+    info = read_run_json(run_dir)
+    path = last_checkpoint(run_dir)
+    if path is None:
+        raise RunDirError(f"the run in {run_dir} has no checkpoint yet, so there is nothing to resume; start it "
+                          f"again in a new folder with --run-dir")
+    loaded, state = load_training_checkpoint(path)
+    if loaded.meta.get("run_id") not in (None, info["run_id"]):
+        raise RunDirError(f"{path} belongs to another run than {run_dir / 'run.json'}; the folder was mixed up")
+    config = loaded.train_config
+    given = getattr(args, "given", set())
+    saved = config.to_dict()
+    for dest, where in KEPT_SETTINGS.items():
+        value = saved[where][dest] if where else saved[dest]
+        if dest in given and getattr(args, dest) != value:
+            flag = "--" + dest.replace("_", "-")
+            raise CliError(f"{flag} cannot change when resuming: the run uses {value}; start a new run "
+                           f"(--run-dir) to train with other settings")
+    data = info.get("data") or {}
+    if "num_examples" in given and args.num_examples != data.get("num_examples"):
+        raise CliError(f"--num-examples cannot change when resuming: the run uses {data.get('num_examples')}")
+    config.num_epochs = args.epochs if "epochs" in given else int(saved["num_epochs"])
+    if config.num_epochs <= state.epoch:
+        raise CliError(f"the run in {run_dir} has already trained {state.epoch} epoch(s) (of {saved['num_epochs']}"
+                       f" planned): ask for more with --epochs N, N > {state.epoch}")
+    if "device" in given:
+        config.device = args.device
+    if not main:
+        config.snapshot_every = 0  # rank 0 alone records snapshots
+    config.validate()
+    spec = args.data if "data" in given else str(data.get("spec", "builtin"))
+    return _Plan(config=config, data_spec=spec, num_examples=data.get("num_examples"),
+                 data_seed=int(data.get("seed", config.seed)), run_dir=run_dir, info=info, loaded=loaded, state=state)
+
+
+def _load_data(plan: _Plan) -> tuple[Any, Any, dict[str, Any]]:
+    """The data source, the dataset (a resumed run's own vocabularies) and its description for run.json."""
+    from explorer.core.data_sources import load_source
+    from explorer.core.run_dir import RunDirError, describe_data
+    from explorer.core.text import build_dataset
+
+    source = load_source(plan.data_spec, num_examples=plan.num_examples, seed=plan.data_seed)
+    data = describe_data(source, plan.data_spec, plan.num_examples, plan.data_seed)
+    vocabs: dict[str, Any] = {}
+    if plan.info is not None:
+        expected = (plan.info.get("data") or {}).get("fingerprint")
+        if expected and expected != data["fingerprint"]:
+            raise RunDirError(f"the data {source.name} is not what the run in {plan.run_dir} was trained on "
+                              f"(its sentence pairs differ); give the original with --data PATH")
+        vocabs = {"src_vocab": plan.loaded.src_vocab, "tgt_vocab": plan.loaded.tgt_vocab}
+    dataset = build_dataset(source.pairs, plan.config.num_steps, min_freq=plan.config.min_freq,
+                            skipped=source.skipped, **vocabs)
+    return source, dataset, data
+
+
+# ----------------------------------------------------------------------------------------- the command
+def run_train(args: argparse.Namespace) -> int:
+    """``train``: plan, load the data, run the trainer (writing the run directory), probe, save, report."""
+    from explorer.core.distributed import RankFailure, init_from_environment
+
+    ctx = init_from_environment(args.device, args.dist_timeout)
+    try:
+        return _train(args, ctx)
+    except RankFailure as exc:  # before training (while the ranks agree to start); later it is an ErrorEvent
+        raise CliError(str(exc), code=1) from exc
+    finally:
+        if ctx is not None:
+            ctx.close()
+
+
+def _train(args: argparse.Namespace, ctx: Any) -> int:
+    from explorer.core.checkpoint import save_model
+    from explorer.core.run_dir import check_new_run_dir, resume_hint
+    from explorer.core.run_writer import RunWriter
+    from explorer.core.training import Trainer
+
+    main = ctx is None or ctx.is_main
+    world = 1 if ctx is None else ctx.world_size
+
+    def plan_and_check() -> tuple[_Plan, Path | None]:
+        plan = _resume_plan(args, main) if args.resume else _new_plan(args, main)
+        out = _check_out_path(args.out) if main else None
+        if main and plan.run_dir is not None and plan.info is None:
+            check_new_run_dir(plan.run_dir)  # refused now, not after the data has loaded
+        return plan, out
+
+    plan, out = _agreed(ctx, plan_and_check)
+    config = plan.config
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    source, dataset, data = _agreed(ctx, lambda: _load_data(plan))
+    probe = tuple(plan.info["probe"]) if plan.info and plan.info.get("probe") else None
+    trainer = _agreed(ctx, lambda: Trainer(config, dataset, probe=probe, resume=plan.state, dist=ctx))
+    src_vocab, tgt_vocab = dataset.src_vocab, dataset.tgt_vocab
+    if main:
+        where = f" × {world} ranks ({ctx.backend})" if ctx is not None else ""
+        print(f"device: {_describe_device(trainer.device)}{where}", flush=True)
+        skipped = f", {source.skipped} malformed line(s) skipped" if source.skipped else ""
+        print(f"data: {source.name}{skipped}; vocab {len(src_vocab)} source / {len(tgt_vocab)} target tokens",
+              flush=True)
+        if plan.state is not None:
+            print(f"resuming {plan.run_dir} after epoch {plan.state.epoch}, to {config.num_epochs} epochs", flush=True)
+
+    def open_writer() -> Any:
+        if not main or plan.run_dir is None:
+            return None
+        if plan.info is not None:
+            given = getattr(args, "given", set())
+            return RunWriter.resume(plan.run_dir, trainer, world_size=world,
+                                    checkpoint_every=args.checkpoint_every if "checkpoint_every" in given else None,
+                                    keep_checkpoints=args.keep_checkpoints or None)
+        probes = list(PROBES) if source.kind == "translation" else [tuple(p) for p in dataset.pairs[:4]]
+        return RunWriter.create(plan.run_dir, trainer, data, probes=probes, checkpoint_every=args.checkpoint_every,
+                                keep_checkpoints=args.keep_checkpoints, world_size=world)
+
+    writer = _agreed(ctx, open_writer)
+    progress = Progress(sys.stderr if main else io.StringIO(), config.num_epochs)
+    finished = error = writer_error = None
+    epochs_done = plan.state.epoch if plan.state is not None else 0
+    try:
+        with _stop_on_sigint(trainer, sys.stderr if main else io.StringIO()) as sigint:
+            for ev in trainer:
+                if writer is not None and writer_error is None:
+                    try:
+                        writer.on_event(ev)
+                    except ValueError as exc:  # RunDirError: the disk is full, the folder vanished, ...
+                        writer_error = exc
+                        trainer.stop()  # every rank stops at the next step (a vote)
+                if ev.kind == "step":
+                    progress.on_step(ev)
+                elif ev.kind == "epoch":
+                    epochs_done = ev.epoch
+                    progress.on_epoch(ev)
+                elif ev.kind == "finished":
+                    finished = ev
+                elif ev.kind == "error":
+                    error = ev
+    finally:
+        if writer is not None:
+            writer.close()
+    progress.close()
+    resume_note = ""
+    if plan.run_dir is not None and (plan.run_dir / "checkpoints" / "last.safetensors").is_file():
+        resume_note = f"; the run can be continued from its last checkpoint: {resume_hint(plan.run_dir)}"
+    if writer_error is not None:
+        raise CliError(f"training stopped: {writer_error}", code=1)
+    if error is not None:
+        kept = ""
+        if main and out is not None and trainer.history.step_loss:  # the model holds the last good step's weights
+            saved = save_model(out, trainer.model, config, src_vocab, tgt_vocab, trainer.history, source.name)
+            kept = f"; the last good weights were saved to {saved}"
+        raise CliError(f"training failed at step {error.step}: {error.message}{kept}{resume_note}", code=1)
+    if finished is None:  # the trainer contract says it always ends with one; be explicit if not
+        raise CliError("training ended without a result", code=1)
+    stopped = bool(finished.stopped) or sigint["stopped"]
+    if not main:
+        return 130 if stopped and sigint["stopped"] else 0
+    model = trainer.model
+    model.eval()
+    probes = _run_probes(model, src_vocab, tgt_vocab, config.num_steps) if source.kind == "translation" else []
+    print(f"{'stopped' if stopped else 'finished'} after {epochs_done} epoch(s) in {finished.elapsed_s:.1f} s: "
+          f"loss {finished.loss:.4f} per token (book-style {finished.book_loss:.5f}), "
+          f"{finished.tokens_per_s:,.0f} tokens/s on {finished.device}" + (f" × {world} ranks" if world > 1 else ""))
+    for p in probes:
+        print(f"  {p['src']} => {p['translation']}, bleu {p['bleu']:.3f}")
+    if out is not None:
+        saved = save_model(out, model, config, src_vocab, tgt_vocab, trainer.history, source.name)
+        print(f"saved: {saved}")
+    if plan.run_dir is not None:
+        print(f"run directory: {plan.run_dir}")
+    if args.json:
+        result = {"loss": finished.loss, "book_loss": finished.book_loss, "tokens_per_s": finished.tokens_per_s,
+                  "seconds": finished.elapsed_s, "device": str(finished.device), "epochs": epochs_done,
+                  "pairs": len(source.pairs), "src_vocab": len(src_vocab), "tgt_vocab": len(tgt_vocab),
+                  "probes": probes, "stopped": stopped, "data": source.name, "seed": config.seed,
+                  "threads": _torch_threads(), "saved": str(out) if out is not None else None,
+                  "run_dir": str(plan.run_dir) if plan.run_dir is not None else None, "world_size": world,
+                  "epoch_losses": list(trainer.history.epoch_loss),
+                  "resumed_after_epoch": plan.state.epoch if plan.state is not None else None}
+        print(json.dumps(_finite(result), allow_nan=False))
+    return 130 if stopped and sigint["stopped"] else 0
