@@ -8,8 +8,8 @@ every full map at once.
 from __future__ import annotations
 
 import os
+import threading
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,15 +18,9 @@ import numpy as np
 import torch
 
 from explorer.core.hf_folder import Family, HFModelError, check_folder, find_taps, hf_session, load_folder
+from explorer.core.hf_taps import REPLAY_BUDGET, Done, Replay, Sink, run_taps
 from explorer.core.inspect_model import (AttentionResult, Generation, InspectableModel, ModelInfo, PooledAttention,
                                          check_head, check_method, pooled_maps)
-
-Sink = Callable[[str, int, torch.Tensor], None]  # (kind, layer, weights (h, q, k))
-
-
-class _Done(Exception):
-    """Raised by a sink that has what it needs, to skip the rest of the forward pass."""
-
 
 @dataclass
 class _Encoded:
@@ -49,6 +43,8 @@ class HFModel(InspectableModel):
         self.name = name
         self.model_type = model_type
         self._taps = find_taps(model, family)
+        self._lock = threading.Lock()  # one forward pass at a time (hooks are per call)
+        self._replay: Replay | None = None  # the inputs of the last pooled pass, to open one head fast
         if not self._taps:
             raise HFModelError(f"{name}: no attention modules found in {type(model).__name__}")
         self._info = self._describe()
@@ -151,33 +147,17 @@ class HFModel(InspectableModel):
                         self._tokens(sequence[:-1]))
 
     # ------------------------------------------------------------------------------------------ forward
-    @torch.no_grad()
-    def _run(self, enc: _Encoded, sink: Sink) -> None:
+    def _run(self, enc: _Encoded, sink: Sink, replay: Replay | None = None) -> None:
         """One eval-mode forward pass; ``sink`` receives each attention module's weights as it runs."""
-        def hook_for(kind: str, layer: int) -> Callable[..., None]:
-            def hook(module: Any, args: Any, output: Any) -> None:
-                weights = output[-1] if isinstance(output, tuple) else None
-                if not isinstance(weights, torch.Tensor) or weights.dim() != 4:
-                    raise HFModelError(f"{type(module).__name__} returned no attention weights")
-                sink(kind, layer, weights[0].detach())  # (h, q, k)
-            return hook
-
-        handles = [module.register_forward_hook(hook_for(kind, layer)) for module, kind, layer in self._taps]
-        ones = torch.ones_like(enc.input_ids)
-        kwargs: dict[str, Any] = {"input_ids": enc.input_ids, "attention_mask": ones, "use_cache": False}
+        kwargs: dict[str, Any] = {"input_ids": enc.input_ids, "attention_mask": torch.ones_like(enc.input_ids),
+                                  "use_cache": False}
         if enc.decoder_input_ids is not None:
             kwargs["decoder_input_ids"] = enc.decoder_input_ids
         # the base model skips the LM head: logits of 4,096 positions × the vocabulary are not needed
         body = getattr(self.model, getattr(self.model, "base_model_prefix", ""), None)
         model = body if isinstance(body, torch.nn.Module) and enc.decoder_input_ids is None else self.model
-        try:
-            with hf_session():
-                model(**kwargs)
-        except _Done:
-            pass
-        finally:
-            for handle in handles:
-                handle.remove()
+        with self._lock:
+            run_taps(self._taps, lambda: model(**kwargs), sink, replay)
 
     def _labels(self, enc: _Encoded) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         src, dec = enc.source_tokens, enc.decoder_input_tokens
@@ -217,19 +197,27 @@ class HFModel(InspectableModel):
                 maps[kind] = np.zeros((self._info.layers[kind], *pooled.shape), np.float32)  # (L, h, mq, mk)
             maps[kind][layer] = pooled
 
-        self._run(enc, pool)
+        replay = Replay(key=(source, target))
+        self._replay = None  # the previous text's inputs go before this pass allocates its own
+        self._run(enc, pool, replay)
+        self._replay = replay if replay.nbytes() <= REPLAY_BUDGET else None
         return PooledAttention(enc.source_tokens, enc.target_tokens, maps, queries, keys, q_edges, k_edges, size)
 
     def head_attention(self, source: str, target: str | None, kind: str, layer: int, head: int) -> np.ndarray:
-        """One head at full resolution; the forward pass stops after the layer that holds it."""
+        """One head at full resolution. After :meth:`pooled_attention` of the same text only that layer's
+        attention module runs again (on its recorded inputs); otherwise the forward pass stops after it."""
         check_head(self._info, kind, layer, head)
+        replay = self._replay
+        if replay is not None and replay.key == (source, target):
+            with self._lock:
+                return replay.weights(kind, layer)[head].to("cpu", torch.float32).numpy().copy()  # (q, k)
         enc = self._encode(source, target)
         found: list[np.ndarray] = []
 
         def take(k: str, i: int, weights: torch.Tensor) -> None:
             if (k, i) == (kind, layer):
                 found.append(weights[head].to("cpu", torch.float32).numpy().copy())  # (q, k)
-                raise _Done
+                raise Done
 
         self._run(enc, take)
         return found[0]
@@ -255,6 +243,10 @@ class HFModel(InspectableModel):
         return Generation(tokens=self._tokens(produced), text=text, finished=finished, method=method,
                           attention=self._result(enc))
 
+    def forget(self) -> None:
+        """Drop the recorded inputs of the last pooled pass (they hold one activation per layer)."""
+        self._replay = None
+
     @torch.no_grad()
     def _generate_ids(self, input_ids: torch.Tensor, beams: int, max_new_tokens: int | None) -> torch.Tensor:
         """Transformers' own greedy (``beams == 1``) or beam search; returns the one sequence (S,)."""
@@ -271,7 +263,7 @@ class HFModel(InspectableModel):
         if pad is None:
             pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else \
                 self.model.generation_config.eos_token_id
-        with hf_session(), warnings.catch_warnings():
+        with self._lock, hf_session(), warnings.catch_warnings():
             # transformers warns about a model's sampling defaults that greedy and beam search do not use
             warnings.filterwarnings("ignore", category=UserWarning, module=r"transformers\.")
             out = self.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),

@@ -147,19 +147,27 @@ def test_generated_cross_attention_is_what_each_step_saw(models: dict[str, HFMod
         np.testing.assert_allclose(ours_map, steps, atol=1e-5, rtol=0)
 
 
-@pytest.mark.parametrize("name", ("gpt2", "t5"))
+@pytest.mark.parametrize("name", ("gpt2", "t5", "bart", "bert"))
 def test_pooled_and_single_head_match_the_full_maps(name: str, models: dict[str, HFModel]) -> None:
     model = models[name]
     info = model.describe()
-    full = model.attention(hf_tiny.SOURCE, "le chat")
-    pooled = model.pooled_attention(hf_tiny.SOURCE, "le chat", size=4)
+    target = None if info.family == "encoder-only" else "le chat"
+    full = model.attention(hf_tiny.SOURCE, target)
+    pooled = model.pooled_attention(hf_tiny.SOURCE, target, size=4)
     for kind in info.kinds:
         expected, q_edges, k_edges = pooled_maps(full.stacked(kind), 4)
         np.testing.assert_allclose(pooled.maps[kind], expected, atol=1e-6)
         np.testing.assert_array_equal(pooled.query_edges[kind], q_edges)
         np.testing.assert_array_equal(pooled.key_edges[kind], k_edges)
+    # after a pooled pass, one head replays its layer's attention module on the recorded inputs
+    assert model._replay is not None and model._replay.key == (hf_tiny.SOURCE, target)
+    for kind in info.kinds:
+        for layer in range(info.layers[kind]):
+            head = model.head_attention(hf_tiny.SOURCE, target, kind, layer, 1)
+            np.testing.assert_allclose(head, full.maps[kind][layer][1], atol=1e-6, rtol=0)
+    model.forget()  # without recorded inputs: a forward pass that stops after the layer
     kind = info.kinds[-1]
-    head = model.head_attention(hf_tiny.SOURCE, "le chat", kind, info.layers[kind] - 1, 1)
+    head = model.head_attention(hf_tiny.SOURCE, target, kind, info.layers[kind] - 1, 1)
     np.testing.assert_array_equal(head, full.maps[kind][-1][1])
 
 
