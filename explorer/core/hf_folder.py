@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -118,8 +119,9 @@ def import_transformers() -> Any:
     try:
         import transformers
     except ImportError as exc:
+        python = "" if sys.version_info >= (3, 11) else "; transformers 5 needs Python 3.11 or newer"
         raise MissingExtraError(f"opening a Hugging Face model needs the optional [hf] extra: {INSTALL_HINT}"
-                                f" ({exc.name or 'transformers'} is not installed)") from exc
+                                f" ({exc.name or 'transformers'} is not installed{python})") from exc
     return transformers
 
 

@@ -22,6 +22,19 @@ from explorer.core.hf_taps import REPLAY_BUDGET, Done, Replay, Sink, run_taps
 from explorer.core.inspect_model import (AttentionResult, Generation, InspectableModel, ModelInfo, PooledAttention,
                                          check_head, check_method, pooled_maps)
 
+#: ``attention()`` refuses texts whose full maps would take more (use ``pooled_attention`` + ``head_attention``).
+FULL_MAPS_BUDGET = 2 * 2**30
+
+
+class MapsTooLargeError(HFModelError):
+    """Every full map of this text would not fit the budget; ``nbytes`` says how much they would take."""
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(f"the full attention maps of this text would take {nbytes / 2**30:.1f} GB (more than "
+                         f"{FULL_MAPS_BUDGET / 2**30:.0f} GB); use a shorter text, or pooled maps")
+        self.nbytes = nbytes
+
+
 @dataclass
 class _Encoded:
     """Token ids and labels for one forward pass."""
@@ -169,6 +182,11 @@ class HFModel(InspectableModel):
         return ({"encoder": src, "decoder": dec, "cross": dec}, {"encoder": src, "decoder": dec, "cross": src})
 
     def _result(self, enc: _Encoded) -> AttentionResult:
+        queries, keys = self._labels(enc)
+        need = sum(self._info.layers[k] * self._info.heads[k] * len(queries[k]) * len(keys[k]) * 4
+                   for k in self._info.kinds)
+        if need > FULL_MAPS_BUDGET:
+            raise MapsTooLargeError(need)
         layers: dict[str, dict[int, np.ndarray]] = {k: {} for k in self._info.kinds}
 
         def keep(kind: str, layer: int, weights: torch.Tensor) -> None:
@@ -176,7 +194,6 @@ class HFModel(InspectableModel):
 
         self._run(enc, keep)
         maps = {k: [layers[k][i] for i in range(self._info.layers[k])] for k in self._info.kinds}
-        queries, keys = self._labels(enc)
         return AttentionResult(enc.source_tokens, enc.target_tokens, maps, queries, keys, enc.decoder_input_tokens)
 
     # ------------------------------------------------------------------------------------------ public

@@ -196,6 +196,17 @@ def test_questions_a_model_cannot_answer_are_refused(models: dict[str, HFModel])
         models["gpt2"].attention("the cat " * 60)
     with pytest.raises(ModelError, match="empty"):
         models["gpt2"].attention("")
+    from explorer.core import hf_models
+
+    budget = hf_models.FULL_MAPS_BUDGET
+    hf_models.FULL_MAPS_BUDGET = 100
+    try:
+        with pytest.raises(hf_models.MapsTooLargeError, match="would take 0.0 GB") as info:
+            models["gpt2"].attention("the cat")
+        assert info.value.nbytes == 2 * 4 * 3 * 3 * 4  # layers × heads × queries × keys × float32
+        assert models["gpt2"].pooled_attention("the cat", size=2).maps["decoder"].shape == (2, 4, 2, 2)
+    finally:
+        hf_models.FULL_MAPS_BUDGET = budget
     with pytest.raises(ModelError, match="method"):
         models["t5"].generate("the cat", method="sampling")
     with pytest.raises(ModelError, match="layer 9"):
