@@ -131,6 +131,8 @@ def hf_session() -> Iterator[Any]:
     (its load reports would otherwise go to the CLI's stderr). Yields the ``transformers`` module."""
     saved = {k: os.environ.get(k) for k in OFFLINE_VARS}
     os.environ.update({k: "1" for k in OFFLINE_VARS})
+    # one sentence at a time gains nothing from the tokenizers' thread pool, which warns in forked children
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         transformers = import_transformers()
         log = transformers.utils.logging

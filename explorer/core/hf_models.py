@@ -11,7 +11,6 @@ import os
 import threading
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -297,7 +296,3 @@ def _device(device: str | torch.device) -> torch.device:
 
     return resolve_device(device)
 
-
-def open_hf_model(path: str | os.PathLike[str], device: str = "cpu") -> HFModel:
-    """Open a Hugging Face model folder (see :meth:`HFModel.open`)."""
-    return HFModel.open(Path(path), device=device)
