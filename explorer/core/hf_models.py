@@ -201,6 +201,8 @@ class HFModel(InspectableModel):
 
     def pooled_attention(self, source: str, target: str | None = None, size: int = 256) -> PooledAttention:
         """Pooled per layer as it is computed: only one layer's full maps exist at a time."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise HFModelError(f"the thumbnail size must be a whole number of at least 1, got {size!r}")
         enc = self._encode(source, target)
         queries, keys = self._labels(enc)
         maps: dict[str, np.ndarray] = {}
