@@ -10,18 +10,20 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from explorer.ui.panel_walker import PanelWalker
 from explorer.ui.settings import APPLICATION, ORGANIZATION, THEMES, AppSettings
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
+__all__ = ["PanelWalker", "Startup", "build_parser", "main", "start"]
+
 SCREENSHOT_SIZE = (1280, 820)
-SETTLE_POLL_MS = 50
 DEVICE_PROBE_PATIENCE_MS = 20_000
 
 
@@ -39,8 +41,9 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of ``attention-explorer``."""
-    parser = argparse.ArgumentParser(prog="attention-explorer",
-                                     description="The attention chapter of Dive into Deep Learning, made visible.")
+    parser = argparse.ArgumentParser(prog="attention-explorer", usage="%(prog)s [options] [LESSON.json]",
+                                     description="The attention chapter of Dive into Deep Learning, made visible.",
+                                     epilog="LESSON.json: open a lesson saved with File → Save lesson.")
     parser.add_argument("--screenshots", metavar="DIR", type=Path,
                         help="render every panel to DIR/<panel>.png and exit")
     parser.add_argument("--panel", metavar="KEY", help="panel to open first (e.g. positional)")
@@ -49,60 +52,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="window size for --screenshots (default 1280x820)")
     parser.add_argument("--bench-startup", action="store_true", help=argparse.SUPPRESS)
     return parser
-
-
-class PanelWalker(QObject):
-    """Visits panels one per event-loop turn, waits for each to settle, then calls ``on_settled(key)``.
-
-    A panel has settled when none of its ``LatestOnlyRunner`` children is busy, no single-shot
-    ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
-    throttled redraws land), or after ``max_wait_ms``.
-    """
-
-    def __init__(self, window, keys: list[str], on_settled: Callable[[str], None],
-                 on_done: Callable[[], None], min_wait_ms: int = 300, max_wait_ms: int = 10_000) -> None:
-        super().__init__(window)
-        self._window = window
-        self._keys = list(keys)
-        self._on_settled = on_settled
-        self._on_done = on_done
-        self._min_wait_ms = min_wait_ms
-        self._max_wait_ms = max_wait_ms
-        self._clock = QElapsedTimer()
-        self._timer = QTimer(self)
-        self._timer.setInterval(SETTLE_POLL_MS)
-        self._timer.timeout.connect(self._on_timer_timeout)
-
-    def start(self) -> None:
-        """Begin with the first key on the next event-loop turn."""
-        QTimer.singleShot(0, self._next)
-
-    @Slot()
-    def _next(self) -> None:
-        if not self._keys:
-            self._on_done()
-            return
-        self._window.show_panel(self._keys[0])
-        self._clock.start()
-        self._timer.start()
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        from explorer.ui.worker import LatestOnlyRunner
-
-        key = self._keys[0]
-        panel = self._window.panel(key)
-        busy = panel is not None and (
-            any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
-            or any(t.isActive() and t.isSingleShot() for t in panel.findChildren(QTimer))  # debounces
-        )
-        elapsed = self._clock.elapsed()
-        if elapsed < self._max_wait_ms and (busy or elapsed < self._min_wait_ms):
-            return
-        self._timer.stop()
-        self._keys.pop(0)
-        self._on_settled(key)
-        QTimer.singleShot(0, self._next)
 
 
 def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
@@ -163,6 +112,18 @@ def _run_bench(app: QApplication, window) -> int:
     return app.exec()
 
 
+def split_lesson(argv: list[str]) -> tuple[str | None, list[str]]:
+    """Take the lesson file (the first argument ending in ``.json`` that is not an option) out of ``argv``.
+
+    Found before argparse sees the arguments, so an option's value meant for Qt (``-platform offscreen``) is
+    never mistaken for a file.
+    """
+    for i, arg in enumerate(argv):
+        if not arg.startswith("-") and arg.lower().endswith(".json"):
+            return arg, argv[:i] + argv[i + 1:]
+    return None, list(argv)
+
+
 @dataclass
 class Startup:
     """A started app: the QApplication, its main window (not shown yet) and the parsed options."""
@@ -170,6 +131,7 @@ class Startup:
     app: QApplication
     window: MainWindow
     args: argparse.Namespace
+    lesson: str | None = None
 
 
 def start(argv: list[str] | None = None) -> Startup | int:
@@ -178,7 +140,8 @@ def start(argv: list[str] | None = None) -> Startup | int:
     Returns an exit code instead when the app cannot start (no display, a missing system library, a
     bad option). Test drivers use this to run the same start-up as ``main``.
     """
-    args, qt_args = build_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
+    lesson, argv = split_lesson(sys.argv[1:] if argv is None else list(argv))
+    args, qt_args = build_parser().parse_known_args(argv)
     if QApplication.instance() is None:
         from explorer.ui.display_check import startup_problem
 
@@ -209,7 +172,16 @@ def start(argv: list[str] | None = None) -> Startup | int:
                   file=sys.stderr)
             return 2
         window.select_panel(args.panel)
-    return Startup(app, window, args)
+    if lesson is not None and not Path(lesson).is_file():
+        print(f"attention-explorer: no lesson file {lesson}", file=sys.stderr)
+        return 2
+    if lesson is not None and args.screenshots is not None:  # headless: open now, print what was skipped
+        window.classroom.show_dialogs = False
+        opened = window.classroom.open_lesson(lesson)
+        print(window.classroom.last_report, file=sys.stdout if opened else sys.stderr)
+        if not opened:
+            return 2
+    return Startup(app, window, args, lesson)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,4 +201,6 @@ def main(argv: list[str] | None = None) -> int:
     heartbeat.timeout.connect(lambda: None)
     heartbeat.start(250)
     window.show()
+    if started.lesson is not None:  # once the window is up, so its report can be a dialog over it
+        QTimer.singleShot(0, lambda: window.classroom.open_lesson(started.lesson))
     return app.exec()

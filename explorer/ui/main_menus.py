@@ -1,4 +1,5 @@
-"""The main window's menu bar: File, View (panels, theme, explanation), the current panel's menu, Help."""
+"""The main window's menu bar: File (exports, lessons), View (panels, theme, palette, explanation, presenter
+mode, lock), the current panel's menu, Help."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,7 +8,31 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
 from explorer.ui.panel_registry import PanelSpec
-from explorer.ui.settings import THEMES
+from explorer.ui.settings import PRESENTER_SCALES, THEMES
+
+
+@dataclass
+class ClassroomActions:
+    """File and View entries for teaching: exports of everything, lessons, presenter mode, palette, lock."""
+
+    export_all: QAction
+    timelapse: QAction
+    open_lesson: QAction
+    save_lesson: QAction
+    presenter: QAction
+    scale_group: QActionGroup
+    colour_blind: QAction
+    lock: QAction
+
+    def shortcut_actions(self) -> list[QAction]:
+        """The entries with shortcuts (kept working while a text field has focus)."""
+        return [self.export_all, self.open_lesson, self.save_lesson, self.presenter, self.lock]
+
+    def check_scale(self, scale: float) -> None:
+        """Tick the presenter scale nearest ``scale``."""
+        actions = self.scale_group.actions()
+        nearest = min(actions, key=lambda a: abs(float(a.data()) - scale))
+        nearest.setChecked(True)
 
 
 @dataclass
@@ -22,11 +47,12 @@ class MenuActions:
     explanation: QAction
     about: QAction
     help_menu: QMenu
+    classroom: ClassroomActions
     panel_menus: dict[str, QAction] = field(default_factory=dict)
 
     def shell_actions(self) -> list[QAction]:
         """The window's own actions with shortcuts (kept working while a text field has focus)."""
-        return [self.export, self.quit, *self.panels, self.explanation]
+        return [self.export, self.quit, *self.panels, self.explanation, *self.classroom.shortcut_actions()]
 
     def check_theme(self, mode: str) -> None:
         """Tick the theme entry for ``mode``."""
@@ -41,12 +67,27 @@ class MenuActions:
             action.setVisible(other == key)
 
 
+def _add(menu: QMenu, text: str, shortcut: str = "", checkable: bool = False, checked: bool = False) -> QAction:
+    action = menu.addAction(text)
+    if shortcut:
+        action.setShortcut(QKeySequence(shortcut))
+    if checkable:
+        action.setCheckable(True)
+        action.setChecked(checked)
+    return action
+
+
 def build_menus(bar: QMenuBar, specs: tuple[PanelSpec, ...], theme_mode: str, explanation_visible: bool,
-                owner: QWidget) -> MenuActions:
+                owner: QWidget, palette: str = "standard", presenter_scale: float = 1.5) -> MenuActions:
     """Fill ``bar`` and return its actions (unconnected)."""
     file_menu = bar.addMenu("&File")
     export = file_menu.addAction("&Export current plot…")
     export.setShortcut(QKeySequence("Ctrl+E"))
+    export_all = _add(file_menu, "Export &all plots and tables…", "Ctrl+Shift+E")
+    timelapse = _add(file_menu, "Export training &time-lapse…")
+    file_menu.addSeparator()
+    open_lesson = _add(file_menu, "&Open lesson…", "Ctrl+O")
+    save_lesson = _add(file_menu, "&Save lesson…", "Ctrl+S")
     file_menu.addSeparator()
     quit_action = file_menu.addAction("&Quit")
     quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -72,12 +113,26 @@ def build_menus(bar: QMenuBar, specs: tuple[PanelSpec, ...], theme_mode: str, ex
         action.setData(mode)
         action.setChecked(mode == theme_mode)
         theme_group.addAction(action)
+    colour_blind = _add(view_menu, "&Colour-blind-safe colours", checkable=True, checked=palette == "colour_blind")
     explanation = view_menu.addAction("Show formula and &explanation")
     explanation.setCheckable(True)
     explanation.setShortcut(QKeySequence("Ctrl+I"))
     explanation.setChecked(explanation_visible)
+    view_menu.addSeparator()
+    presenter = _add(view_menu, "&Presenter mode", "F11", checkable=True)
+    scale_menu = view_menu.addMenu("Presenter &scale")
+    scale_group = QActionGroup(owner)
+    for scale in PRESENTER_SCALES:
+        action = _add(scale_menu, f"{scale * 100:.0f} %", checkable=True)
+        action.setData(scale)
+        scale_group.addAction(action)
+    lock = _add(view_menu, "&Lock controls", "Ctrl+Shift+L", checkable=True)
+    classroom = ClassroomActions(export_all, timelapse, open_lesson, save_lesson, presenter, scale_group,
+                                 colour_blind, lock)
+    classroom.check_scale(presenter_scale)
 
     help_menu = bar.addMenu("&Help")
     about = help_menu.addAction("&About Attention Explorer")
     about.setMenuRole(QAction.MenuRole.AboutRole)
-    return MenuActions(export, quit_action, panels, panel_group, theme_group, explanation, about, help_menu)
+    return MenuActions(export, quit_action, panels, panel_group, theme_group, explanation, about, help_menu,
+                       classroom)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, 
 
 from explorer.ui import theme
 from explorer.ui.about_dialog import DeviceStatus
+from explorer.ui.classroom import Classroom
 from explorer.ui.main_menus import build_menus
 from explorer.ui.panel_registry import PANELS, SECTIONS, PanelSpec
 from explorer.ui.panel_stack import PanelStack
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.device_label)
         self._build_menus()
         self.shortcut_guard = ShortcutGuard(self, self.menu_actions.shell_actions())
+        self.classroom = Classroom(self)  # presenter mode, palette, lock, lessons, Export all, time-lapse
 
         self.dark = theme.resolve_dark(settings.theme)
         self._restore_window_state()
@@ -154,6 +156,7 @@ class MainWindow(QMainWindow):
         self._ask(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         panel.set_explanation_visible(self.settings.get("view/explanation_visible"))
         self._apply_theme_to(panel)
+        self.classroom.panel_built(key, panel)
 
     def _select(self, key: str) -> None:
         row = self.keys().index(key)
@@ -214,7 +217,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:
         self.menu_actions = build_menus(self.menuBar(), self.specs, self.settings.theme,
-                                        self.settings.get("view/explanation_visible"), self)
+                                        self.settings.get("view/explanation_visible"), self, self.settings.palette,
+                                        self.settings.presenter_scale)
         self.export_action = self.menu_actions.export
         self.explanation_action = self.menu_actions.explanation
         self._panel_actions = self.menu_actions.panels
@@ -287,6 +291,14 @@ class MainWindow(QMainWindow):
             panel.apply_theme(self.dark)
         except Exception:  # a panel's theme hook failing is cosmetic
             log.exception("applying the theme to %s failed", panel.key)
+        self.restyle_panel(panel)
+
+    def restyle_panel(self, panel: BasePanel) -> None:
+        """Give ``panel`` the palette and presenter scale in force (after the theme, which may reset them)."""
+        try:
+            self.classroom.restyle(panel)
+        except Exception:  # cosmetic, like the theme
+            log.exception("applying the palette or presenter scale to %s failed", panel.key)
 
     @Slot(QAction)
     def _on_theme_group_triggered(self, action: QAction) -> None:
@@ -372,6 +384,7 @@ class MainWindow(QMainWindow):
         if self._shut_down:
             return
         self._shut_down = True
+        self.classroom.shutdown()
         for panel in self.loaded_panels():
             self._ask(panel.shutdown, SHUTDOWN_TIMEOUT_MS)
         self.device_label.shutdown(3 * SHUTDOWN_TIMEOUT_MS)

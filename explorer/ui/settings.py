@@ -17,6 +17,8 @@ ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
 SETTINGS_FILE = "attention-explorer.ini"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
+PALETTES: tuple[str, ...] = ("standard", "colour_blind")  # explorer.ui.palette holds the colour maps
+PRESENTER_SCALES: tuple[float, ...] = (1.25, 1.5, 1.75, 2.0)
 
 DEFAULTS: dict[str, Any] = {
     "window/geometry": b"",
@@ -27,6 +29,13 @@ DEFAULTS: dict[str, Any] = {
     "export/last_dir": "",
     "export/last_format": "png",
     "export/png_width": 1600,
+    "export/all_last_dir": "",
+    "view/palette": "standard",
+    "view/presenter_scale": 1.5,
+    "lesson/last_dir": "",
+    "timelapse/last_dir": "",
+    "timelapse/fps": 4,
+    "timelapse/max_frames": 120,
 }
 
 _dir_override: Path | None = None
@@ -144,3 +153,29 @@ class AppSettings:
     @last_panel.setter
     def last_panel(self, key: str) -> None:
         self.set("window/last_panel", key)
+
+    @property
+    def palette(self) -> str:
+        """``"standard"`` or ``"colour_blind"`` (the colour maps of every heatmap)."""
+        value = self.get("view/palette")
+        return value if value in PALETTES else DEFAULTS["view/palette"]
+
+    @palette.setter
+    def palette(self, value: str) -> None:
+        if value not in PALETTES:
+            raise ValueError(f"Unknown palette {value!r}; choose one of {', '.join(PALETTES)}.")
+        self.set("view/palette", value)
+
+    @property
+    def presenter_scale(self) -> float:
+        """Presenter mode's scale of fonts and line widths, within 1.25–2."""
+        value = self.get("view/presenter_scale")
+        lo, hi = PRESENTER_SCALES[0], PRESENTER_SCALES[-1]
+        return value if lo <= value <= hi else DEFAULTS["view/presenter_scale"]
+
+    @presenter_scale.setter
+    def presenter_scale(self, value: float) -> None:
+        lo, hi = PRESENTER_SCALES[0], PRESENTER_SCALES[-1]
+        if not lo <= float(value) <= hi:
+            raise ValueError(f"The presenter scale must be between {lo} and {hi}, not {value!r}.")
+        self.set("view/presenter_scale", float(value))

@@ -221,3 +221,10 @@ class BasePanel(QWidget):
         """
         self._dark = dark
         self._style_message()
+
+    def apply_palette(self, palette: str) -> None:
+        """Recolour maps that the shell's walk over the plots does not reach (default: nothing).
+
+        ``palette`` is ``"standard"`` or ``"colour_blind"``; the shell has already switched every image item and
+        colour bar it found (``explorer.ui.palette.restyle_maps``) and calls this after ``apply_theme``.
+        """

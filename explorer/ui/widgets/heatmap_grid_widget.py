@@ -87,6 +87,12 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         for plot in self.plots:
             plot.set_colormap(name)
 
+    def apply_palette(self, palette: str) -> None:
+        """Use the ``standard`` or ``colour_blind`` partner of this grid's colour map, tiles built later too."""
+        from explorer.ui.palette import resolve
+
+        self.set_colormap(resolve(self.colormap, palette))
+
     def csv_table(self) -> tuple[list[str], np.ndarray]:
         """Long format for CSV export: one line per (tile, row, col) with its value."""
         rows = []

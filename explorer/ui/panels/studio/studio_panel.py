@@ -18,6 +18,7 @@ from explorer.core.transformer import ConfigError
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.studio.model_files import DATASET_SUFFIXES, SUFFIX, ModelMenu, ask_dataset_path
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
+from explorer.ui.panels.studio.studio_keys import install_studio_keys
 from explorer.ui.panels.studio.studio_state import StudioState
 
 EDITABLE_STATES = ("idle", "finished")
@@ -81,6 +82,7 @@ class StudioPanel(BasePanel):
         self.controls.step_button.clicked.connect(state.request_step)
         self.controls.stop_button.clicked.connect(state.stop)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
+        self.studio_keys = install_studio_keys(self, state)  # Space, →, Ctrl+←/→ (presenter mode)
         self._load_source()
         self._prebuild_grid()
 

@@ -79,6 +79,7 @@ class StudioState(QObject):
         self.attention = AttentionState(self)
         self.history = self.attention.history
         self.record: ModelRecord | None = None
+        self.model_path: str | None = None  # the file of the opened model on offer (read-only for views)
         self.last_error: str | None = None
         self.run_config: TrainingConfig | None = None
         self.started: Any = None  # the run's StartedEvent
@@ -242,6 +243,7 @@ class StudioState(QObject):
 
     def _set_record(self, record: ModelRecord | None) -> None:
         self.record = record
+        self.model_path = None  # an opened model sets it again after this
         self.model_changed.emit(record)
 
     def _forget_run(self) -> None:
@@ -370,7 +372,7 @@ class StudioState(QObject):
 
     @Slot(object)
     def _on_model_loader_result_ready(self, opened: OpenedModel) -> None:
-        self._opening = None
+        path, self._opening = self._opening, None
         if self.is_training():  # cannot happen through the GUI (Start waits); keep the run
             self.model_open_finished.emit(False)
             return
@@ -380,6 +382,7 @@ class StudioState(QObject):
         if opened.snapshot is not None:
             self.attention.add(opened.snapshot)
         self._set_record(opened.record)
+        self.model_path = path
         self._set_run_state("idle")
         self._emit_all()
         if opened.snapshot is None:

@@ -1,0 +1,202 @@
+"""Lessons: one versioned JSON file holding a teaching scene (every panel's controls, the panel shown, theme,
+palette, presenter scale, language, the studio's model file), read leniently: what is bad is skipped and named.
+
+No widgets here: :mod:`explorer.ui.lesson_store` moves panel settings in and out of panels.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from explorer.ui.atomic_text import write_text_atomic
+from explorer.ui.settings import PALETTES, PRESENTER_SCALES, THEMES
+
+FORMAT = "attention-explorer-lesson"
+VERSION = 1
+SUFFIX = ".json"
+LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # stored now, applied once translations exist
+_TOP_FIELDS = ("format", "version", "app_version", "current_panel", "theme", "palette", "presenter_scale",
+               "language", "panels")
+_PANEL_FIELDS = ("settings", "model_file")
+
+
+class LessonError(Exception):
+    """The file is not a lesson at all (unreadable, not JSON, another kind of file); the message is fit for users."""
+
+
+@dataclass
+class Lesson:
+    """A teaching scene. ``None`` fields (and panels absent from ``panels``) are left as they are when opened.
+
+    ``panels`` maps a panel key to its settings: name (below ``panels/<key>/``) -> a JSON value (a number,
+    text, true/false, null, a list of those, or ``{"bytes_base64": …}``).
+    """
+
+    current_panel: str | None = None
+    theme: str | None = None
+    palette: str | None = None
+    presenter_scale: float | None = None
+    language: str | None = None
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    studio_model: str | None = None
+
+
+@dataclass
+class OpenedLesson:
+    """A lesson as read: what could be used, the parts skipped (``"where: why"``) and the file's version."""
+
+    lesson: Lesson
+    skipped: list[str]
+    version: int
+
+    @property
+    def newer(self) -> bool:
+        """True if a newer version of the app wrote the file."""
+        return self.version > VERSION
+
+
+# ---------------------------------------------------------------------------------------------- values
+def is_setting_value(value: Any) -> bool:
+    """Whether ``value`` can be stored in a lesson as a panel setting."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(v is None or isinstance(v, (str, bool, int)) or isinstance(v, float) and math.isfinite(v)
+                   for v in value)
+    if isinstance(value, dict):
+        return set(value) == {"bytes_base64"} and isinstance(value["bytes_base64"], str)
+    return False
+
+
+def encode_setting(value: Any) -> Any:
+    """A settings value as JSON (bytes as base64; tuples as lists); raises ``ValueError`` if it has no JSON form."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes_base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, tuple):
+        value = list(value)
+    if not is_setting_value(value):
+        raise ValueError(f"{type(value).__name__} values cannot be stored in a lesson")
+    return value
+
+
+def decode_setting(value: Any) -> Any:
+    """The settings value for a JSON value written by :func:`encode_setting`."""
+    if isinstance(value, dict):
+        return base64.b64decode(value["bytes_base64"].encode("ascii"), validate=True)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------- writing
+def lesson_dict(lesson: Lesson, app_version: str = "") -> dict[str, Any]:
+    """The JSON object of ``lesson`` (current format and version)."""
+    panels: dict[str, Any] = {}
+    for key, settings in lesson.panels.items():
+        panels[key] = {"settings": {name: encode_setting(v) for name, v in sorted(settings.items())}}
+    if lesson.studio_model:
+        panels.setdefault("studio", {"settings": {}})["model_file"] = lesson.studio_model
+    return {"format": FORMAT, "version": VERSION, "app_version": app_version,
+            "current_panel": lesson.current_panel, "theme": lesson.theme, "palette": lesson.palette,
+            "presenter_scale": lesson.presenter_scale, "language": lesson.language, "panels": panels}
+
+
+def write_lesson(path: str | os.PathLike[str], lesson: Lesson, app_version: str = "") -> Path:
+    """Write ``lesson`` to ``path`` (UTF-8 JSON) through a temporary file, so a failure keeps the old file."""
+    text = json.dumps(lesson_dict(lesson, app_version), indent=2, ensure_ascii=False) + "\n"
+    return write_text_atomic(path, text)
+
+
+# ---------------------------------------------------------------------------------------------- reading
+def read_lesson(path: str | os.PathLike[str], panel_keys: Iterable[str]) -> OpenedLesson:
+    """Read a lesson file; see :func:`parse_lesson`. Raises :class:`LessonError` if it is no lesson at all."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LessonError(f"Could not read {path}: {exc}") from exc
+    return parse_lesson(text, panel_keys)
+
+
+def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
+    """Read what can be used from lesson JSON ``text``, for an app with panels ``panel_keys``.
+
+    Bad values, unknown fields and panels this app does not have are skipped and listed; a file of a newer
+    version is read the same way. Raises :class:`LessonError` for text that is not a lesson at all.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise LessonError(f"The file is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise LessonError("The file is not an Attention Explorer lesson.")
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise LessonError(f"The lesson has no valid version number (found {version!r}).")
+    keys = list(panel_keys)
+    lesson, skipped = Lesson(), [f"{name}: unknown field" for name in data if name not in _TOP_FIELDS]
+
+    def choice(name: str, allowed: Iterable[str]) -> str | None:
+        value = data.get(name)
+        allowed = tuple(allowed)
+        if value is None or value in allowed:
+            return value
+        skipped.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+        return None
+
+    lesson.current_panel = choice("current_panel", keys)
+    lesson.theme = choice("theme", THEMES)
+    lesson.palette = choice("palette", PALETTES)
+    lesson.language = choice("language", LANGUAGES)
+    scale = data.get("presenter_scale")
+    if scale is not None:
+        ok = isinstance(scale, (int, float)) and not isinstance(scale, bool) and math.isfinite(scale)
+        if ok and PRESENTER_SCALES[0] <= scale <= PRESENTER_SCALES[-1]:
+            lesson.presenter_scale = float(scale)
+        else:
+            skipped.append(f"presenter_scale: {scale!r} is not between {PRESENTER_SCALES[0]} and "
+                           f"{PRESENTER_SCALES[-1]}")
+    panels = data.get("panels", {})
+    if not isinstance(panels, dict):
+        skipped.append("panels: not an object")
+        panels = {}
+    for key, entry in panels.items():
+        _read_panel(lesson, key, entry, keys, skipped)
+    return OpenedLesson(lesson, skipped, version)
+
+
+def _read_panel(lesson: Lesson, key: str, entry: Any, keys: list[str], skipped: list[str]) -> None:
+    where = f"panels.{key}"
+    if key not in keys:
+        skipped.append(f"{where}: this version has no such panel")
+        return
+    if not isinstance(entry, dict):
+        skipped.append(f"{where}: not an object")
+        return
+    skipped.extend(f"{where}.{name}: unknown field" for name in entry if name not in _PANEL_FIELDS)
+    settings = entry.get("settings", {})
+    if not isinstance(settings, dict):
+        skipped.append(f"{where}.settings: not an object")
+        settings = {}
+    kept: dict[str, Any] = {}
+    for name, value in settings.items():
+        if not name.strip("/") or not is_setting_value(value):
+            skipped.append(f"{where}.settings.{name}: {type(value).__name__} is not a setting value")
+            continue
+        try:
+            decode_setting(value)
+        except ValueError:  # (binascii.Error is one)
+            skipped.append(f"{where}.settings.{name}: not valid base64")
+            continue
+        kept[name] = value
+    lesson.panels[key] = kept
+    model = entry.get("model_file")
+    if model is not None:
+        if key == "studio" and isinstance(model, str) and model.strip():
+            lesson.studio_model = model
+        else:
+            skipped.append(f"{where}.model_file: {model!r} is not a file name")

@@ -1,0 +1,150 @@
+"""Presenter mode: the window full screen, with fonts and line widths scaled for a projector (1.25×–2×).
+
+The application font is scaled (widgets and plot axes follow it); widgets with a font of their own, plot
+labels and curve pens are scaled from the sizes they had, remembered per item, so leaving restores them.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
+
+from explorer.ui.settings import PRESENTER_SCALES
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMainWindow
+
+SCALES = PRESENTER_SCALES
+_BASE_PT = "explorer_presenter_base_pt"  # dynamic property: a widget's own point size before scaling
+
+
+def clamp_scale(value: float) -> float:
+    """``value`` limited to the presenter range [1.25, 2]."""
+    return min(max(float(value), SCALES[0]), SCALES[-1])
+
+
+class Presenter(QObject):
+    """Full screen and scaling for one main window; :meth:`apply_to` scales panels built later."""
+
+    def __init__(self, window: QMainWindow, scale: float = 1.5) -> None:
+        super().__init__(window)
+        self._window = window
+        self.active = False
+        self.scale = clamp_scale(scale)
+        self._app_font: QFont | None = None
+        self._left_state = Qt.WindowState.WindowNoState
+        self._pens: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+        self._labels: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+
+    @property
+    def factor(self) -> float:
+        """The scale in force now: :attr:`scale` while active, else 1."""
+        return self.scale if self.active else 1.0
+
+    def enter(self) -> None:
+        """Go full screen and scale everything."""
+        if self.active:
+            return
+        self.active = True
+        self._left_state = self._window.windowState() & ~Qt.WindowState.WindowFullScreen
+        self._apply_app_font()
+        self.apply_to(self._window)
+        self._window.showFullScreen()
+
+    def leave(self) -> None:
+        """Restore the window state and the sizes from before :meth:`enter`."""
+        if not self.active:
+            return
+        self.active = False
+        self._apply_app_font()
+        self.apply_to(self._window)
+        self._window.setWindowState(self._left_state)
+        if self._left_state == Qt.WindowState.WindowNoState:
+            self._window.showNormal()
+
+    def set_scale(self, scale: float) -> None:
+        """Use ``scale`` (clamped to 1.25–2); applied at once while active."""
+        self.scale = clamp_scale(scale)
+        if self.active:
+            self._apply_app_font()
+            self.apply_to(self._window)
+
+    def apply_to(self, root: QWidget) -> None:
+        """Scale the own fonts of ``root``'s widgets and its plots' labels and pens to :attr:`factor`."""
+        for widget in [root, *root.findChildren(QWidget)]:
+            self._scale_widget_font(widget)
+        for view in root.findChildren(QGraphicsView):
+            self._scale_plot_items(view)
+
+    # ------------------------------------------------------------------ internals
+    def _apply_app_font(self) -> None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        if self._app_font is None:
+            self._app_font = QFont(app.font())
+        font = QFont(self._app_font)
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(self._app_font.pointSizeF() * self.factor)
+        else:
+            font.setPixelSize(round(self._app_font.pixelSize() * self.factor))
+        app.setFont(font)
+        if not self.active:
+            self._app_font = None  # the next enter starts from the font in force then
+
+    def _scale_widget_font(self, widget: QWidget) -> None:
+        font = widget.font()
+        explicit = widget.testAttribute(Qt.WidgetAttribute.WA_SetFont)  # else it follows its parent or the app
+        base = widget.property(_BASE_PT)
+        if base is None:
+            if not explicit or font.pointSizeF() <= 0 or self.factor == 1.0:
+                return  # follows the application font
+            base = font.pointSizeF()
+            widget.setProperty(_BASE_PT, base)
+        font.setPointSizeF(float(base) * self.factor)
+        widget.setFont(font)
+
+    def _scale_plot_items(self, view: QGraphicsView) -> None:
+        import pyqtgraph as pg
+
+        for item in view.scene().items():
+            if isinstance(item, pg.LabelItem):
+                self._scale_label(item)
+            elif isinstance(item, (pg.PlotDataItem, pg.InfiniteLine)) or (
+                    isinstance(item, pg.PlotCurveItem) and not isinstance(item.parentItem(), pg.PlotDataItem)):
+                self._scale_pen(item)
+
+    def _scale_label(self, item: Any) -> None:
+        size = str(item.opts.get("size") or "")
+        if not size.endswith("pt"):
+            return  # no size of its own: it follows the application font
+        try:
+            now = float(size[:-2])
+        except ValueError:
+            return
+        base, applied = self._labels.get(item, (now, now))
+        if abs(now - applied) > 1e-6:
+            base = now  # its owner set a new size since: that is the size to scale
+        target = base * self.factor
+        self._labels[item] = (base, target)
+        if abs(target - now) > 1e-6:
+            item.setText(item.text, size=f"{target:g}pt")
+
+    def _scale_pen(self, item: Any) -> None:
+        opts = getattr(item, "opts", None)
+        pen = opts.get("pen") if isinstance(opts, dict) else getattr(item, "pen", None)
+        if pen is None or not hasattr(pen, "widthF") or pen.style() == Qt.PenStyle.NoPen:
+            return
+        now = pen.widthF()
+        base, applied = self._pens.get(item, (now, now))
+        if abs(now - applied) > 1e-6:
+            base = now
+        target = max(base, 1.0) * self.factor if self.factor != 1.0 else base
+        self._pens[item] = (base, target)
+        if abs(target - now) > 1e-6:
+            scaled = type(pen)(pen)
+            scaled.setWidthF(target)
+            item.setPen(scaled)
