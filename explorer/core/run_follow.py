@@ -88,8 +88,10 @@ class RunFollower:
             return events + [replaced]
         snapshots = self._read_snapshots()
         taken = 0
-        for event in metrics:  # a snapshot goes after the metrics of its step, as the trainer yields them
-            while taken < len(snapshots) and snapshots[taken].step < getattr(event, "step", 0):
+        for event in metrics:  # a snapshot goes after the metrics lines of its step, before the run's end
+            step = getattr(event, "step", 0)
+            while taken < len(snapshots) and (snapshots[taken].step < step or (
+                    snapshots[taken].step == step and event.kind in ("finished", "error", "resumed"))):
                 events.append(snapshots[taken])
                 taken += 1
             events.append(event)

@@ -1,0 +1,216 @@
+"""Run directories (docs/RUNS.md): the format a writer leaves, a follower reading it live, and what a follower
+meets on disk: a cut last line, damage, missing files, a future version, a run deleted or replaced."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from run_helpers import tiny_config, tiny_dataset, train_into  # noqa: E402
+
+from explorer.core import run_follow  # noqa: E402
+from explorer.core.checkpoint import CheckpointError, load_model  # noqa: E402
+from explorer.core.events import SnapshotEvent, StepEvent  # noqa: E402
+from explorer.core.run_dir import (RUN_FORMAT_VERSION, RunDirError, check_new_run_dir, read_metrics,  # noqa: E402
+                                   read_run_json, read_snapshot, resolve_model_path, snapshot_files)
+from explorer.core.run_follow import RunFollower  # noqa: E402
+from explorer.core.run_writer import RunWriter  # noqa: E402
+from explorer.core.training import Trainer  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:  # type: ignore[type-arg]
+    run = tmp_path_factory.mktemp("runs") / "run"
+    _, events = train_into(run, tiny_dataset(), epochs=3)
+    return run, events
+
+
+def test_format_round_trip(finished_run: tuple[Path, list]) -> None:  # type: ignore[type-arg]
+    run, events = finished_run
+    info = read_run_json(run)
+    assert info["format_version"] == RUN_FORMAT_VERSION and len(info["run_id"]) == 32
+    assert info["world_size"] == 1 and info["config"]["num_epochs"] == 3 and info["num_batches"] == 3
+    assert info["src_vocab"]["idx_to_token"][:4] == ["<unk>", "<pad>", "<bos>", "<eos>"]
+    records = read_metrics(run)
+    steps = [r for r in records if r["type"] == "step"]
+    epochs = [r for r in records if r["type"] == "epoch"]
+    assert [r["step"] for r in steps] == list(range(1, 10)) and [r["epoch"] for r in epochs] == [1, 2, 3]
+    for r in steps + epochs:
+        assert {"step", "epoch", "loss", "time", "tokens_per_s", "wall"} <= set(r)
+    trained = [e for e in events if isinstance(e, StepEvent)]
+    assert [r["loss"] for r in steps] == [e.loss for e in trained]  # exact: JSON keeps float64 digits
+    assert all(len(r["probes"]) == 2 and 0 <= r["bleu"] <= 1 for r in epochs)
+    assert records[-1]["type"] == "finished" and records[-1]["stopped"] is False
+    snaps = [e for e in events if isinstance(e, SnapshotEvent)]
+    files = snapshot_files(run / "snapshots")
+    assert [s for s, _ in files] == [e.step for e in snaps] == [0, 2, 4, 6, 8, 9]
+    back = read_snapshot(files[2][1])
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        np.testing.assert_array_equal(back.maps[kind], snaps[2].maps[kind])
+    assert back.src_tokens == snaps[2].src_tokens and back.tgt_input_tokens == snaps[2].tgt_input_tokens
+    model = load_model(resolve_model_path(run))  # a run directory opens as its last checkpoint
+    assert model.meta["train_state"]["epoch"] == 3 and model.meta["run_id"] == info["run_id"]
+
+
+def test_follower_yields_the_trainers_events(finished_run: tuple[Path, list]) -> None:  # type: ignore[type-arg]
+    run, events = finished_run
+    got = RunFollower(run).poll()
+    assert got[0].kind == "started" and got[0].num_batches == 3 and got[0].config["num_epochs"] == 3
+    metrics = [e for e in got[1:] if e.kind not in ("translations", "snapshot")]
+    assert metrics == [e for e in events if e.kind in ("step", "epoch")] + [metrics[-1]]
+    assert metrics[-1].kind == "finished" and metrics[-1].step == events[-1].step
+    snaps = [e for e in got if e.kind == "snapshot"]
+    assert [e.step for e in snaps] == [e.step for e in events if e.kind == "snapshot"]
+    for i, e in enumerate(got):  # each snapshot follows its step's StepEvent, and all come before the end
+        if e.kind == "snapshot" and e.step:
+            assert any(x.kind == "step" and x.step == e.step for x in got[:i])
+            assert all(x.kind != "finished" for x in got[:i])
+    assert sum(e.kind == "translations" for e in got) == 3
+
+
+def test_follower_is_incremental_and_bounded(tmp_path: Path) -> None:
+    ds = tiny_dataset()
+    trainer = Trainer(tiny_config(2), ds)
+    writer = RunWriter.create(tmp_path / "run", trainer, {"spec": "test"})
+    follower = RunFollower(tmp_path / "run", max_bytes=400, max_snapshots=1)
+    seen: list[str] = [e.kind for e in follower.poll()]
+    with writer:
+        for event in trainer:
+            writer.on_event(event)
+            seen += [e.kind for e in follower.poll()]  # at most ~2 lines and one snapshot a call
+    for _ in range(50):
+        more = follower.poll()
+        if not more:
+            break
+        seen += [e.kind for e in more]
+    assert seen.count("step") == 6 and seen.count("epoch") == 2 and seen.count("finished") == 1
+    assert seen.count("snapshot") == 4 and follower.poll() == [] and follower.problems == []
+
+
+def test_cut_last_line_damage_and_missing_files(tmp_path: Path, finished_run: tuple[Path, list]) -> None:  # type: ignore[type-arg]
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run)
+    metrics = run / "metrics.jsonl"
+    lines = metrics.read_bytes().split(b"\n")
+    lines[4] = b'{"type": "step", "step": 4, "ep'  # damage in the middle (lines: 3 steps, an epoch, ...)
+    metrics.write_bytes(b"\n".join(lines[:-1]) + b"\n" + b'{"type":"step","step":99,"epo')  # cut last line
+    snaps = snapshot_files(run / "snapshots")
+    snaps[1][1].write_bytes(b"\x80\x04garbage")  # a damaged snapshot file
+    (run / "checkpoints" / "last.safetensors").unlink()
+    follower = RunFollower(run)
+    events = follower.poll()
+    assert follower.partial_line and any("line 5" in p for p in follower.problems)
+    assert any("step-000000002" in p for p in follower.problems)
+    assert sum(e.kind == "step" for e in events) == 8 and sum(e.kind == "snapshot" for e in events) == 5
+    assert follower.load_latest_model() is None
+    with open(metrics, "ab") as fh:  # the cut line completed (a live writer): read once it is whole
+        fh.write(b'ch":9,"loss":1.0,"tokens":3,"time":1.0}\n')
+    more = follower.poll()
+    assert [e.step for e in more if e.kind == "step"] == [99] and not follower.partial_line
+
+
+def test_only_run_json_then_files_appear(tmp_path: Path) -> None:
+    trainer = Trainer(tiny_config(1), tiny_dataset())
+    writer = RunWriter.create(tmp_path / "run", trainer, {"spec": "test"})
+    writer.close()
+    for sub in ("metrics.jsonl", "snapshots", "checkpoints"):
+        path = tmp_path / "run" / sub
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    follower = RunFollower(tmp_path / "run")
+    assert [e.kind for e in follower.poll()] == ["started"] and follower.poll() == []
+    assert follower.problems == [] and follower.latest_checkpoint() is None
+
+
+def test_future_version_and_not_a_run(tmp_path: Path, finished_run: tuple[Path, list]) -> None:  # type: ignore[type-arg]
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run)
+    info = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**info, "format_version": RUN_FORMAT_VERSION + 1}))
+    with pytest.raises(RunDirError, match="newer Attention Explorer.*update"):
+        RunFollower(run)
+    with pytest.raises(RunDirError, match="no run.json"):
+        RunFollower(tmp_path)
+    with pytest.raises(RunDirError, match="does not exist"):
+        RunFollower(tmp_path / "nowhere")
+    (run / "run.json").write_text("{not json")
+    with pytest.raises(RunDirError, match="damaged"):
+        RunFollower(run)
+
+
+def test_run_deleted_or_replaced_while_followed(tmp_path: Path, finished_run: tuple[Path, list]) -> None:  # type: ignore[type-arg]
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run)
+    follower = RunFollower(run)
+    follower.poll()
+    shutil.rmtree(run)
+    train_into(run, tiny_dataset(), epochs=1)  # another run in the same folder
+    (gone,) = follower.poll()
+    assert gone.kind == "error" and gone.reason == "run_replaced" and "open it again" in gone.message
+    assert follower.ended and follower.poll() == []
+    again = RunFollower(run)
+    again.poll()
+    shutil.rmtree(run)
+    (gone,) = again.poll()
+    assert gone.reason == "run_deleted"
+
+
+def test_checkpoint_replaced_while_read_is_read_again(tmp_path: Path, finished_run: tuple[Path, list],  # type: ignore[type-arg]
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(finished_run[0], run)
+    real, calls = run_follow.load_model, []
+
+    def swapped_under_us(path: Path, device: str = "cpu"):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 1:  # the writer renames a new checkpoint over the one being read
+            os.replace(path, path.with_suffix(".old"))
+            shutil.copy(path.with_suffix(".old"), path)
+            raise CheckpointError("last.safetensors is truncated")
+        return real(path, device=device)
+
+    monkeypatch.setattr(run_follow, "load_model", swapped_under_us)
+    assert RunFollower(run).load_latest_model() is not None and len(calls) == 2
+    (run / "checkpoints" / "last.safetensors").write_bytes(b"PK\x03\x04 a zip")  # damaged for good: said once
+    calls.clear()
+    monkeypatch.setattr(run_follow, "load_model", real)
+    with pytest.raises(CheckpointError, match="could run code"):
+        RunFollower(run).load_latest_model()
+
+
+def test_snapshots_on_disk_stay_bounded(tmp_path: Path) -> None:
+    ds = tiny_dataset(n=64)
+    trainer = Trainer(tiny_config(6, snapshot_every=1), ds)  # 24 steps, 26 snapshots
+    writer = RunWriter.create(tmp_path / "run", trainer, {"spec": "test"}, max_snapshots=8)
+    with writer:
+        for event in trainer:
+            writer.on_event(event)
+    steps = [s for s, _ in snapshot_files(tmp_path / "run" / "snapshots")]
+    assert len(steps) <= 8 and steps[0] == 0 and steps[-1] == 24  # thinned like SnapshotHistory
+
+
+def test_refused_run_dirs(tmp_path: Path, finished_run: tuple[Path, list], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
+    with pytest.raises(RunDirError, match=r"already holds a run.*--resume .* --epochs N"):
+        check_new_run_dir(finished_run[0])
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirError, match="not empty"):
+        check_new_run_dir(tmp_path / "busy")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RunDirError, match="is a file"):
+        check_new_run_dir(tmp_path / "file")
+    import explorer.core.run_dir as rd
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(rd.tempfile, "mkstemp", read_only)  # works as root too
+    with pytest.raises(RunDirError, match="cannot write.*Read-only"):
+        check_new_run_dir(tmp_path / "new")
