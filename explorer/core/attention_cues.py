@@ -118,7 +118,7 @@ def cues_demo(cues: CueSet, query: tuple[float, float], scorer: str = "gaussian"
     else:
         grid_queries = np.vstack([np.asarray(query, dtype=np.float64)[None], cues.keys])  # (1 + K, 2)
         grid = softmax_with_temperature(scores(grid_queries, cues, scorer), temperature)
-        rows = ["q", *(f"q at {name}" for name in labels)]
+        rows = ["q", *(f"q={name}" for name in labels)]
     return CuesResult(scores=a, weights=w, output=float(w @ cues.values), grid_weights=grid, grid_rows=rows)
 
 
@@ -126,3 +126,16 @@ def clamp_to_plane(x: float, y: float) -> tuple[float, float]:
     """(x, y) moved into the plane the keys live in."""
     lo, hi = PLANE
     return min(max(float(x), lo), hi), min(max(float(y), lo), hi)
+
+
+def pooling_field(cues: CueSet, scorer: str, temperature: float, resolution: int = 64) -> np.ndarray:
+    """Attention pooling Σᵢ α(q, kᵢ) vᵢ for queries q on a ``resolution``² grid over the plane.
+
+    Returns ``(resolution, resolution)``, row r at y = cell centre r (bottom to top), column c at x likewise.
+    """
+    lo, hi = PLANE
+    centres = lo + (np.arange(resolution) + 0.5) * (hi - lo) / resolution  # (R,)
+    xs, ys = np.meshgrid(centres, centres)  # (R, R): rows follow y
+    queries = np.column_stack([xs.ravel(), ys.ravel()])  # (R², 2)
+    weights = softmax_with_temperature(scores(queries, cues, scorer), temperature)  # (R², K)
+    return (weights @ cues.values).reshape(resolution, resolution)  # (R, R)

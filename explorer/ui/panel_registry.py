@@ -1,4 +1,4 @@
-"""The panels of the app in the book's order (§11.2 → §11.7), imported lazily when first shown."""
+"""The panels of the app in the book's order (§11.1 → §11.7), imported lazily when first shown."""
 from __future__ import annotations
 
 import importlib
@@ -17,6 +17,8 @@ class PanelSpec(NamedTuple):
 
 
 PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("attention_cues", "Queries, keys and values",
+              "explorer.ui.panels.attention_cues.attention_cues_panel:AttentionCuesPanel"),
     PanelSpec("kernel_regression", "Kernel regression",
               "explorer.ui.panels.kernel_regression.kernel_regression_panel:KernelRegressionPanel"),
     PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring.scoring_panel:ScoringPanel"),
@@ -28,6 +30,7 @@ PANELS: tuple[PanelSpec, ...] = (
 
 # The book section each panel follows (navigation tooltips).
 SECTIONS: dict[str, str] = {
+    "attention_cues": "§11.1 Queries, keys, and values (attention cues)",
     "kernel_regression": "§11.2 Attention pooling by similarity (Nadaraya–Watson)",
     "scoring": "§11.3 Attention scoring functions",
     "multihead": "§11.5 Multi-head attention",

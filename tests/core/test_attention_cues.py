@@ -91,3 +91,15 @@ def test_layout_and_errors() -> None:
                 lambda: cues_demo(cues, QUERY, temperature=0.0)):
         with pytest.raises(CuesError):
             bad()
+
+
+def test_pooling_field_is_the_output_at_every_grid_query() -> None:
+    from explorer.core.attention_cues import PLANE, pooling_field
+
+    cues = cue_set(4, seed=5)
+    field = pooling_field(cues, "additive", 0.5, resolution=8)
+    step = (PLANE[1] - PLANE[0]) / 8
+    for r, c in ((0, 0), (3, 6), (7, 2)):
+        q = (PLANE[0] + (c + 0.5) * step, PLANE[0] + (r + 0.5) * step)
+        assert field[r, c] == pytest.approx(cues_demo(cues, q, "additive", 0.5).output)
+    assert cues.values.min() <= field.min() and field.max() <= cues.values.max()

@@ -1,0 +1,1 @@
+"""The attention cues panel package (book §11.1)."""
