@@ -120,7 +120,7 @@ class ExportAllJob(QObject):
         self._walker.start()
 
     def cancel(self) -> None:
-        """Stop after the file being written; the index lists what was written."""
+        """Stop after the file being written; the index lists what was written; the panel shown stays."""
         if self.running:
             self._walker.stop()
             self._timer.stop()
@@ -187,6 +187,6 @@ class ExportAllJob(QObject):
             self.result.index = write_text_atomic(self.result.folder / INDEX_NAME, index_html(self.result))
         except OSError as exc:
             self.result.failures.append(f"{INDEX_NAME}: {exc.strerror or exc}")
-        if self._return_to in self._window.keys():
-            self._window.show_panel(self._return_to)
+        if not self.result.cancelled and self._return_to in self._window.keys():
+            self._window.show_panel(self._return_to)  # (cancelled: the window may be closing)
         self.finished.emit(self.result)

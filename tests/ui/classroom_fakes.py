@@ -78,14 +78,18 @@ class OtherPanel(MapsPanel):
 SPECS = (PanelSpec("maps", "Maps", f"{MODULE}:MapsPanel"), PanelSpec("other", "Other", f"{MODULE}:OtherPanel"))
 
 
-def install_module(monkeypatch) -> None:
+def install_module(monkeypatch, extra: dict[str, type] | None = None) -> None:
     module = types.ModuleType(MODULE)
     module.MapsPanel, module.OtherPanel = MapsPanel, OtherPanel
+    for name, cls in (extra or {}).items():
+        setattr(module, name, cls)
     monkeypatch.setitem(sys.modules, MODULE, module)
 
 
-def make_window(qtbot, monkeypatch, folder: Path, specs: tuple[PanelSpec, ...] = SPECS) -> MainWindow:
-    install_module(monkeypatch)
+def make_window(qtbot, monkeypatch, folder: Path, specs: tuple[PanelSpec, ...] = SPECS,
+                extra: dict[str, type] | None = None) -> MainWindow:
+    """A main window over the fake panels (and ``extra`` classes), its settings in ``folder``, no dialogs."""
+    install_module(monkeypatch, extra)
     window = MainWindow(AppSettings(folder), panels=specs, device_probe=lambda: "test-device",
                         probe_after_module=None)
     qtbot.addWidget(window)

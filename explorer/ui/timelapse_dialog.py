@@ -1,0 +1,174 @@
+"""File → Export training time-lapse: choose the map, the head (or every head), frames, speed and file; the
+studio's attention history and loss curve become an animated GIF, an MP4 or PNG frames."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QSpinBox, QWidget)
+
+from explorer.core.timelapse import build_timelapse
+from explorer.ui.palette import lookup_table
+from explorer.ui.timelapse_export import FORMAT_NAMES, TimelapseJob, available_formats, format_of
+from explorer.ui.timelapse_render import KIND_TITLES
+
+if TYPE_CHECKING:
+    from explorer.ui.classroom import Classroom
+    from explorer.ui.main_window import MainWindow
+
+SIZES = ((960, 540), (1280, 720), (1920, 1080))
+NO_HISTORY = ("The Transformer studio has no attention history yet: train a model there (or open one), "
+              "then export its time-lapse.")
+
+
+def studio_run(window: MainWindow) -> tuple[Any, list[Any]] | None:
+    """The studio's state and its attention snapshots, or None when there are none."""
+    panel = window.panel("studio")
+    state = getattr(panel, "studio_state", None)
+    if state is None or not len(state.attention.history):
+        return None
+    return state, list(state.attention.history)
+
+
+def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: str = "cross",
+                    head: tuple[int, int] | None = None, max_frames: int | None = None, fps: float = 4.0,
+                    size: tuple[int, int] = SIZES[0]) -> TimelapseJob | None:
+    """Start writing the studio's time-lapse to ``path`` (format from its suffix); progress goes to the status
+    bar. Returns the job, or None (with a status message) when there is nothing to show or the request is bad."""
+    bar = window.statusBar()
+    run = studio_run(window)
+    fmt = format_of(path)
+    if run is None or fmt not in available_formats():
+        bar.showMessage(NO_HISTORY if run is None else
+                        f"Cannot write {Path(path).name}: choose a .gif, .png or (with imageio-ffmpeg) .mp4 file.",
+                        10_000)
+        return None
+    state, snapshots = run
+    table = state.loss.steps.view()  # (n, 4): step, epoch, seconds, loss
+    try:
+        timelapse = build_timelapse(snapshots, table[:, 0], table[:, 3], kind, head, max_frames)
+    except ValueError as exc:
+        bar.showMessage(str(exc), 10_000)
+        return None
+    if classroom.timelapse_job is not None:
+        classroom.timelapse_job.cancel()
+    job = TimelapseJob(timelapse, lookup_table("viridis", window.settings.palette), path, fmt, fps, size,
+                       window.dark, classroom)
+    job.progressed.connect(lambda done, total: bar.showMessage(
+        f"Drawing the time-lapse: frame {done} of {total}…" if done < total else "Encoding the time-lapse…"))
+    job.finished.connect(lambda written: bar.showMessage(f"Wrote the time-lapse {written}.", 10_000))
+    job.failed.connect(lambda why: bar.showMessage(why, 10_000))
+    classroom.timelapse_job = job
+    job.start()
+    return job
+
+
+class TimelapseDialog(QDialog):
+    """The time-lapse options; :meth:`request` returns them for :func:`start_timelapse`."""
+
+    def __init__(self, snapshot: Any, selected: tuple[str, int, int] | None, directory: str, fps: int,
+                 max_frames: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export training time-lapse")
+        self._snapshot = snapshot
+        self.kind_combo = QComboBox(self)
+        for kind, title in KIND_TITLES.items():
+            self.kind_combo.addItem(title, kind)
+        self.head_combo = QComboBox(self)
+        self.frames_spin = QSpinBox(self)
+        self.frames_spin.setRange(2, 2000)
+        self.frames_spin.setValue(max_frames)
+        self.frames_spin.setToolTip("At most this many snapshots, evenly spread over the run (first and last kept)")
+        self.fps_spin = QSpinBox(self)
+        self.fps_spin.setRange(1, 30)
+        self.fps_spin.setValue(fps)
+        self.size_combo = QComboBox(self)
+        for w, h in SIZES:
+            self.size_combo.addItem(f"{w} × {h}", (w, h))
+        self.path_edit = QLineEdit(str(Path(directory or Path.home()) / "attention-timelapse.gif"), self)
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._on_browse_clicked)
+        row = QHBoxLayout()
+        row.addWidget(self.path_edit, 1)
+        row.addWidget(browse)
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b;")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
+                                   self)
+        buttons.accepted.connect(self._on_buttons_accepted)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Attention", self.kind_combo)
+        form.addRow("Head", self.head_combo)
+        form.addRow("Frames (at most)", self.frames_spin)
+        form.addRow("Frames per second", self.fps_spin)
+        form.addRow("Size", self.size_combo)
+        form.addRow("File", row)
+        form.addRow(self.error_label)
+        form.addRow(buttons)
+        self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_current_index_changed)
+        if selected is not None:
+            self.kind_combo.setCurrentIndex(self.kind_combo.findData(selected[0]))
+        self._on_kind_combo_current_index_changed()
+        if selected is not None:
+            self.head_combo.setCurrentIndex(max(0, self.head_combo.findData((selected[1], selected[2]))))
+
+    def request(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`start_timelapse`."""
+        return {"path": self.path_edit.text().strip(), "kind": self.kind_combo.currentData(),
+                "head": self.head_combo.currentData(), "max_frames": self.frames_spin.value(),
+                "fps": float(self.fps_spin.value()), "size": self.size_combo.currentData()}
+
+    @Slot()
+    def _on_kind_combo_current_index_changed(self) -> None:
+        layers, heads = self._snapshot.maps[self.kind_combo.currentData()].shape[:2]
+        self.head_combo.clear()
+        self.head_combo.addItem("Every head (a grid)", None)
+        for layer in range(layers):
+            for head in range(heads):
+                self.head_combo.addItem(f"Layer {layer + 1}, head {head + 1}", (layer, head))
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        filters = [f"{FORMAT_NAMES[f]} (*.{f})" for f in available_formats()]
+        path, _ = QFileDialog.getSaveFileName(self, "Export training time-lapse", self.path_edit.text(),
+                                              ";;".join(filters))
+        if path:
+            self.path_edit.setText(path)
+
+    @Slot()
+    def _on_buttons_accepted(self) -> None:
+        path = Path(self.path_edit.text().strip()).expanduser()
+        if format_of(path) not in available_formats():
+            names = ", ".join(f".{f}" for f in available_formats())
+            self.error_label.setText(f"Choose a file ending in one of {names}.")
+        elif not path.parent.is_dir():
+            self.error_label.setText(f"The folder {path.parent} does not exist.")
+        else:
+            self.path_edit.setText(str(path))
+            self.accept()
+
+
+def run_timelapse_dialog(window: MainWindow, classroom: Classroom) -> TimelapseJob | None:
+    """Ask for the options, then start the time-lapse; says in the status bar when there is nothing to show."""
+    run = studio_run(window)
+    if run is None:
+        window.statusBar().showMessage(NO_HISTORY, 10_000)
+        return None
+    state, snapshots = run
+    settings = window.settings
+    dialog = TimelapseDialog(snapshots[-1], state.attention.selected_head, settings.get("timelapse/last_dir"),
+                             settings.get("timelapse/fps"), settings.get("timelapse/max_frames"), window)
+    try:
+        if not dialog.exec():
+            return None
+        request = dialog.request()
+    finally:
+        dialog.deleteLater()
+    settings.set("timelapse/last_dir", str(Path(request["path"]).parent))
+    settings.set("timelapse/fps", int(request["fps"]))
+    settings.set("timelapse/max_frames", request["max_frames"])
+    return start_timelapse(window, classroom, **request)

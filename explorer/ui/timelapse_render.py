@@ -1,0 +1,156 @@
+"""Draw one frame of a training time-lapse (book §11.7) with QPainter: the head (or the tiled heads) on the left
+with a colour bar, the run's loss curve on the right with a marker at the frame's step, a caption on top."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
+
+from explorer.core.timelapse import Timelapse, TimelapseFrame, colorize
+
+KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
+               "cross": "Encoder–decoder (cross) attention"}
+COLOURS = {False: ("#ffffff", "#202020", "#1f77b4", "#d62728", "#c8c8c8"),  # background, text, curve, marker,
+           True: ("#000000", "#d4d4d4", "#6ea6ff", "#ff6b6b", "#505050")}  # grid lines
+MAX_TOKEN_LABELS = 24
+
+
+def frame_caption(timelapse: Timelapse, frame: TimelapseFrame) -> tuple[str, str]:
+    """The two caption lines of ``frame``: what is shown, and when (step, epoch, loss)."""
+    title = KIND_TITLES[timelapse.kind]
+    if timelapse.head is not None:
+        what = f"{title}, layer {timelapse.head[0] + 1}, head {timelapse.head[1] + 1}"
+    else:
+        what = f"{title}: every head (rows are layers, columns heads)"
+    if math.isfinite(frame.loss):
+        when = f"Step {frame.step}, epoch {frame.epoch}: loss {frame.loss:.3f}"
+    else:
+        when = f"Step {frame.step}, epoch {frame.epoch}"
+    return what, when
+
+
+def render_frame(timelapse: Timelapse, frame: TimelapseFrame, lut: np.ndarray, size: tuple[int, int] = (960, 540),
+                 dark: bool = False) -> QImage:
+    """Frame ``frame`` of ``timelapse`` as an RGB32 image of ``size`` pixels, maps coloured through ``lut``."""
+    width, height = size
+    background, text, curve, marker, grid = (QColor(c) for c in COLOURS[dark])
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(background)
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        scale = height / 540
+        font = QFont()
+        font.setPixelSize(max(10, round(16 * scale)))
+        small = QFont(font)
+        small.setPixelSize(max(8, round(12 * scale)))
+        margin = round(14 * scale)
+        what, when = frame_caption(timelapse, frame)
+        bold = QFont(font)
+        bold.setBold(True)
+        line = QFontMetricsF(font).height()
+        painter.setPen(text)
+        painter.setFont(bold)
+        painter.drawText(QRectF(margin, margin, width - 2 * margin, line), Qt.AlignmentFlag.AlignLeft, what)
+        painter.setFont(font)
+        painter.drawText(QRectF(margin, margin + line, width - 2 * margin, line), Qt.AlignmentFlag.AlignLeft, when)
+        top = margin + 2 * line + margin
+        body = QRectF(margin, top, width - 2 * margin, height - top - margin)
+        split = body.left() + body.width() * 0.55
+        _draw_map(painter, timelapse, frame, lut, QRectF(body.left(), body.top(), split - body.left(), body.height()),
+                  small, text, background)
+        _draw_loss(painter, timelapse, frame, QRectF(split + margin, body.top(), body.right() - split - margin,
+                                                     body.height()), small, text, curve, marker, grid)
+    finally:
+        painter.end()
+    return image
+
+
+def _draw_map(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, lut: np.ndarray, area: QRectF,
+              font: QFont, text: QColor, background: QColor) -> None:
+    """The map, as large as fits with room for token labels (one head) and a colour bar."""
+    metrics = QFontMetricsF(font)
+    rows, cols = timelapse.row_labels, timelapse.col_labels
+    labelled = timelapse.head is not None and max(len(rows), len(cols)) <= MAX_TOKEN_LABELS
+    left = max((metrics.horizontalAdvance(t) for t in rows), default=0.0) + 6 if labelled else 0.0
+    bottom = max((metrics.horizontalAdvance(t) for t in cols), default=0.0) + 6 if labelled else 0.0
+    bar = 12 + metrics.horizontalAdvance("0.0") + 10
+    h, w = frame.image.shape
+    room = QRectF(area.left() + left, area.top(), area.width() - left - bar, area.height() - bottom)
+    cell = max(min(room.width() / w, room.height() / h), 1e-3)
+    target = QRectF(room.left(), room.top(), cell * w, cell * h)
+    gap = (background.red(), background.green(), background.blue(), 255)
+    rgba = colorize(frame.image, lut, gap)  # (H, W, 4)
+    picture = QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+    painter.drawImage(target, picture)
+    painter.setFont(font)
+    painter.setPen(text)
+    if labelled:
+        for i, token in enumerate(rows):
+            painter.drawText(QRectF(area.left(), target.top() + i * cell, left - 6, cell),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, token)
+        for j, token in enumerate(cols):  # written downwards under each column
+            painter.save()
+            painter.translate(target.left() + (j + 0.5) * cell + metrics.ascent() / 2, target.bottom() + 4)
+            painter.rotate(90)
+            painter.drawText(QPointF(0, 0), token)
+            painter.restore()
+    strip = QRectF(target.right() + 10, target.top(), 12, target.height())
+    colours = colorize(np.linspace(1.0, 0.0, 128, dtype=np.float32).reshape(-1, 1), lut)  # (128, 1, 4), top = 1
+    painter.drawImage(strip, QImage(colours.data, 1, 128, 4, QImage.Format.Format_RGBA8888).copy())
+    painter.drawText(QPointF(strip.right() + 3, strip.top() + metrics.ascent()), "1")
+    painter.drawText(QPointF(strip.right() + 3, strip.bottom()), "0")
+
+
+def _draw_loss(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, area: QRectF, font: QFont,
+               text: QColor, curve: QColor, marker: QColor, grid: QColor) -> None:
+    """The run's loss curve with the frame's step marked; log scale when the loss spans a decade or more."""
+    steps, values = timelapse.loss_steps, timelapse.loss_values
+    keep = np.isfinite(steps) & np.isfinite(values) & (values > 0)
+    metrics = QFontMetricsF(font)
+    painter.setFont(font)
+    painter.setPen(text)
+    plot = area.adjusted(metrics.horizontalAdvance("00.000") + 6, metrics.height(), -4, -2 * metrics.height() - 4)
+    painter.drawText(QRectF(area.left(), area.top(), area.width(), metrics.height()),
+                     Qt.AlignmentFlag.AlignLeft, "Training loss (per token)")
+    painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height(), plot.width(), metrics.height()),
+                     Qt.AlignmentFlag.AlignHCenter, "step")
+    painter.setPen(QPen(grid, 1))
+    painter.drawRect(plot)
+    if not keep.any():
+        return
+    x, y = steps[keep], values[keep]
+    log = y.max() / y.min() >= 10
+    ty = np.log10(y) if log else y
+    x0, x1 = float(x.min()), float(max(x.max(), x.min() + 1))
+    y0, y1 = float(ty.min()), float(ty.max())
+    y0, y1 = (y0 - 0.5, y1 + 0.5) if y1 - y0 < 1e-9 else (y0, y1)
+
+    def point(sx: float, sy: float) -> QPointF:
+        return QPointF(plot.left() + (sx - x0) / (x1 - x0) * plot.width(),
+                       plot.bottom() - (sy - y0) / (y1 - y0) * plot.height())
+
+    every = max(1, len(x) // max(1, int(plot.width())))  # about one point per pixel
+    path = QPainterPath(point(x[0], ty[0]))
+    for sx, sy in zip(x[::every], ty[::every]):
+        path.lineTo(point(sx, sy))
+    path.lineTo(point(x[-1], ty[-1]))
+    painter.setPen(QPen(curve, 1.5))
+    painter.drawPath(path)
+    painter.setPen(text)
+    for value, where in ((y1, plot.top() + metrics.ascent()), (y0, plot.bottom())):
+        shown = 10 ** value if log else value
+        painter.drawText(QRectF(area.left(), where - metrics.ascent(), plot.left() - area.left() - 4,
+                                metrics.height()), Qt.AlignmentFlag.AlignRight, f"{shown:.3g}")
+    for value, align in ((x0, Qt.AlignmentFlag.AlignLeft), (x1, Qt.AlignmentFlag.AlignRight)):
+        painter.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), metrics.height()), align,
+                         f"{value:.0f}")
+    at = point(frame.step, math.log10(frame.loss) if log and frame.loss > 0 else frame.loss)
+    painter.setPen(QPen(marker, 1, Qt.PenStyle.DashLine))
+    painter.drawLine(QPointF(at.x(), plot.top()), QPointF(at.x(), plot.bottom()))
+    if math.isfinite(frame.loss):
+        painter.setPen(QPen(marker, 2))
+        painter.setBrush(marker)
+        painter.drawEllipse(at, 5, 5)

@@ -1,0 +1,107 @@
+"""Training time-lapse export: one frame per snapshot (or per chosen subsample), frames that change as attention
+sharpens, an animated GIF (Pillow), PNG frames, MP4 when imageio-ffmpeg is installed; started from the window."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtWidgets import QWidget
+
+from classroom_fakes import MODULE, SPECS, make_window
+from explorer.core.loss_record import LossRecord
+from explorer.core.timelapse import build_timelapse
+from explorer.ui.palette import lookup_table
+from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.panels.base_panel import BasePanel
+from explorer.ui.timelapse_dialog import NO_HISTORY, start_timelapse
+from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb
+from explorer.ui.timelapse_render import render_frame
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+from test_timelapse import snapshots  # noqa: E402  (the core test's fake history)
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+SIZE = (320, 180)
+
+
+def lapse(count: int = 5, **kwargs):
+    return build_timelapse(snapshots(count), np.arange(1.0, 61.0), np.linspace(3.0, 0.1, 60), **kwargs)
+
+
+def test_frames_change_from_early_to_late_snapshots(qtbot) -> None:
+    timelapse = lapse(head=(0, 1))
+    lut = lookup_table("viridis", "standard")
+    first = qimage_rgb(render_frame(timelapse, timelapse.frames[0], lut, SIZE))
+    last = qimage_rgb(render_frame(timelapse, timelapse.frames[-1], lut, SIZE))
+    assert first.shape == (180, 320, 3)
+    left = slice(0, 150)  # the heatmap's half: uniform attention early, a sharp diagonal late
+    assert np.abs(first[:, left].astype(int) - last[:, left].astype(int)).sum() > 1000
+    grid = lapse(head=None)
+    dark = qimage_rgb(render_frame(grid, grid.frames[0], lookup_table("viridis", "colour_blind"), SIZE, dark=True))
+    assert dark[2, 2].tolist() == [0, 0, 0]  # dark background
+
+
+def run_job(qtbot, timelapse, path: Path, fmt: str) -> Path:
+    job = TimelapseJob(timelapse, lookup_table("viridis", "standard"), path, fmt, 5.0, SIZE)
+    counts: list[int] = []
+    job.progressed.connect(lambda done, _total: counts.append(done))
+    with qtbot.waitSignal(job.finished, timeout=20_000) as blocker:
+        job.start()
+    assert counts == list(range(1, len(timelapse.frames) + 1))  # one frame per event-loop turn
+    return blocker.args[0]
+
+
+def test_gif_and_png_frames_have_one_frame_per_snapshot(qtbot, tmp_path: Path) -> None:
+    timelapse = lapse(6)
+    gif = run_job(qtbot, timelapse, tmp_path / "run.gif", "gif")
+    with Image.open(gif) as image:
+        assert image.n_frames == 6 and image.size == SIZE
+        image.seek(0)
+        early = np.asarray(image.convert("RGB"), dtype=int)
+        image.seek(5)
+        late = np.asarray(image.convert("RGB"), dtype=int)
+    assert np.abs(early - late).sum() > 1000
+    first = run_job(qtbot, timelapse, tmp_path / "frames.png", "png")
+    assert first.name == "frames_0001.png" and len(list(tmp_path.glob("frames_*.png"))) == 6
+    assert not list(tmp_path.glob(".*.tmp")) and not list(tmp_path.glob(".*.gif"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("imageio_ffmpeg") is None, reason="imageio-ffmpeg is an optional extra")
+def test_mp4_when_imageio_ffmpeg_is_installed(qtbot, tmp_path: Path) -> None:
+    mp4 = run_job(qtbot, lapse(4), tmp_path / "run.mp4", "mp4")
+    assert mp4.stat().st_size > 1000
+
+
+class FakeStudio(BasePanel):
+    key, title = "studio", "Studio"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        loss = LossRecord()
+        for step in range(1, 61):
+            loss.append_step(step, step / 20, 0.0, 3.0 / step)
+        history = snapshots(9)
+        self.studio_state = SimpleNamespace(loss=loss, attention=SimpleNamespace(
+            history=history, selected_head=("cross", 1, 1)))
+
+
+def test_the_window_exports_the_studios_history_subsampled(qtbot, monkeypatch, tmp_path: Path) -> None:
+    specs = (*SPECS, PanelSpec("studio", "Studio", f"{MODULE}:FakeStudio"))
+    window = make_window(qtbot, monkeypatch, tmp_path / "settings", specs, {"FakeStudio": FakeStudio})
+    assert start_timelapse(window, window.classroom, str(tmp_path / "x.gif")) is None  # studio not built yet
+    assert window.statusBar().currentMessage() == NO_HISTORY
+    window.show_panel("studio")
+    assert start_timelapse(window, window.classroom, str(tmp_path / "x.avi")) is None
+    job = start_timelapse(window, window.classroom, str(tmp_path / "run.gif"), "cross", (1, 1), max_frames=4,
+                          fps=8, size=SIZE)
+    assert job is not None and len(job.timelapse.frames) == 4
+    with qtbot.waitSignal(job.finished, timeout=20_000):
+        pass
+    with Image.open(tmp_path / "run.gif") as image:
+        assert image.n_frames == 4
+    assert "Wrote the time-lapse" in window.statusBar().currentMessage()
