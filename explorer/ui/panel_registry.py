@@ -23,6 +23,8 @@ PANELS: tuple[PanelSpec, ...] = (
               "explorer.ui.panels.kernel_regression.kernel_regression_panel:KernelRegressionPanel"),
     PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring.scoring_panel:ScoringPanel"),
     PanelSpec("multihead", "Multi-head attention", "explorer.ui.panels.multihead.multihead_panel:MultiHeadPanel"),
+    PanelSpec("architecture_comparison", "CNN vs RNN vs attention",
+              "explorer.ui.panels.architecture_comparison.architecture_panel:ArchitecturePanel"),
     PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional.positional_panel:PositionalPanel"),
     PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio.studio_panel:StudioPanel"),
 )
@@ -34,6 +36,7 @@ SECTIONS: dict[str, str] = {
     "kernel_regression": "§11.2 Attention pooling by similarity (Nadaraya–Watson)",
     "scoring": "§11.3 Attention scoring functions",
     "multihead": "§11.5 Multi-head attention",
+    "architecture_comparison": "§11.6.2 Comparing CNNs, RNNs, and self-attention",
     "positional": "§11.6 Self-attention and positional encoding",
     "studio": "§11.7 The Transformer architecture",
 }

@@ -1,0 +1,1 @@
+"""The CNN vs RNN vs self-attention panel package (book §11.6.2)."""

@@ -1,0 +1,170 @@
+"""CNN vs RNN vs self-attention panel (book §11.6.2): exact costs against n on a log–log plot with the crossover
+where self-attention becomes the dearest, a table for the chosen n, d, k, and drawings of the three layers with the
+path from the first token to the last. Numbers come from core.architecture_costs and core.layer_graphs (tiny:
+computed synchronously)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
+from superqt.utils import qthrottled
+
+from explorer.core.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
+from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable
+from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, LayerDrawing
+from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.widgets.fitting_title import fit_titles
+from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls
+from explorer.ui.widgets.side_column_widget import SideColumn
+
+
+class ArchitecturePanel(BasePanel):
+    """The three ways of mixing n tokens compared by cost, sequential steps and path length."""
+
+    key = "architecture_comparison"
+    title = "CNN vs RNN vs attention"
+    formula_html = (
+        "multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &nbsp;|&nbsp; sequential operations: "
+        "1, n, 1 &nbsp;|&nbsp; maximum path length: ⌈(n−1)/((k−1)/2)⌉, n, 1")
+    explanation_html = (
+        "Three layers turn n tokens of width d into n outputs. A convolution of kernel size k mixes neighbours in "
+        "parallel but needs a stack of layers before the first token reaches the last (O(n/k)); an RNN walks the "
+        "sequence one step at a time (O(n) sequential operations and path); self-attention joins every pair in one "
+        "hop at a cost that grows with n² (O(n²d)). The counts are exact multiply–adds, equal to what torch counts "
+        "on real layers: two d×d products per RNN step; QKᵀ and the product with V for self-attention (tick the "
+        "box to add its four d×d projections). Self-attention is cheaper than the RNN while n &lt; d; the dashed "
+        "line marks the n from which it is the dearest of the three.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: ComparisonResult | None = None
+        self.n_slider = labeled_slider(2, 2048, 64, "n: number of tokens")
+        self.d_slider = labeled_slider(1, 1024, 128, "d: width of each token (channels, hidden size)")
+        self.k_slider = labeled_slider(3, 15, 3, "k: kernel size of the convolution (odd)")
+        self.k_slider.setSingleStep(2)
+        self.k_slider.setPageStep(2)
+        self.projections_check = QCheckBox("count W_q, W_k, W_v, W_o")
+        self.projections_check.setToolTip("add the self-attention layer's four d×d projections (4·n·d²)")
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        group = form_group("Sizes", [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
+                                     ("", self.projections_check), ("", self.summary)])
+
+        self.cost_plot = pg.PlotWidget(title="multiply–adds against n")
+        self.cost_plot.setLogMode(x=True, y=True)
+        self.cost_plot.setLabel("bottom", "n (tokens)")
+        self.cost_plot.setMenuEnabled(False)
+        self.cost_plot.getPlotItem().hideButtons()
+        self.legend = self.cost_plot.addLegend(offset=(10, 10), brush=pg.mkBrush(255, 255, 255, 200))
+        self.curves = {a: self.cost_plot.plot(pen=pg.mkPen(COLOURS[a], width=2), name=a) for a in ARCHITECTURES}
+        self.markers = self.cost_plot.plot(pen=None, symbol="o", symbolSize=8,
+                                           symbolBrush=[COLOURS[a] for a in ARCHITECTURES])
+        self.n_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", width=1))
+        self.cross_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#c0392b", width=2, style=Qt.PenStyle.DashLine),
+                                          label="", labelOpts={"position": 0.12, "color": "#c0392b"})
+        for line in (self.n_line, self.cross_line):
+            self.cost_plot.addItem(line)
+        fit_titles(self.cost_plot)
+        self.drawing = LayerDrawing()
+        self.table = CostTable()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.cost_plot, "Cost against n")
+        self.tabs.addTab(self.drawing, "Paths through the layers")
+        plots = QWidget()
+        plots_layout = QVBoxLayout(plots)
+        plots_layout.setContentsMargins(0, 0, 0, 0)
+        plots_layout.addWidget(self.tabs, 1)
+        plots_layout.addWidget(self.table)
+        side = SideColumn(width=230)
+        side.add_widget(group)
+        row = QHBoxLayout()
+        row.addWidget(side)
+        row.addWidget(plots, 1)
+        self.body_layout.addLayout(row)
+        self.set_message_area(self.tabs)
+
+        self.controls: dict[str, QWidget] = {"n": self.n_slider, "d": self.d_slider, "k": self.k_slider,
+                                             "projections": self.projections_check}
+        self._recompute_throttled = qthrottled(self.recompute, timeout=30, leading=True, parent=self)
+        for slider in (self.n_slider, self.d_slider, self.k_slider):
+            slider.valueChanged.connect(self._on_slider_value_changed)
+        self.projections_check.toggled.connect(self._on_projections_check_toggled)
+        self.apply_theme(False)
+        self.recompute()
+
+    # --- compute and draw ---------------------------------------------------------------------
+    def recompute(self) -> None:
+        """Costs, table and drawings for the sliders' n, d and k."""
+        k = self.k_slider.value()
+        if k % 2 == 0:  # a padded convolution needs an odd kernel: round up
+            with QSignalBlocker(self.k_slider):
+                self.k_slider.setValue(k + 1)
+        try:
+            r = compare(self.n_slider.value(), self.d_slider.value(), self.k_slider.value(),
+                        self.projections_check.isChecked())
+        except CostError as err:
+            self.show_inline_message(str(err))
+            return
+        self.clear_inline_message()
+        self.result = r
+        for arch, curve in self.curves.items():
+            curve.setData(r.n_axis, r.curves[arch])
+        self.markers.setData([r.n] * 3, [r.cost[a] for a in ARCHITECTURES])
+        log_n = np.log10(r.n)
+        self.n_line.setPos(log_n)  # in log mode, positions are log10 values
+        self.cross_line.setPos(np.log10(r.crossover))
+        self.cross_line.label.setFormat(f"self-attention dearest from n = {r.crossover:,}")
+        self.cost_plot.setXRange(0, np.log10(r.n_axis[-1]), padding=0.02)
+        self.table.show_result(r)
+        self.drawing.draw(r.n, r.k)
+        drawn = (f"The drawings show the first {self.drawing.drawn_tokens} tokens." if r.n > self.drawing.drawn_tokens
+                 else "")
+        self.summary.setText(
+            f"At n = {r.n:,}: <b>{r.most_expensive}</b> costs the most.<br>Self-attention is the dearest from "
+            f"n = <b>{r.crossover:,}</b>{' (every n)' if r.crossover == 1 else ''}. {drawn}")
+
+    # --- slots --------------------------------------------------------------------------------
+    @Slot(int)
+    def _on_slider_value_changed(self, _value: int) -> None:
+        self._recompute_throttled()
+
+    @Slot(bool)
+    def _on_projections_check_toggled(self, _checked: bool) -> None:
+        self.recompute()
+
+    # --- panel hooks --------------------------------------------------------------------------
+    def save_settings(self, settings: QSettings) -> None:
+        save_controls(self, settings, self.controls)
+
+    def restore_settings(self, settings: QSettings) -> None:
+        restore_controls(self, settings, self.controls)
+        self.recompute()
+
+    def export_targets(self) -> list[ExportTarget]:
+        def curves_csv() -> tuple[list[str], np.ndarray]:
+            r = self.result
+            return ["n", *ARCHITECTURES], np.column_stack([r.n_axis, *(r.curves[a] for a in ARCHITECTURES)])
+
+        return [ExportTarget("cost_against_n", self.cost_plot, curves_csv),
+                ExportTarget("layers_and_table", self.drawing, self.table.csv_table)]
+
+    def apply_theme(self, dark: bool) -> None:
+        super().apply_theme(dark)
+        self.drawing.apply_theme(dark)
+        fg = "#dddddd" if dark else "#222222"
+        self.cost_plot.setBackground("k" if dark else "w")
+        item = self.cost_plot.getPlotItem()
+        for name in ("left", "bottom"):
+            item.getAxis(name).setPen(fg)
+            item.getAxis(name).setTextPen(fg)
+        item.titleLabel.setText(item.titleLabel.text, color=fg)
+        self.legend.setBrush(pg.mkBrush(0, 0, 0, 200) if dark else pg.mkBrush(255, 255, 255, 200))
+        self.legend.setLabelTextColor(fg)
+        for _, label in self.legend.items:
+            label.setText(label.text, color=fg)
+        self.n_line.setPen(pg.mkPen("#aaaaaa" if dark else "#888888", width=1))
+
+    def shutdown(self, timeout_ms: int) -> None:
+        self._recompute_throttled.cancel()
