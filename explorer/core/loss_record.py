@@ -52,16 +52,41 @@ def ema(values: np.ndarray, alpha: float, start: float | None = None) -> np.ndar
     return out
 
 
+PREVIOUS = "previous run"
+
+
+def rows_from_metrics(records: list[dict[str, Any]]) -> np.ndarray:
+    """Per-step rows ``(step, epoch, seconds, loss)`` from a run directory's ``metrics.jsonl`` records."""
+    rows = [(r["step"], r.get("epoch_fraction", r.get("epoch", 0)), r.get("time", float("nan")), r["loss"])
+            for r in records if r.get("type") == "step" and isinstance(r.get("loss"), (int, float))]
+    return np.asarray(rows, dtype=np.float64).reshape(-1, len(STEP_COLUMNS))
+
+
 class LossRecord:
-    """Per-step and per-epoch losses (true per-token cross-entropy) of the current run, plus the previous
-    run's per-step rows for an overlay. ``timed`` is False for a run read from a file without timings."""
+    """Per-step and per-epoch losses (true per-token cross-entropy) of the current run, plus other runs' per-step
+    rows to overlay (``overlays``: name -> rows; the run before this one is "previous run"). ``timed`` is False
+    for a run read from a file without timings."""
 
     def __init__(self) -> None:
         self.steps = RowBuffer(len(STEP_COLUMNS))
         self.epochs = RowBuffer(len(EPOCH_COLUMNS))
-        self.previous: np.ndarray | None = None
+        self.overlays: dict[str, np.ndarray] = {}
         self.timed = True
         self.generation = 0  # bumped when rows are replaced rather than appended
+
+    @property
+    def previous(self) -> np.ndarray | None:
+        """The run before this one (an overlay), or None."""
+        return self.overlays.get(PREVIOUS)
+
+    def add_overlay(self, name: str, rows: np.ndarray) -> None:
+        """Draw another run's per-step rows ``(step, epoch, seconds, loss)`` over this one."""
+        self.overlays[name] = np.asarray(rows, dtype=np.float64).reshape(-1, len(STEP_COLUMNS))
+        self.generation += 1
+
+    def clear_overlays(self) -> None:
+        self.overlays.clear()
+        self.generation += 1
 
     def append_step(self, step: int, epoch_fraction: float, seconds: float, loss: float) -> None:
         self.steps.append(step, epoch_fraction, seconds, loss)
@@ -70,17 +95,17 @@ class LossRecord:
         self.epochs.append(step, epoch, seconds, loss)
 
     def new_run(self) -> None:
-        """Keep the current run's steps as the overlay and start empty."""
+        """Keep the current run's steps as the "previous run" overlay and start empty."""
         if self.steps.size:
-            self.previous = self.steps.copy()
+            self.overlays[PREVIOUS] = self.steps.copy()
         self.steps.clear()
         self.epochs.clear()
         self.timed = True
         self.generation += 1
 
     def clear(self) -> None:
-        """Forget the run and the overlay."""
-        self.previous = None
+        """Forget the run and the overlays."""
+        self.overlays.clear()
         self.steps.clear()
         self.epochs.clear()
         self.timed = True
@@ -99,6 +124,13 @@ class LossRecord:
             self.append_epoch(e, int(round(e * per_epoch)), float("nan"), loss)
         self.timed = False
         return len(steps)
+
+    def drop_after(self, step: int) -> None:
+        """Forget the rows after training ``step`` (a resumed run supersedes what an interrupted one wrote)."""
+        for rows in (self.steps, self.epochs):
+            view = rows.view()
+            rows.size = int((view[:, 0] <= step).sum()) if rows.size else 0
+        self.generation += 1
 
     def last_epoch(self) -> int:
         """Epochs recorded in the current run (0 before the first ends)."""

@@ -1,4 +1,4 @@
-"""The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, a previous-run overlay.
+"""The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, other runs overlaid.
 
 A view of the state's :class:`~explorer.core.loss_record.LossRecord`: the curves are fed with ``setData``
 when the state says the record changed (at most ~8 Hz while training), never per event.
@@ -13,10 +13,11 @@ from PySide6.QtCore import QSettings, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
-from explorer.core.loss_record import LossRecord, ema
+from explorer.core.loss_record import PREVIOUS, LossRecord, ema
 
 X_MODES = ("steps", "epochs", "seconds")
 _X_COLUMN = {"steps": 0, "epochs": 1, "seconds": 2}
+OVERLAY_COLORS = ((150, 150, 150), (148, 103, 189), (140, 86, 75), (227, 119, 194), (188, 189, 34), (23, 190, 207))
 
 
 class LossPlotWidget(pg.PlotWidget):
@@ -41,8 +42,8 @@ class LossPlotWidget(pg.PlotWidget):
         item.setClipToView(True)
         item.setLabel("left", "loss (per token)")
         self.legend = item.addLegend(offset=(-10, 10))
-        self.previous_curve = item.plot([], [], pen=pg.mkPen((150, 150, 150), width=1.5,
-                                                             style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.overlay_curves: dict[str, pg.PlotDataItem] = {}  # one dashed curve per overlaid run
+        self._legend_key: tuple = ()
         self.step_curve = item.plot([], [], name="per step", pen=pg.mkPen((31, 119, 180, 90), width=1))
         self.smooth_curve = item.plot([], [], pen=pg.mkPen((31, 119, 180), width=1.5))
         self.epoch_curve = item.plot([], [], name="per epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
@@ -123,13 +124,29 @@ class LossPlotWidget(pg.PlotWidget):
             self.smooth_curve.setData(s[:, col], self._smoothed_losses(s[:, 3]))
         e = self.record.epochs.view()
         self.epoch_curve.setData(e[:, col], e[:, 3])
-        previous = self.record.previous
-        if previous is not None and previous.size:
-            self.previous_curve.setData(previous[:, col], previous[:, 3])
-        else:
-            self.previous_curve.setData([], [])
-        self._update_legend(previous is not None and previous.size > 0)
+        self._sync_overlays(col)
+        self._update_legend()
         self.set_marker(self._marker_step)
+
+    @property
+    def previous_curve(self) -> pg.PlotDataItem:
+        """The "previous run" overlay's curve (empty when there is none)."""
+        curve = self.overlay_curves.get(PREVIOUS)
+        return curve if curve is not None else pg.PlotDataItem([], [])
+
+    def _sync_overlays(self, col: int) -> None:
+        """One dashed curve per overlay of the record, created and removed only when the set of runs changes."""
+        item = self.getPlotItem()
+        for name in [n for n in self.overlay_curves if n not in self.record.overlays]:
+            item.removeItem(self.overlay_curves.pop(name))
+        for i, (name, rows) in enumerate(self.record.overlays.items()):
+            curve = self.overlay_curves.get(name)
+            if curve is None:
+                color = OVERLAY_COLORS[i % len(OVERLAY_COLORS)]
+                curve = item.plot([], [], pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine))
+                curve.setZValue(-1)  # under the current run
+                self.overlay_curves[name] = curve
+            curve.setData(rows[:, col], rows[:, 3])
 
     def _smoothed_losses(self, losses: np.ndarray) -> np.ndarray:
         """EMA of the per-step losses, extended over new rows only (recomputed when the run or weight changes)."""
@@ -141,11 +158,16 @@ class LossPlotWidget(pg.PlotWidget):
         self._smoothed_key = key
         return self._smoothed
 
-    def _update_legend(self, has_previous: bool) -> None:
-        """List only the curves on display: the overlay when there is one, the smoothed curve when on."""
+    def _update_legend(self) -> None:
+        """List only the curves on display: each overlaid run, and the smoothed curve when on."""
+        key = (tuple(self.overlay_curves), self.smoothing)
+        if key == self._legend_key:  # unchanged: no legend relayout at every redraw
+            return
+        self._legend_key = key
         legend = self.legend
-        for curve, name, shown in ((self.previous_curve, "previous run", has_previous),
-                                   (self.smooth_curve, f"smoothed (EMA {self.smoothing:.2f})", self.smoothing > 0)):
+        entries = [(curve, name, True) for name, curve in self.overlay_curves.items()]
+        entries.append((self.smooth_curve, f"smoothed (EMA {self.smoothing:.2f})", self.smoothing > 0))
+        for curve, name, shown in entries:
             legend.removeItem(curve)
             if shown:
                 legend.addItem(curve, name)
