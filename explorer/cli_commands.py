@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 import signal
-import sys
 import threading
 import time
 from contextlib import contextmanager
