@@ -6,7 +6,6 @@ the way it gets the theme (``MainWindow._apply_theme_to``).
 """
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
     from explorer.ui.panels.base_panel import BasePanel
 
-log = logging.getLogger(__name__)
 LESSON_FILTER = f"Attention Explorer lesson (*{SUFFIX})"
 MESSAGE_MS = 10_000
 

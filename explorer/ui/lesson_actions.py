@@ -5,7 +5,6 @@ the app's settings restored); a panel not built yet is saved with what the app's
 """
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
     from explorer.ui.panels.base_panel import BasePanel
 
-log = logging.getLogger(__name__)
 STUDIO = "studio"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QRect, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 SCALES = PRESENTER_SCALES
 _BASE_PT = "explorer_presenter_base_pt"  # dynamic property: a widget's own point size before scaling
+_BASE_MIN_W = "explorer_presenter_base_min_width"  # its minimum width before scaling, and as last scaled
+_APPLIED_MIN_W = "explorer_presenter_applied_min_width"
 
 
 def clamp_scale(value: float) -> float:
@@ -36,6 +38,7 @@ class Presenter(QObject):
         self.scale = clamp_scale(scale)
         self._app_font: QFont | None = None
         self._left_state = Qt.WindowState.WindowNoState
+        self._left_geometry: QRect | None = None
         self._pens: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._labels: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
 
@@ -50,6 +53,7 @@ class Presenter(QObject):
             return
         self.active = True
         self._left_state = self._window.windowState() & ~Qt.WindowState.WindowFullScreen
+        self._left_geometry = self._window.geometry()
         self._apply_app_font()
         self.apply_to(self._window)
         self._window.showFullScreen()
@@ -64,6 +68,8 @@ class Presenter(QObject):
         self._window.setWindowState(self._left_state)
         if self._left_state == Qt.WindowState.WindowNoState:
             self._window.showNormal()
+            if self._left_geometry is not None:  # the scaled fonts may have grown it meanwhile
+                self._window.setGeometry(self._left_geometry)
 
     def set_scale(self, scale: float) -> None:
         """Use ``scale`` (clamped to 1.25–2); applied at once while active."""
@@ -76,6 +82,7 @@ class Presenter(QObject):
         """Scale the own fonts of ``root``'s widgets and its plots' labels and pens to :attr:`factor`."""
         for widget in [root, *root.findChildren(QWidget)]:
             self._scale_widget_font(widget)
+            self._scale_minimum_width(widget)
         for view in root.findChildren(QGraphicsView):
             self._scale_plot_items(view)
 
@@ -92,6 +99,9 @@ class Presenter(QObject):
         else:
             font.setPixelSize(round(self._app_font.pixelSize() * self.factor))
         app.setFont(font)
+        for widget in app.allWidgets():
+            if widget.styleSheet():  # a style sheet fixes the font it was polished with: polish again
+                widget.setStyleSheet(widget.styleSheet())
         if not self.active:
             self._app_font = None  # the next enter starts from the font in force then
 
@@ -107,6 +117,20 @@ class Presenter(QObject):
         font.setPointSizeF(float(base) * self.factor)
         widget.setFont(font)
 
+    def _scale_minimum_width(self, widget: QWidget) -> None:
+        """A minimum width set for text of the normal size (a column, a label) grows with the text."""
+        now = widget.minimumWidth()
+        base, applied = widget.property(_BASE_MIN_W), widget.property(_APPLIED_MIN_W)
+        if base is None or now != applied:  # first seen, or its owner set a new minimum since
+            if now <= 0 or self.factor == 1.0:
+                return
+            base = now
+        target = round(int(base) * self.factor)
+        widget.setProperty(_BASE_MIN_W, int(base))
+        widget.setProperty(_APPLIED_MIN_W, target)
+        if target != now:
+            widget.setMinimumWidth(target)
+
     def _scale_plot_items(self, view: QGraphicsView) -> None:
         import pyqtgraph as pg
 
@@ -119,12 +143,16 @@ class Presenter(QObject):
 
     def _scale_label(self, item: Any) -> None:
         size = str(item.opts.get("size") or "")
-        if not size.endswith("pt"):
+        wanted = getattr(item, "_wanted_pt", None)  # a FittingTitle shows less than it wants when it is narrow
+        if isinstance(wanted, (int, float)):
+            now = float(wanted)
+        elif size.endswith("pt"):
+            try:
+                now = float(size[:-2])
+            except ValueError:
+                return
+        else:
             return  # no size of its own: it follows the application font
-        try:
-            now = float(size[:-2])
-        except ValueError:
-            return
         base, applied = self._labels.get(item, (now, now))
         if abs(now - applied) > 1e-6:
             base = now  # its owner set a new size since: that is the size to scale

@@ -112,7 +112,8 @@ def _draw_loss(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, a
     metrics = QFontMetricsF(font)
     painter.setFont(font)
     painter.setPen(text)
-    plot = area.adjusted(metrics.horizontalAdvance("00.000") + 6, metrics.height(), -4, -2 * metrics.height() - 4)
+    plot = area.adjusted(metrics.horizontalAdvance("00.000") + 6, 2 * metrics.height(), -4,
+                         -2 * metrics.height() - 4)
     painter.drawText(QRectF(area.left(), area.top(), area.width(), metrics.height()),
                      Qt.AlignmentFlag.AlignLeft, "Training loss (per token)")
     painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height(), plot.width(), metrics.height()),

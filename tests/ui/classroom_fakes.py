@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit, QScrollArea, QSlider, QSpinBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QLabel, QLineEdit, QScrollArea, QSlider, QSpinBox, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from explorer.ui.main_window import MainWindow
 from explorer.ui.panel_registry import PanelSpec
