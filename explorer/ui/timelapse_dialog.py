@@ -73,6 +73,7 @@ class TimelapseDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export training time-lapse")
         self._snapshot = snapshot
+        self._heads: list[tuple[int, int] | None] = [None]  # what each entry of the head combo stands for
         self.kind_combo = QComboBox(self)
         for kind, title in KIND_TITLES.items():
             self.kind_combo.addItem(title, kind)
@@ -113,23 +114,23 @@ class TimelapseDialog(QDialog):
         if selected is not None:
             self.kind_combo.setCurrentIndex(self.kind_combo.findData(selected[0]))
         self._on_kind_combo_current_index_changed()
-        if selected is not None:
-            self.head_combo.setCurrentIndex(max(0, self.head_combo.findData((selected[1], selected[2]))))
+        if selected is not None and (selected[1], selected[2]) in self._heads:
+            self.head_combo.setCurrentIndex(self._heads.index((selected[1], selected[2])))
 
     def request(self) -> dict[str, Any]:
         """Keyword arguments for :func:`start_timelapse`."""
         return {"path": self.path_edit.text().strip(), "kind": self.kind_combo.currentData(),
-                "head": self.head_combo.currentData(), "max_frames": self.frames_spin.value(),
+                "head": self._heads[max(0, self.head_combo.currentIndex())], "max_frames": self.frames_spin.value(),
                 "fps": float(self.fps_spin.value()), "size": self.size_combo.currentData()}
 
     @Slot()
     def _on_kind_combo_current_index_changed(self) -> None:
         layers, heads = self._snapshot.maps[self.kind_combo.currentData()].shape[:2]
         self.head_combo.clear()
-        self.head_combo.addItem("Every head (a grid)", None)
-        for layer in range(layers):
-            for head in range(heads):
-                self.head_combo.addItem(f"Layer {layer + 1}, head {head + 1}", (layer, head))
+        self._heads = [None, *((layer, head) for layer in range(layers) for head in range(heads))]
+        self.head_combo.addItem("Every head (a grid)")
+        for layer, head in self._heads[1:]:
+            self.head_combo.addItem(f"Layer {layer + 1}, head {head + 1}")
 
     @Slot()
     def _on_browse_clicked(self) -> None:
