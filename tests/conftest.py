@@ -11,6 +11,10 @@ from typing import NoReturn
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ATTENTION_EXPLORER_TEST", "1")
+if "ATTENTION_EXPLORER_DATA_DIR" not in os.environ:  # runs trained by tests are recorded in a temp dir
+    import tempfile
+
+    os.environ["ATTENTION_EXPLORER_DATA_DIR"] = tempfile.mkdtemp(prefix="attention-explorer-tests-")
 
 
 import pytest  # noqa: E402  (after the environment is set, before any Qt import)

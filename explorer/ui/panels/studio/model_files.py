@@ -1,5 +1,5 @@
-"""The studio's "Model" menu and model files (book §11.7): save/open checkpoints, the probe's attention from a
-model that is not training, and a model rebuilt from the weights a training process sends."""
+"""The studio's model files (book §11.7): save/open checkpoints, the probe's attention from a model that is not
+training, and a model rebuilt from the weights a training process sends."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,18 +8,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from PySide6.QtCore import Signal, Slot
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from explorer.core.checkpoint import SUFFIX, load_model, save_model
+from explorer.core.checkpoint import load_model, save_model
 from explorer.core.events import SnapshotEvent
 from explorer.core.probe import probe_attention
 from explorer.core.transformer import Seq2SeqTransformer
 
-CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
-DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
-DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
 
 
 @dataclass
@@ -33,59 +27,6 @@ class ModelRecord:
     history: Any
     num_steps: int
     origin: str  # shown to the user: "trained here (step 120)", "opened fra.safetensors", …
-
-
-class ModelMenu(QMenu):
-    """Model → Save…, Open…, Open dataset…; asks for the file, then signals the path chosen.
-
-    Signals
-    -------
-    save_chosen(str), open_chosen(str), dataset_chosen(str).
-    """
-
-    save_chosen = Signal(str)
-    open_chosen = Signal(str)
-    dataset_chosen = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("&Model", parent)
-        self.save_action = QAction("&Save model…", self)
-        self.open_action = QAction("&Open model…", self)
-        self.dataset_action = QAction("Open &dataset…", self)
-        self.save_action.setToolTip("Save the trained (or paused) model with its vocabularies and settings")
-        self.open_action.setToolTip("Open a model saved here or by the command line, to inspect and translate")
-        for action in (self.save_action, self.open_action):
-            self.addAction(action)
-        self.addSeparator()
-        self.addAction(self.dataset_action)
-        self.save_action.triggered.connect(self._on_save_action_triggered)
-        self.open_action.triggered.connect(self._on_open_action_triggered)
-        self.dataset_action.triggered.connect(self._on_dataset_action_triggered)
-
-    @Slot()
-    def _on_save_action_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), "Save model", f"transformer{SUFFIX}",
-                                              CHECKPOINT_FILTER)
-        if path:
-            self.save_chosen.emit(path)
-
-    @Slot()
-    def _on_open_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), "Open model", "", CHECKPOINT_FILTER)
-        if path:
-            self.open_chosen.emit(path)
-
-    @Slot()
-    def _on_dataset_action_triggered(self) -> None:
-        path = ask_dataset_path(self.parentWidget())
-        if path:
-            self.dataset_chosen.emit(path)
-
-
-def ask_dataset_path(parent: QWidget | None) -> str:
-    """File dialog for a sentence-pair file; '' if cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Open sentence pairs", "", DATASET_FILTER)
-    return path
 
 
 def model_from_state(state: dict[str, np.ndarray], train_config: Any, src_vocab: Any, tgt_vocab: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
+STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 
 
 def format_duration(seconds: float) -> str:
@@ -77,8 +77,9 @@ class TrainingControls(QWidget):
         self.pause_button.setEnabled(active)
         self.pause_button.setText("Resume" if state == "paused" else "Pause")
         self.step_button.setEnabled(state == "paused")
-        self.stop_button.setEnabled(active)
-        self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running"))
+        self.stop_button.setEnabled(active or state == "following")
+        self.stop_button.setText("Stop following" if state == "following" else "Stop")
+        self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running", "following"))
         if state == "idle":
             self.reset_progress()
 

@@ -16,7 +16,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.transformer import ConfigError
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.studio.model_files import DATASET_SUFFIXES, SUFFIX, ModelMenu, ask_dataset_path
+from explorer.core.checkpoint import SUFFIX
+from explorer.core.run_dir import is_run_dir
+from explorer.ui.data_paths import runs_directory
+from explorer.ui.panels.studio.model_menu import DATASET_SUFFIXES, ModelMenu, ask_dataset_path, remember_run
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
 from explorer.ui.panels.studio.studio_keys import install_studio_keys
 from explorer.ui.panels.studio.studio_state import StudioState
@@ -53,7 +56,9 @@ class StudioPanel(BasePanel):
         #: A dataset request ended (only the newest one): True if loaded, False if refused (message shown).
         self.dataset_load_finished = state.data.load_finished
         #: A Model → Open request ended: True if the model is on offer, False if refused.
-        self.model_open_finished = state.model_open_finished
+        self.model_open_finished = state.models.model_open_finished
+        self.recent_runs: list[str] = []
+        state.runs_root = runs_directory()
 
         # views subscribe to the state
         self.data.bind(state.data)
@@ -64,13 +69,13 @@ class StudioPanel(BasePanel):
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
         state.attention.head_selected.connect(self.detail.select)
-        state.model_changed.connect(self.translate_view.show_record)
+        state.models.model_changed.connect(self.translate_view.show_record)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
         state.attention.head_selected.connect(self._on_attention_head_selected)
         state.loss_changed.connect(self._on_state_loss_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
-        state.model_changed.connect(self._on_state_model_changed)
+        state.models.model_changed.connect(self._on_state_model_changed)
         state.data.changed.connect(self._on_data_state_changed)
         state.data.load_finished.connect(self._on_data_load_finished)
         state.message_posted.connect(self._on_state_message_posted)
@@ -158,6 +163,22 @@ class StudioPanel(BasePanel):
     def save_model_to(self, path: str) -> bool:
         return self.studio_state.save_model(path)
 
+    def open_run(self, path: str) -> bool:
+        """Follow a run directory live (finished, or still written by the CLI or torchrun)."""
+        opened = self.studio_state.open_run(path)
+        if opened:
+            self._remember_run(path)
+        return opened
+
+    def overlay_run(self, path: str) -> bool:
+        """Draw another run's loss curve over the current one."""
+        return self.studio_state.overlay_run(path)
+
+    def _remember_run(self, path: str) -> None:
+        self.recent_runs = remember_run(self.recent_runs, path)
+        if self._menu is not None:
+            self._menu.set_recent_runs(self.recent_runs)
+
     def redraw(self) -> None:
         """Draw everything recorded so far now (the state's timer does it in tiers while training)."""
         self.studio_state.redraw()
@@ -190,6 +211,8 @@ class StudioPanel(BasePanel):
         self._update_menu()
         if run_state in ("starting", "idle"):
             self.clear_inline_message()
+        if run_state == "starting" and self.studio_state.run_dir is not None:
+            self._remember_run(str(self.studio_state.run_dir))
 
     @Slot(object)
     def _on_state_model_changed(self, _record: object) -> None:
@@ -257,8 +280,9 @@ class StudioPanel(BasePanel):
     def _update_menu(self) -> None:
         if self._menu is not None:
             self._menu.save_action.setEnabled(self.record is not None)
-            self._menu.open_action.setEnabled(not self.is_training())
-            self._menu.dataset_action.setEnabled(not self.is_training())
+            for action in (self._menu.open_action, self._menu.dataset_action, self._menu.run_action,
+                           self._menu.recent_menu.menuAction()):
+                action.setEnabled(not self.is_training())
 
     def panel_menu(self) -> ModelMenu:
         if self._menu is None:
@@ -266,11 +290,18 @@ class StudioPanel(BasePanel):
             self._menu.save_chosen.connect(self.save_model_to)
             self._menu.open_chosen.connect(self.open_model)
             self._menu.dataset_chosen.connect(self.open_dataset)
+            self._menu.run_chosen.connect(self.open_run)
+            self._menu.overlay_chosen.connect(self.overlay_run)
+            self._menu.overlays_cleared.connect(self.studio_state.clear_overlays)
+            self._menu.set_recent_runs(self.recent_runs)
             self._update_menu()
         return self._menu
 
     def handle_drop(self, paths: list[str]) -> bool:
         for path in paths:
+            if Path(path).is_dir() and is_run_dir(path):
+                self.open_run(path)
+                return True
             suffix = Path(path).suffix.lower()
             if suffix == SUFFIX:
                 self.open_model(path)
@@ -304,6 +335,7 @@ class StudioPanel(BasePanel):
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue(self.settings_key("form"), json.dumps(self.form.values()))
+        settings.setValue(self.settings_key("recent_runs"), json.dumps(self.recent_runs))
         self.loss_view.save_settings(settings, self.settings_key)
 
     def restore_settings(self, settings: QSettings) -> None:
@@ -313,4 +345,11 @@ class StudioPanel(BasePanel):
             values = {}
         if isinstance(values, dict):
             self.form.set_values(values)
+        try:
+            recent = json.loads(str(settings.value(self.settings_key("recent_runs"), "[]")))
+        except (TypeError, ValueError):
+            recent = []
+        self.recent_runs = [str(p) for p in recent if isinstance(p, str)][:8] if isinstance(recent, list) else []
+        if self._menu is not None:
+            self._menu.set_recent_runs(self.recent_runs)
         self.loss_view.restore_settings(settings, self.settings_key)

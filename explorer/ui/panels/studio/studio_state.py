@@ -8,14 +8,13 @@ state's redraw timer → a view's slot. See docs/CONTRACTS.md.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from explorer.core.checkpoint import CheckpointError
-from explorer.core.loss_record import LossRecord
+from explorer.core.loss_record import LossRecord, rows_from_metrics
+from explorer.core.run_dir import RunDirError, read_metrics, read_run_json
 from explorer.core.text import Vocab
 from explorer.core.transformer import ConfigError
 from explorer.core.training import TrainingConfig, check_model_fits, resolve_device
@@ -23,31 +22,17 @@ from explorer.core.training_process import TrainingJob, TrainingProcess, warm_up
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
-from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
-                                                   save_record)
+from explorer.ui.panels.studio.followed_run import FollowedRun, new_run_dir
+from explorer.ui.panels.studio.model_files import ModelRecord, OpenedModel, model_from_state
+from explorer.ui.panels.studio.model_state import ModelState
+from explorer.ui.panels.studio.run_progress import ProgressTracker
 from explorer.ui.process_settings import training_threads
-from explorer.ui.worker import LatestOnlyRunner, function_worker, generator_worker
+from explorer.ui.worker import function_worker, generator_worker
 
-RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished")
+RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 REDRAW_MS = 33  # ~30 Hz: the progress line
 LOSS_EVERY = 4  # ticks between loss-curve redraws (~8 Hz: axis repaints are the costliest GUI work)
 GRID_EVERY = 8  # ticks between attention-grid redraws while live (~4 Hz); the history keeps every snapshot
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What the progress line shows: one loss definition, labelled (see :meth:`StudioState.shown_loss`)."""
-
-    step: int
-    epoch: int
-    num_epochs: int
-    fraction: float
-    elapsed_s: float
-    tokens_per_s: float
-    loss: float
-    loss_label: str
-    device: str
-    run_state: str  # one of RUN_STATES: no ETA unless running
 
 
 class StudioState(QObject):
@@ -56,18 +41,14 @@ class StudioState(QObject):
     Signals
     -------
     run_state_changed(str): one of :data:`RUN_STATES`.
-    progress_changed(Progress): at most ~30 Hz while training, once more at the end.
+    progress_changed(Progress): (``run_progress.Progress``) at most ~30 Hz while training, once more at the end.
     loss_changed(): the loss record grew or was replaced (at most ~8 Hz); read :attr:`loss`.
-    model_changed(object): the :class:`ModelRecord` on offer (paused, finished or opened), or None.
-    model_open_finished(bool): a Model → Open request ended: True if the model is on offer.
     message_posted(str, str): text and level: ``info``, ``error`` (inline) or ``alert`` (a dialog too).
     """
 
     run_state_changed = Signal(str)
     progress_changed = Signal(object)
     loss_changed = Signal()
-    model_changed = Signal(object)
-    model_open_finished = Signal(bool)
     message_posted = Signal(str, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -78,21 +59,21 @@ class StudioState(QObject):
         self.loss = LossRecord()
         self.attention = AttentionState(self)
         self.history = self.attention.history
-        self.record: ModelRecord | None = None
-        self.model_path: str | None = None  # the file of the opened model on offer (read-only for views)
+        self.models = ModelState(self)
+        self.models.message_posted.connect(self.message_posted)
+        self.models.model_opened.connect(self._on_models_model_opened)
+        self.models.model_changed.connect(self._on_models_model_changed)
         self.last_error: str | None = None
         self.run_config: TrainingConfig | None = None
         self.started: Any = None  # the run's StartedEvent
-        self.latest_step: Any = None
+        self.progress = ProgressTracker()
         self.finished: Any = None  # the run's FinishedEvent
         self._vocabs: tuple[Vocab, Vocab] | None = None
-        self._epoch_sums = (0.0, 0)  # loss x tokens and tokens of the epoch in progress
         self._process: TrainingProcess | None = None
         self._worker: Any = None
-        self._opening: str | None = None
-        self._model_loader = LatestOnlyRunner(self)
-        self._model_loader.result_ready.connect(self._on_model_loader_result_ready)
-        self._model_loader.failed.connect(self._on_model_loader_failed)
+        self.followed: FollowedRun | None = None  # a run directory followed live
+        self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
+        self.run_dir: Path | None = None  # the run directory of the current run (trained here or followed)
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
         self._ticks = 0
         self._timer = QTimer(self)
@@ -110,21 +91,35 @@ class StudioState(QObject):
         """The child process of the run in progress, or None."""
         return self._process
 
+    @property
+    def record(self) -> ModelRecord | None:
+        """The model on offer (see :class:`ModelState`)."""
+        return self.models.record
+
+    @property
+    def model_path(self) -> str | None:
+        """The file of the opened model on offer, if any (lessons refer to it)."""
+        return self.models.path
+
     def is_opening_model(self) -> bool:
-        return self._opening is not None
+        return self.models.opening is not None
+
+    def is_following(self) -> bool:
+        """True while a run directory is followed."""
+        return self.followed is not None
 
     def can_start(self) -> bool:
-        return (not self.is_training() and self.data.source is not None and not self.data.is_loading()
-                and not self.is_opening_model())
+        return (not self.is_training() and not self.is_following() and self.data.source is not None
+                and not self.data.is_loading() and not self.is_opening_model())
 
     def shown_loss(self) -> tuple[float, str]:
-        """The loss the studio shows everywhere, with its label: the last finished epoch's mean per-token
-        cross-entropy, or, during the first epoch, the mean of the epoch so far."""
-        if self.loss.epochs.size:
-            return float(self.loss.epochs.view()[-1, 3]), f"epoch {self.loss.last_epoch()}, per token"
-        total, tokens = self._epoch_sums
-        epoch = self.latest_step.epoch if self.latest_step is not None else 1
-        return (total / tokens if tokens else math.nan), f"epoch {epoch} so far, per token"
+        """The loss the studio shows everywhere, with its label (see :class:`ProgressTracker`)."""
+        return self.progress.shown_loss()
+
+    @property
+    def latest_step(self) -> Any:
+        """The newest ``StepEvent`` of the run, or None."""
+        return self.progress.latest_step
 
     # ------------------------------------------------------------------ training
     def start_run(self, config: TrainingConfig, probe: tuple[str, str]) -> bool:
@@ -142,9 +137,10 @@ class StudioState(QObject):
             self.message_posted.emit(f"Cannot start: {exc}", "error")
             return False
         request = self.data.loaded
-        job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
-                          num_threads=training_threads())
         self._forget_run()
+        self.run_dir = new_run_dir(self.runs_root) if self.runs_root is not None else None
+        job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
+                          num_threads=training_threads(), run_dir=str(self.run_dir) if self.run_dir else None)
         self.loss.new_run()
         self.run_config = config
         self._set_record(None)
@@ -184,7 +180,10 @@ class StudioState(QObject):
             self._process.request_step()
 
     def stop(self) -> None:
-        """End the run after the current step; the model trained so far is kept."""
+        """End the run after the current step (the model trained so far is kept), or stop following a run."""
+        if self.followed is not None:
+            self.followed.stop()
+            return
         if self._process is not None and self.run_state in ("starting", "running", "paused"):
             self._process.stop()
             self._set_run_state("stopping")
@@ -203,37 +202,72 @@ class StudioState(QObject):
         """Emit everything recorded so far now (the timer does it in tiers while training)."""
         self._emit_all()
 
+    # ------------------------------------------------------------------ run directories
+    def open_run(self, path: str) -> bool:
+        """Follow a run directory (finished, or still written by the CLI or torchrun): its losses, snapshots and
+        translations as they are written, and its latest checkpoint to translate with. False (with a message)
+        if refused: while training here, or not a readable run."""
+        if self.is_training():
+            self.message_posted.emit("Stop training before opening a run.", "error")
+            return False
+        try:
+            followed = FollowedRun(path)
+        except (RunDirError, OSError) as exc:
+            self.message_posted.emit(f"Could not open the run: {exc}", "alert")
+            return False
+        self._end_process()
+        self._forget_run()
+        self.loss.new_run()
+        self._set_record(None)
+        self.followed, self.run_dir = followed, followed.path
+        followed.worker.yielded.connect(self._on_worker_yielded)
+        followed.worker.finished.connect(self._on_followed_finished)
+        followed.start()
+        self._timer.start()
+        self._set_run_state("following")
+        self.message_posted.emit(f"Following the run {followed.name}: new steps appear as they are written.", "info")
+        self._emit_all()
+        return True
+
+    def overlay_run(self, path: str) -> bool:
+        """Draw another run's per-step losses over the current curves; False (with a message) if unreadable."""
+        try:
+            read_run_json(path)  # a run directory (RunDirError otherwise)
+            rows = rows_from_metrics(read_metrics(path))
+        except (RunDirError, OSError, KeyError, TypeError, ValueError) as exc:
+            self.message_posted.emit(f"Could not read that run's losses: {exc}", "error")
+            return False
+        if not len(rows):
+            self.message_posted.emit(f"The run {Path(path).name} has no losses yet.", "error")
+            return False
+        self.loss.add_overlay(Path(path).name, rows)
+        self.loss_changed.emit()
+        return True
+
+    def clear_overlays(self) -> None:
+        """Remove every other run's loss curve (the previous run's too)."""
+        self.loss.clear_overlays()
+        self.loss_changed.emit()
+
     # ------------------------------------------------------------------ models
     def save_model(self, path: str) -> bool:
         """Save the model on offer to ``path``; False with a message on failure."""
-        if self.record is None:
-            self.message_posted.emit("There is no model to save yet (pause or finish training first).", "error")
-            return False
-        try:
-            saved = save_record(path, self.record, self.data.source.name if self.data.source is not None else "")
-        except (CheckpointError, OSError, ValueError) as exc:
-            self.message_posted.emit(f"Could not save the model: {exc}", "alert")
-            return False
-        self.message_posted.emit(f"Saved the model to {saved}.", "info")
-        return True
+        return self.models.save(path, self.data.source.name if self.data.source is not None else "")
 
     def open_model(self, path: str, fallback_num_steps: int, probe: tuple[str, str]) -> bool:
         """Read a checkpoint in the background to inspect and translate; False if refused (while training)."""
         if self.is_training():
             self.message_posted.emit("Stop training before opening a model.", "error")
             return False
-        self._opening = path
-        self._model_loader.submit(open_model_job, path, fallback_num_steps, probe)
-        self.message_posted.emit(f"Opening {path.rsplit('/', 1)[-1]}…", "info")
+        self.models.open_file(path, fallback_num_steps, probe)
         self.run_state_changed.emit(self.run_state)  # Start waits while a model is read
         return True
 
     def shutdown(self, timeout_ms: int) -> None:
         """Stop loads, the model reader and the training process, waiting at most about ``timeout_ms``."""
         self._timer.stop()
-        self._opening = None
         self.data.shutdown(timeout_ms)
-        self._model_loader.shutdown(min(timeout_ms, 500))
+        self.models.shutdown(timeout_ms)
         self._end_process(timeout_ms)
 
     # ------------------------------------------------------------------ internals
@@ -242,23 +276,25 @@ class StudioState(QObject):
         self.run_state_changed.emit(state)
 
     def _set_record(self, record: ModelRecord | None) -> None:
-        self.record = record
-        self.model_path = None  # an opened model sets it again after this
-        self.model_changed.emit(record)
+        self.models.offer(record)
 
     def _forget_run(self) -> None:
         self.attention.clear()
-        self.started = self.latest_step = self.finished = self.last_error = None
+        self.started = self.finished = self.last_error = None
+        self.progress.reset()
         self._vocabs = None
-        self._epoch_sums = (0.0, 0)
         self._dirty = {"progress": True, "loss": True, "snapshot": True}
 
     def _end_process(self, timeout_ms: int | None = None) -> None:
         """Detach from the run's worker and close its process: waiting up to ``timeout_ms`` (window close), or,
         with None, on a worker thread so that Reset and the end of a run never hold the GUI thread."""
-        process, worker = self._process, self._worker
-        self._process = self._worker = None
+        process, worker, followed = self._process, self._worker, self.followed
+        self._process = self._worker = self.followed = None
         self._timer.stop()
+        if followed is not None:
+            for signal in (followed.worker.yielded, followed.worker.finished):
+                signal.disconnect()
+            followed.stop()
         if worker is not None:
             for signal in (worker.yielded, worker.errored, worker.finished):
                 signal.disconnect()
@@ -272,14 +308,12 @@ class StudioState(QObject):
             process.close(timeout_ms / 1000)
 
     def _emit_progress(self) -> None:
-        step = self.latest_step
-        if step is None or self.run_config is None:
+        if self.run_config is None:
             return
-        loss, label = self.shown_loss()
         device = self.started.device if self.started is not None else ""
-        self.progress_changed.emit(Progress(step.step, step.epoch, self.run_config.num_epochs, step.progress,
-                                            step.elapsed_s, step.tokens_per_s, loss, label, device,
-                                            self.run_state))
+        progress = self.progress.progress(self.run_config.num_epochs, device, self.run_state)
+        if progress is not None:
+            self.progress_changed.emit(progress)
 
     def _emit_all(self) -> None:
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
@@ -291,19 +325,25 @@ class StudioState(QObject):
         kind = getattr(event, "kind", "")
         if kind == "step":
             self.loss.append_step(event.step, event.epoch_fraction, event.elapsed_s, event.loss)
-            total, tokens = self._epoch_sums
-            self._epoch_sums = (total + event.loss * event.tokens, tokens + event.tokens)
-            self.latest_step = event
+            self.progress.on_step(event)
             self._dirty["progress"] = self._dirty["loss"] = True
         elif kind == "epoch":
             self.loss.append_epoch(event.epoch, event.step, event.elapsed_s, event.loss)
-            self._epoch_sums = (0.0, 0)
+            self.progress.on_epoch(event)
             self._dirty["loss"] = True
         elif kind == "snapshot":
             self.attention.add(event)
             self._dirty["snapshot"] = True
         elif kind == "started":
             self._on_run_started(event)
+        elif kind == "translations":
+            shown = " · ".join(f"{t['src']} → {t['translation']}" for t in event.translations[:2])
+            self.message_posted.emit(f"Epoch {event.epoch}: {shown} (mean BLEU {event.bleu:.3f})", "info")
+        elif kind == "resumed":
+            self.loss.drop_after(event.step)
+            self._dirty["loss"] = True
+        elif kind == "checkpoint" and self.followed is not None:
+            self.models.load_checkpoint(event.path, self.followed.name)
         elif kind == "model_state":
             self._on_model_state(event)
         elif kind == "finished":
@@ -322,8 +362,11 @@ class StudioState(QObject):
         self.run_config = TrainingConfig.from_dict(event.config)
         if self.run_state == "starting":
             self._set_run_state("running")
+        if self.followed is not None:
+            return
+        where = f" Recording the run in {self.run_dir}." if self.run_dir is not None else ""
         self.message_posted.emit(f"Training on {event.device}: {event.num_pairs:,} pairs, {event.total_steps:,} "
-                                 f"steps, {event.num_parameters:,} parameters.", "info")
+                                 f"steps, {event.num_parameters:,} parameters.{where}", "info")
 
     def _on_model_state(self, event: Any) -> None:
         if self._vocabs is None or self.run_config is None:
@@ -358,6 +401,18 @@ class StudioState(QObject):
         self._emit_progress()  # once more, as finished
 
     @Slot()
+    def _on_followed_finished(self) -> None:
+        followed = self.followed
+        self._end_process()
+        self._set_run_state("finished")
+        self._emit_all()
+        self._emit_progress()
+        if followed is not None and followed.follower.problems:
+            self.message_posted.emit(f"Stopped following {followed.name}; "
+                                     f"{len(followed.follower.problems)} damaged part(s) were skipped: "
+                                     f"{followed.follower.problems[-1]}", "error")
+
+    @Slot()
     def _on_timer_timeout(self) -> None:
         self._ticks += 1
         if self._dirty["progress"]:
@@ -371,18 +426,16 @@ class StudioState(QObject):
             self.attention.show_latest()
 
     @Slot(object)
-    def _on_model_loader_result_ready(self, opened: OpenedModel) -> None:
-        path, self._opening = self._opening, None
+    def _on_models_model_opened(self, opened: OpenedModel) -> None:
         if self.is_training():  # cannot happen through the GUI (Start waits); keep the run
-            self.model_open_finished.emit(False)
             return
+        self._end_process()
         self._forget_run()
         self.loss.load_history(opened.record.history)
         self.run_config = opened.record.train_config
         if opened.snapshot is not None:
             self.attention.add(opened.snapshot)
-        self._set_record(opened.record)
-        self.model_path = path
+        self.models.offer(opened.record)
         self._set_run_state("idle")
         self._emit_all()
         if opened.snapshot is None:
@@ -391,14 +444,10 @@ class StudioState(QObject):
         else:
             self.message_posted.emit(f"Model: {opened.record.origin}. Translate with it in the Translate tab.",
                                      "info")
-        self.model_open_finished.emit(True)
 
-    @Slot(str)
-    def _on_model_loader_failed(self, message: str) -> None:
-        self._opening = None
-        self.run_state_changed.emit(self.run_state)
-        self.message_posted.emit(f"Could not open the model: {message}", "alert")
-        self.model_open_finished.emit(False)
+    @Slot(object)
+    def _on_models_model_changed(self, _record: object) -> None:
+        self.run_state_changed.emit(self.run_state)  # Start and the menu follow whether a model is on offer
 
 
 def _history_of(loss: LossRecord) -> Any:

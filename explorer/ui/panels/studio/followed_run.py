@@ -1,0 +1,61 @@
+"""A run directory the studio follows (docs/RUNS.md): a core ``RunFollower`` polled on a superqt generator worker
+until the user stops following, and the loading of the run's latest checkpoint to translate with."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from explorer.core.checkpoint import load_model
+from explorer.core.run_follow import RunFollower
+from explorer.core.run_stream import follow_run
+from explorer.ui.panels.studio.model_files import ModelRecord
+from explorer.ui.worker import generator_worker
+
+
+class FollowedRun:
+    """One followed run: ``worker`` yields its events (connect, then :meth:`start`); :meth:`stop` ends it.
+
+    Raises ``RunDirError`` (a ``ValueError`` with a message for users) when ``path`` is not a readable run.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.follower = RunFollower(path)
+        self.path = Path(path)
+        self._stop = threading.Event()
+        self.worker = generator_worker(follow_run, self.follower, self._stop)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def start(self) -> None:
+        self.worker.start()
+
+    def stop(self) -> None:
+        """Stop polling (the worker ends within one poll interval); the run on disk is untouched."""
+        self._stop.set()
+        self.worker.quit()
+
+
+def checkpoint_record(path: str, run_name: str) -> ModelRecord:
+    """The model of a run's checkpoint as the studio's model on offer (runs on a worker thread).
+
+    Raises ``CheckpointError``/``OSError`` with a message fit for users."""
+    loaded = load_model(path, device="cpu")
+    steps = len(getattr(loaded.history, "step_loss", None) or [])
+    epochs = len(getattr(loaded.history, "epoch_loss", None) or [])
+    num_steps = loaded.train_config.num_steps if loaded.train_config is not None else 10
+    origin = f"run {run_name}, its checkpoint after epoch {epochs} (step {steps})"
+    return ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config, loaded.history,
+                       num_steps, origin)
+
+
+def new_run_dir(root: Path) -> Path:
+    """A fresh folder name for a run trained here, under ``root`` (the folder itself is created by the run)."""
+    stamp = time.strftime("%Y-%m-%d_%H-%M-%S")
+    path, n = root / f"run_{stamp}", 1
+    while path.exists():
+        n += 1
+        path = root / f"run_{stamp}_{n}"
+    return path

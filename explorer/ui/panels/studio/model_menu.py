@@ -1,0 +1,125 @@
+"""The studio's "Model" menu (book §11.7): save and open models, open a dataset, open or overlay a run directory,
+and the recent runs; it asks for the file or folder, then says which one was chosen."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+
+from explorer.core.checkpoint import SUFFIX
+
+CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
+DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
+DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
+MAX_RECENT_RUNS = 8
+
+
+def ask_dataset_path(parent: QWidget | None) -> str:
+    """File dialog for a sentence-pair file; '' if cancelled."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Open sentence pairs", "", DATASET_FILTER)
+    return path
+
+
+def remember_run(recent: list[str], path: str) -> list[str]:
+    """``recent`` with ``path`` first, without duplicates, at most :data:`MAX_RECENT_RUNS` long."""
+    path = str(Path(path))
+    return [path, *(p for p in recent if p != path)][:MAX_RECENT_RUNS]
+
+
+class ModelMenu(QMenu):
+    """Model → Save…, Open…, Open run…, Recent runs, Overlay a run's loss…, Clear overlaid runs, Open dataset….
+
+    Signals
+    -------
+    save_chosen(str), open_chosen(str), dataset_chosen(str), run_chosen(str), overlay_chosen(str),
+    overlays_cleared().
+    """
+
+    save_chosen = Signal(str)
+    open_chosen = Signal(str)
+    dataset_chosen = Signal(str)
+    run_chosen = Signal(str)
+    overlay_chosen = Signal(str)
+    overlays_cleared = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("&Model", parent)
+        self.save_action = QAction("&Save model…", self)
+        self.open_action = QAction("&Open model…", self)
+        self.run_action = QAction("Open &run…", self)
+        self.recent_menu = QMenu("&Recent runs", self)
+        self.overlay_action = QAction("Overlay a run's &loss…", self)
+        self.clear_overlays_action = QAction("&Clear overlaid runs", self)
+        self.dataset_action = QAction("Open &dataset…", self)
+        self.save_action.setToolTip("Save the trained (or paused) model with its vocabularies and settings")
+        self.open_action.setToolTip("Open a model saved here or by the command line, to inspect and translate")
+        self.run_action.setToolTip("Open a run directory (finished, or still being trained by the command line) "
+                                   "and follow it live")
+        self.overlay_action.setToolTip("Draw another run's loss curve over this one")
+        for action in (self.save_action, self.open_action, self.run_action):
+            self.addAction(action)
+        self.addMenu(self.recent_menu)
+        self.addSeparator()
+        self.addAction(self.overlay_action)
+        self.addAction(self.clear_overlays_action)
+        self.addSeparator()
+        self.addAction(self.dataset_action)
+        self.save_action.triggered.connect(self._on_save_action_triggered)
+        self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.run_action.triggered.connect(self._on_run_action_triggered)
+        self.overlay_action.triggered.connect(self._on_overlay_action_triggered)
+        self.clear_overlays_action.triggered.connect(self.overlays_cleared)
+        self.dataset_action.triggered.connect(self._on_dataset_action_triggered)
+        self.set_recent_runs([])
+
+    def set_recent_runs(self, paths: list[str]) -> None:
+        """List ``paths`` (newest first) under Recent runs."""
+        self.recent_menu.clear()
+        for path in paths:
+            action = self.recent_menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.setData(path)
+            action.triggered.connect(self._on_recent_action_triggered)
+        self.recent_menu.setEnabled(bool(paths))
+
+    def _ask_run_dir(self, title: str) -> str:
+        return QFileDialog.getExistingDirectory(self.parentWidget(), title, "")
+
+    @Slot()
+    def _on_save_action_triggered(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), "Save model", f"transformer{SUFFIX}",
+                                              CHECKPOINT_FILTER)
+        if path:
+            self.save_chosen.emit(path)
+
+    @Slot()
+    def _on_open_action_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), "Open model", "", CHECKPOINT_FILTER)
+        if path:
+            self.open_chosen.emit(path)
+
+    @Slot()
+    def _on_run_action_triggered(self) -> None:
+        path = self._ask_run_dir("Open run directory")
+        if path:
+            self.run_chosen.emit(path)
+
+    @Slot()
+    def _on_overlay_action_triggered(self) -> None:
+        path = self._ask_run_dir("Overlay the loss of run")
+        if path:
+            self.overlay_chosen.emit(path)
+
+    @Slot()
+    def _on_recent_action_triggered(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction) and action.data():
+            self.run_chosen.emit(str(action.data()))
+
+    @Slot()
+    def _on_dataset_action_triggered(self) -> None:
+        path = ask_dataset_path(self.parentWidget())
+        if path:
+            self.dataset_chosen.emit(path)

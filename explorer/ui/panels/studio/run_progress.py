@@ -1,0 +1,62 @@
+"""What the studio says about a run's progress (book §11.7 training): the newest step and one loss definition,
+labelled — the last finished epoch's mean per-token cross-entropy, or the mean of the first epoch so far."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the progress line shows (see :meth:`ProgressTracker.shown_loss`)."""
+
+    step: int
+    epoch: int
+    num_epochs: int
+    fraction: float
+    elapsed_s: float
+    tokens_per_s: float
+    loss: float
+    loss_label: str
+    device: str
+    run_state: str  # one of the studio's run states: no ETA unless running
+
+
+class ProgressTracker:
+    """Keeps the newest step and the running loss sums of the epoch in progress (O(1) per event)."""
+
+    def __init__(self) -> None:
+        self.latest_step: Any = None
+        self._epoch_loss: tuple[int, float] | None = None  # (epoch, loss) of the last finished epoch
+        self._sums = (0.0, 0)  # loss x tokens and tokens of the epoch in progress
+
+    def reset(self) -> None:
+        self.__init__()
+
+    def on_step(self, event: Any) -> None:
+        total, tokens = self._sums
+        self._sums = (total + event.loss * event.tokens, tokens + event.tokens)
+        self.latest_step = event
+
+    def on_epoch(self, event: Any) -> None:
+        self._epoch_loss = (event.epoch, float(event.loss))
+        self._sums = (0.0, 0)
+
+    def shown_loss(self) -> tuple[float, str]:
+        """The loss shown everywhere, with its label."""
+        if self._epoch_loss is not None:
+            epoch, loss = self._epoch_loss
+            return loss, f"epoch {epoch}, per token"
+        total, tokens = self._sums
+        epoch = self.latest_step.epoch if self.latest_step is not None else 1
+        return (total / tokens if tokens else math.nan), f"epoch {epoch} so far, per token"
+
+    def progress(self, num_epochs: int, device: str, run_state: str) -> Progress | None:
+        """The progress line's content, or None before the first step."""
+        step = self.latest_step
+        if step is None:
+            return None
+        loss, label = self.shown_loss()
+        return Progress(step.step, step.epoch, num_epochs, step.progress, step.elapsed_s, step.tokens_per_s, loss,
+                        label, device, run_state)
