@@ -22,6 +22,7 @@ from explorer.core.transformer import ConfigError
 
 DEFAULT_TIMEOUT_S = 45.0  # a collective that waits longer than this fails (a hung rank); well under a minute
 ROLL_CALL_S = 3.0  # how long survivors wait for each other to answer after a collective failed
+LOCAL_CHECK_S = 1.0  # how long a survivor watches its own machine's ranks for one that died, before the roll call
 _HOST_BYTES = 64
 
 
@@ -131,15 +132,14 @@ class DistContext:
     def _describe_failure(self, exc: BaseException) -> str:
         """A message naming the rank(s) that died or stopped answering, as well as can be known from here."""
         me = self.peers[self.rank] if self.peers else None
-        findings = []
-        for peer in self.peers:
-            if peer.rank == self.rank or me is None or peer.host != me.host:
-                continue
-            state = process_state(peer.pid)
-            if state in ("gone", "zombie"):
-                findings.append(f"rank {peer.rank} (pid {peer.pid}) has died")
-            elif state == "stopped":
-                findings.append(f"rank {peer.rank} (pid {peer.pid}) is stopped (suspended)")
+        local = [p for p in self.peers if me is not None and p.rank != self.rank and p.host == me.host]
+        # a killed process closes its sockets before it turns into a zombie: give /proc a moment to say so
+        deadline = time.monotonic() + (LOCAL_CHECK_S if local else 0.0)
+        while True:
+            findings = [text for text in map(_local_finding, local) if text]
+            if findings or time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
         if not findings:
             findings = self._roll_call()
         what = "; ".join(findings) if findings else f"another rank failed ({' '.join(str(exc).split())[:200]})"
@@ -165,6 +165,15 @@ class DistContext:
         except RuntimeError:  # the store itself is gone: without torchrun it lived in rank 0
             return ["lost contact with rank 0 (it hosts the rendezvous store)"] if self.rank else []
         return [f"rank {r} did not answer within {ROLL_CALL_S:.0f} s" for r in sorted(missing)]
+
+
+def _local_finding(peer: Peer) -> str:
+    state = process_state(peer.pid)
+    if state in ("gone", "zombie"):
+        return f"rank {peer.rank} (pid {peer.pid}) has died"
+    if state == "stopped":
+        return f"rank {peer.rank} (pid {peer.pid}) is stopped (suspended)"
+    return ""
 
 
 def process_state(pid: int) -> str:
