@@ -10,6 +10,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 
+from explorer.ui.panels.base_panel import ExportTarget
+
 from explorer.ui.widgets.heatmap_plot_item import (DEFAULT_COLORMAP, HeatmapImageItem, HeatmapPlotItem,
                                                     hatch_overlay)
 
@@ -107,6 +109,18 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
         self.plot.set_colormap(name)
         if self.color_bar is not None:
             self.color_bar.setColorMap(pg.colormap.get(name))
+
+    def token_export_target(self, name: str) -> ExportTarget:
+        """This heatmap for File → Export with its CSV rows and columns named by their tokens (quoted as needed)."""
+        return ExportTarget(name, self, self._token_table, self._token_row_labels)
+
+    def _token_table(self) -> tuple[list[str], np.ndarray]:
+        if self.matrix is None:
+            return [], np.zeros((0, 0))
+        return list(self.col_labels), self.matrix.astype(np.float64)
+
+    def _token_row_labels(self) -> tuple[str, list[str]]:
+        return "query \\ key", list(self.row_labels)
 
     def csv_table(self) -> tuple[list[str], np.ndarray]:
         """Header and numbers for CSV export: a `row` index column, then one column per key."""

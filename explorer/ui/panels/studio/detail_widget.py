@@ -110,7 +110,7 @@ class AttentionDetail(QWidget):
 
     def export_target(self) -> ExportTarget:
         """The large view for File → Export (PNG/SVG of the heatmap, CSV of its numbers)."""
-        return ExportTarget("attention detail", self.heatmap, self._csv_table, self._csv_row_labels)
+        return self.heatmap.token_export_target("attention detail")
 
     def export_to(self, path: str | Path, fmt: str | None = None) -> Path:
         """Write the view to ``path`` (format from ``fmt`` or the suffix); raises ``ExportError``."""
@@ -152,13 +152,3 @@ class AttentionDetail(QWidget):
     @Slot()
     def _on_csv_button_clicked(self) -> None:
         self._export_with_dialog("csv")
-
-    def _csv_table(self) -> tuple[list[str], np.ndarray]:
-        """The map on display: one column per key token (rows are named by :meth:`_csv_row_labels`)."""
-        matrix = self.heatmap.matrix
-        if matrix is None:
-            return [], np.zeros((0, 0))
-        return list(self.heatmap.col_labels), matrix.astype(np.float64)
-
-    def _csv_row_labels(self) -> tuple[str, list[str]]:
-        return "query \\ key", list(self.heatmap.row_labels)

@@ -212,7 +212,7 @@ class TranslateView(QWidget):
 
     def export_target(self) -> ExportTarget:
         """The decoded sentence's cross-attention for File → Export."""
-        return ExportTarget("translation cross-attention", self.heatmap, self._csv_table, self._csv_row_labels)
+        return self.heatmap.token_export_target("translation cross-attention")
 
     # ---- slots -------------------------------------------------------------------------------
     @Slot()
@@ -226,13 +226,3 @@ class TranslateView(QWidget):
     @Slot(int)
     def _on_view_combo_changed(self, _index: int) -> None:
         self._draw_attention()
-
-    def _csv_table(self) -> tuple[list[str], np.ndarray]:
-        """The map on display: one column per key token (rows are named by :meth:`_csv_row_labels`)."""
-        matrix = self.heatmap.matrix
-        if matrix is None:
-            return [], np.zeros((0, 0))
-        return list(self.heatmap.col_labels), matrix.astype(np.float64)
-
-    def _csv_row_labels(self) -> tuple[str, list[str]]:
-        return "query \\ key", list(self.heatmap.row_labels)
