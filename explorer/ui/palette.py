@@ -2,17 +2,16 @@
 
 One app-wide setting. The shell applies it to each panel as it applies the theme: :func:`restyle_maps` walks
 the plots (like ``theme.restyle_plots``), then ``BasePanel.apply_palette`` reaches whatever the walk cannot.
-pyqtgraph is imported only by the functions that need it.
+numpy and pyqtgraph are imported only by the functions that need them (the window paints before they load).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from explorer.ui.settings import PALETTES
 
 if TYPE_CHECKING:
+    import numpy as np
     from PySide6.QtWidgets import QWidget
 
 __all__ = ["PALETTES", "SAFE_ALTERNATIVES", "lookup_table", "resolve", "restyle_maps"]
@@ -35,6 +34,7 @@ def resolve(name: str, palette: str) -> str:
 
 def lookup_table(name: str, palette: str, n: int = 256) -> np.ndarray:
     """``(n, 4)`` uint8 RGBA colours of map ``name`` in ``palette``, from 0 to 1."""
+    import numpy as np
     import pyqtgraph as pg
 
     return np.ascontiguousarray(pg.colormap.get(resolve(name, palette)).getLookupTable(0.0, 1.0, n, alpha=True))
