@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "bench" / "d2l_reference.py"
-DEFAULT_DATA = ROOT / "resources" / "eng_fra.tsv"
+DEFAULT_DATA = ROOT / "explorer" / "resources" / "eng_fra.tsv"
 
 
 def worker_ours(args: argparse.Namespace) -> dict:

@@ -19,18 +19,57 @@ from superqt.utils import FunctionWorker, GeneratorWorker, create_worker
 from explorer.ui.process_settings import reserve_worker_threads
 
 
-def function_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> FunctionWorker:
+def _run_plainly(worker: FunctionWorker | GeneratorWorker) -> None:
+    """superqt's ``WorkerBase.run`` without its warnings capture.
+
+    superqt wraps every job in ``warnings.catch_warnings()`` and points the process-wide
+    ``warnings.showwarning`` at that job's ``warned`` signal. Both are global, not per thread: with jobs that
+    overlap (a training run's reader is one for the whole run), one job restores what another had set, leaving
+    ``showwarning`` pointing at a finished job's deleted signals object, so a later warning anywhere crashed or
+    vanished. Warnings here behave as in any Python thread. A ``RuntimeError`` raised by the job is reported
+    through ``errored`` like any other error (superqt dropped it, and ``finished`` with it).
+    """
+    worker.started.emit()
+    worker._running = True
+    try:
+        result = worker.work()
+        if isinstance(result, Exception):  # GeneratorWorker.work returns a RuntimeError raised by the generator
+            raise result
+        if not worker.abort_requested:
+            worker.returned.emit(result)
+    except Exception as exc:  # noqa: BLE001 - every failure of a job reaches the GUI as errored
+        worker.errored.emit(exc)
+    worker._running = False
+    worker.finished.emit()
+    worker._finished.emit(worker)
+
+
+class FunctionJob(FunctionWorker):
+    """A superqt function worker that leaves the process-wide warnings machinery alone (see :func:`_run_plainly`)."""
+
+    def run(self) -> None:  # noqa: D102 - called by QThreadPool
+        _run_plainly(self)
+
+
+class GeneratorJob(GeneratorWorker):
+    """A superqt generator worker that leaves the process-wide warnings machinery alone."""
+
+    def run(self) -> None:  # noqa: D102 - called by QThreadPool
+        _run_plainly(self)
+
+
+def function_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> FunctionJob:
     """A worker that will call ``fn(*args, **kwargs)`` on the pool: connect ``returned``/``errored``/``finished``,
     then ``start()`` it (a signal emitted before its connection is made would be lost)."""
     reserve_worker_threads()
-    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
+    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, _worker_class=FunctionJob, **kwargs)
 
 
-def generator_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> GeneratorWorker:
+def generator_worker(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> GeneratorJob:
     """A worker that will iterate the generator function ``fn(*args, **kwargs)`` on the pool; items arrive as
     ``yielded``. Connect, then ``start()``."""
     reserve_worker_threads()
-    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, **kwargs)
+    return create_worker(fn, *args, _start_thread=False, _ignore_errors=True, _worker_class=GeneratorJob, **kwargs)
 
 
 def _call_then_set(done: threading.Event, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
@@ -101,13 +140,11 @@ class LatestOnlyRunner(QObject):
         self._running_id = request_id
         self._running_done = threading.Event()
         self._outcome = None
-        worker = create_worker(_call_then_set, self._running_done, fn, args, kwargs, _start_thread=False,
-                               _ignore_errors=True)
+        worker = function_worker(_call_then_set, self._running_done, fn, args, kwargs)
         worker.returned.connect(self._on_worker_returned)
         worker.errored.connect(self._on_worker_errored)
         worker.finished.connect(self._on_worker_finished)
         self._worker = worker
-        reserve_worker_threads()
         worker.start()
 
     @Slot(object)

@@ -315,3 +315,17 @@ def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, 
         other.open_action.trigger()
     assert opened.args == [True], panel.inline_message()
     assert panel.record is not None and panel.translate_view.has_model and other.save_action.isEnabled()
+
+
+def test_thumbnails_follow_the_colour_blind_palette(trained) -> None:
+    from explorer.ui.palette import lookup_table
+
+    grid = trained.grid
+    grid.apply_palette("colour_blind")
+    try:
+        thumb = grid.plots["cross"][0][0]
+        np.testing.assert_array_equal(thumb.lut, lookup_table("viridis", "colour_blind"))
+        assert thumb.matrix is not None  # redrawn with the new colours
+    finally:
+        grid.apply_palette("default")
+    np.testing.assert_array_equal(grid.plots["cross"][0][0].lut, lookup_table("viridis", "default"))

@@ -54,3 +54,44 @@ def test_function_errors_arrive_as_signals_not_exceptions(qtbot) -> None:
     with qtbot.waitSignal(worker.finished, timeout=5000):
         worker.start()
     assert sink.errors == ["no such file"]
+
+
+def test_overlapping_jobs_leave_the_warnings_machinery_alone(qtbot) -> None:
+    """superqt's own run() pointed the process-wide warnings.showwarning at each job's signal and restored it in
+    the wrong order when jobs overlapped, leaving it on a finished job's deleted signals (a crash later)."""
+    import warnings
+
+    before = warnings.showwarning
+    gate = threading.Event()
+
+    def long_job():
+        gate.wait(5)
+        yield 1
+
+    def short_job() -> int:
+        return 2
+
+    sink = _Sink()
+    slow = generator_worker(long_job)
+    slow.yielded.connect(sink.on_item)
+    quick = function_worker(short_job)
+    with qtbot.waitSignal(quick.finished, timeout=5000):
+        slow.start()
+        quick.start()
+    with qtbot.waitSignal(slow.finished, timeout=5000):
+        gate.set()
+    assert warnings.showwarning is before
+
+
+def test_a_runtime_error_in_a_generator_is_reported_and_finishes(qtbot) -> None:
+    def broken():
+        yield 1
+        raise RuntimeError("the CUDA device went away")
+
+    sink = _Sink()
+    worker = generator_worker(broken)
+    worker.yielded.connect(sink.on_item)
+    worker.errored.connect(sink.on_error)
+    with qtbot.waitSignal(worker.finished, timeout=5000):
+        worker.start()
+    assert sink.items == [1] and sink.errors == ["the CUDA device went away"]

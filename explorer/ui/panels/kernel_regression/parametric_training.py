@@ -1,6 +1,6 @@
 """Runs the book's parametric Nadaraya–Watson training (§11.2) off the GUI thread, epoch by epoch.
 
-A thin wrapper around a superqt generator worker: the panel sees three signals and never the thread.
+A thin wrapper around a generator worker of ``ui/worker.py``: the panel sees three signals and never the thread.
 """
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import threading
 from typing import Iterator
 
 from PySide6.QtCore import QObject, Signal, Slot
-from superqt.utils import create_worker
 
 from explorer.core import kernel_regression as kr
+from explorer.ui.worker import generator_worker
 
 
 def _train(data: kr.RegressionData, lr: float, epochs: int, seed: int,
@@ -46,8 +46,7 @@ class ParametricTrainer(QObject):
         if self._worker is not None:
             return False
         self._done = threading.Event()
-        worker = create_worker(_train, data, lr, epochs, seed, self._done, _start_thread=False,
-                               _ignore_errors=True)  # errors arrive at _on_worker_errored, not raised
+        worker = generator_worker(_train, data, lr, epochs, seed, self._done)  # errors arrive at _on_worker_errored
         worker.yielded.connect(self._on_worker_yielded)
         worker.errored.connect(self._on_worker_errored)
         worker.finished.connect(self._on_worker_finished)

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
+from explorer.ui.palette import lookup_table, resolve
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP
 
 KINDS = ("encoder_self", "decoder_self", "cross")
@@ -89,6 +90,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._dark = False
+        self._palette = "default"
         self._lut = pg.colormap.get(DEFAULT_COLORMAP).getLookupTable(0.0, 1.0, 256, alpha=True)  # (256, 4)
         self._last: tuple[Any, np.ndarray | None] | None = None
         self._stage_timer = QTimer(self)  # a child: it dies with the grid, so no stage runs after that
@@ -180,8 +182,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.plots[kind].append(row)
 
     def _finish_build(self, layers: int, heads: int) -> None:
-        self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get(DEFAULT_COLORMAP),
-                                         interactive=False, width=12)
+        colormap = pg.colormap.get(resolve(DEFAULT_COLORMAP, self._palette))
+        self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=12)
         self.ci.addItem(self.color_bar, row=0, col=len(KINDS))
         # titles, head/layer labels and the colour-bar axis never change during a run: draw them from a cache
         for item in self.scene().items():
@@ -219,6 +221,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if not self.plots[kind]:
             return None
         return self.plots[kind][layer][head].matrix
+
+    def apply_palette(self, palette: str) -> None:
+        """Colour the thumbnails and the colour bar with the app's palette (e.g. colour-blind safe); redrawn."""
+        self._palette = palette
+        self._lut = lookup_table(DEFAULT_COLORMAP, palette)
+        self.apply_theme(self._dark)
 
     def apply_theme(self, dark: bool) -> None:
         """Background and label colours (the grid is rebuilt and redrawn)."""
