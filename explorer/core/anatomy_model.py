@@ -78,10 +78,9 @@ def words_of(sentence: str, what: str = "sentence") -> list[str]:
     return words
 
 
-def unknown_note(words: list[str], vocab: Vocab) -> str:
-    """'' or a sentence naming the words the vocabulary maps to <unk>."""
-    unknown = [w for w in dict.fromkeys(words) if w not in vocab]
-    return f"not in the vocabulary (read as <unk>): {', '.join(unknown)}" if unknown else ""
+def unknown_words(words: list[str], vocab: Vocab) -> list[str]:
+    """The distinct words of ``words`` that the vocabulary maps to <unk>, in order."""
+    return [w for w in dict.fromkeys(words) if w not in vocab]
 
 
 def source_ids(words: list[str], vocab: Vocab, num_steps: int | None = None) -> tuple[Tensor, list[str]]:

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from explorer.core.anatomy_model import (AnatomyModel, decoder_ids, embed_rows, source_ids, unknown_note,
+from explorer.core.anatomy_model import (AnatomyModel, decoder_ids, embed_rows, source_ids, unknown_words,
                                          words_of)
 from explorer.core.transformer import DecoderBlock, EncoderBlock
 
@@ -58,7 +58,7 @@ class BlockTrace:
     stages: dict[tuple[str, int], list[Stage]] = field(default_factory=dict)
     encoder_output: np.ndarray | None = None
     logits: np.ndarray | None = None
-    notes: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # words read as <unk>
 
 
 def _view(name: str, t: Tensor, tokens: list[str]) -> TensorView:
@@ -85,13 +85,13 @@ def _sublayer(rec: _Recorder, norm_first: bool, addnorm, X: Tensor, tokens: list
     if norm_first:
         H = rec.add("norm", "layer norm", [("X", X, tokens)], addnorm.ln(X), tokens)
     Y, weights = run(H)
-    name = "queries (and keys = values)" if kind in ("attention", "masked_attention") else "queries"
+    name = "X" if kind in ("attention", "masked_attention") else "queries"
     inputs = [(name if kind.endswith("attention") else "X", H, tokens), *(extra or [])]
     rec.add(kind, title, inputs, Y, tokens, weights)
     if norm_first:
-        return rec.add("add", "add (residual)", [("X (residual)", X, tokens), ("sublayer output", Y, tokens)],
+        return rec.add("add", "add (residual)", [("X", X, tokens), ("sublayer(X)", Y, tokens)],
                        addnorm.residual(X, Y), tokens)
-    return rec.add("addnorm", "add & norm", [("X (residual)", X, tokens), ("sublayer output", Y, tokens)],
+    return rec.add("addnorm", "add & norm", [("X", X, tokens), ("sublayer(X)", Y, tokens)],
                    addnorm(X, Y), tokens)
 
 
@@ -116,7 +116,7 @@ def _decoder_block(block: DecoderBlock, rec: _Recorder, X: Tensor, enc: Tensor, 
     Y = _sublayer(rec, nf, block.addnorm1, X, tokens, "masked_attention", "masked multi-head self-attention",
                   attend_self)
     Z = _sublayer(rec, nf, block.addnorm2, Y, tokens, "cross_attention", "encoder–decoder attention",
-                  attend_source, extra=[("keys = values: encoder output", enc, src_tokens)])
+                  attend_source, extra=[("encoder output", enc, src_tokens)])
     return _sublayer(rec, nf, block.addnorm3, Z, tokens, "ffn", "position-wise FFN", lambda H: (block.ffn(H), None))
 
 
@@ -131,7 +131,7 @@ def trace_blocks(m: AnatomyModel, source: str, target: str) -> BlockTrace:
     dec, dec_tokens = decoder_ids(tgt_words, m.tgt_vocab)
     src, dec = src[None], dec[None]  # (1, Ts), (1, Tt)
     trace = BlockTrace(src_tokens, dec_tokens, model.config.num_layers, model.config.norm_first)
-    trace.notes = [n for n in (unknown_note(src_words, m.src_vocab), unknown_note(tgt_words, m.tgt_vocab)) if n]
+    trace.unknown = unknown_words(src_words, m.src_vocab) + unknown_words(tgt_words, m.tgt_vocab)
     with torch.no_grad():
         cross_bias = model.source_bias(torch.tensor([src.shape[1]]), src.shape[1])  # (1, 1, 1, Ts)
         X = src
@@ -161,9 +161,9 @@ def _block_input(rec: _Recorder, model, X: Tensor, tokens: list[str]) -> Tensor:
     """The block's input box. Block 0 gets ids ``(1, T)`` and shows embedding × √d plus the positional
     encoding; a later block gets the previous block's output ``(1, T, d)`` as it is."""
     if rec.layer:
-        return rec.add("input", "block input", [(f"output of {rec.side} block {rec.layer}", X, tokens)], X, tokens)
+        return rec.add("input", "block input", [(f"block {rec.layer} output", X, tokens)], X, tokens)
     part = model.encoder if rec.side == "encoder" else model.decoder
     E = embed_rows(model, X, rec.side, positions=False)  # (1, T, d)
     P = part.pos_encoding.P[:, :X.shape[1]]  # (1, T, d)
     return rec.add("input", "embedding × √d + positional encoding",
-                   [("embedding × √d", E, tokens), ("positional encoding P", P, tokens)], E + P, tokens)
+                   [("embedding × √d", E, tokens), ("positions P", P, tokens)], E + P, tokens)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from explorer.core.anatomy_model import AnatomyError, AnatomyModel, embed_rows, source_ids, unknown_note, words_of
+from explorer.core.anatomy_model import AnatomyError, AnatomyModel, embed_rows, source_ids, unknown_words, words_of
 
 EPS = 1e-5  # torch's default for both norms
 BOOK_X = np.array([[1.0, 2.0], [2.0, 3.0]])  # the book's §11.7.2 tensor
@@ -56,7 +56,7 @@ class BatchNorms:
     """A padded batch of B sentences, T steps, d features, normalized both ways.
 
     ``X``, ``ln``, ``bn`` ``(B, T, d)``; ``valid`` ``(B, T)`` bool (False = padding); ``tokens`` B lists of T;
-    ``bn_valid_only`` BatchNorm with statistics of the real tokens only; ``bn_shift`` the largest change padding
+    ``unknown`` words read as <unk>; ``bn_valid_only`` BatchNorm with statistics of the real tokens only; ``bn_shift`` the largest change padding
     makes to a real token's BatchNorm output; ``ln_alone`` each sentence's LayerNorm computed alone (equal to
     ``ln`` on its tokens: LayerNorm does not look at the batch).
     """
@@ -69,7 +69,7 @@ class BatchNorms:
     bn_valid_only: np.ndarray
     bn_shift: float
     ln_alone_shift: float
-    notes: list[str]
+    unknown: list[str]
 
 
 def sentence_batch(m: AnatomyModel, sentences: list[str], num_steps: int = 10) -> BatchNorms:
@@ -90,8 +90,8 @@ def sentence_batch(m: AnatomyModel, sentences: list[str], num_steps: int = 10) -
     bn_valid_only = (X - real.mean(axis=0)) / np.sqrt(real.var(axis=0) + EPS)
     bn_shift = float(np.abs(bn - bn_valid_only)[valid].max())
     ln_alone_shift = max(float(np.abs(layer_norm(X[b, valid[b]]) - ln[b, valid[b]]).max()) for b in range(len(X)))
-    notes = [n for n in (unknown_note([w for ws in words for w in ws], m.src_vocab),) if n]
-    return BatchNorms(X, ln, bn, valid, [e[1] for e in encoded], bn_valid_only, bn_shift, ln_alone_shift, notes)
+    unknown = unknown_words([w for ws in words for w in ws], m.src_vocab)
+    return BatchNorms(X, ln, bn, valid, [e[1] for e in encoded], bn_valid_only, bn_shift, ln_alone_shift, unknown)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -114,7 +114,7 @@ class FFNDemo:
     input_gap: float
     output_gap: float
     positions: bool
-    notes: list[str]
+    unknown: list[str]
 
 
 def ffn_demo(m: AnatomyModel, sentence: str, layer: int = 0, positions: bool = False) -> FFNDemo:
@@ -135,5 +135,4 @@ def ffn_demo(m: AnatomyModel, sentence: str, layer: int = 0, positions: bool = F
     repeats = [(i, j) for i in range(len(tokens)) for j in range(i + 1, len(tokens)) if ids_list[i] == ids_list[j]]
     input_gap = max((float(np.abs(x[i] - x[j]).max()) for i, j in repeats), default=float("nan"))
     output_gap = max((float(np.abs(y[i] - y[j]).max()) for i, j in repeats), default=float("nan"))
-    notes = [n for n in (unknown_note(words, m.src_vocab),) if n]
-    return FFNDemo(x, y, tokens, repeats, input_gap, output_gap, positions, notes)
+    return FFNDemo(x, y, tokens, repeats, input_gap, output_gap, positions, unknown_words(words, m.src_vocab))

@@ -26,6 +26,8 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("architecture_comparison", "CNN vs RNN vs attention",
               "explorer.ui.panels.architecture_comparison.architecture_panel:ArchitecturePanel"),
     PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional.positional_panel:PositionalPanel"),
+    PanelSpec("transformer_anatomy", "Transformer anatomy",
+              "explorer.ui.panels.transformer_anatomy.anatomy_panel:AnatomyPanel"),
     PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio.studio_panel:StudioPanel"),
 )
 
@@ -38,6 +40,7 @@ SECTIONS: dict[str, str] = {
     "multihead": "§11.5 Multi-head attention",
     "architecture_comparison": "§11.6.2 Comparing CNNs, RNNs, and self-attention",
     "positional": "§11.6 Self-attention and positional encoding",
+    "transformer_anatomy": "§11.7.1–11.7.4 The Transformer: FFN, add & norm, encoder and decoder blocks",
     "studio": "§11.7 The Transformer architecture",
 }
 

@@ -1,0 +1,173 @@
+"""The anatomy panel's two sublayer views (book §11.7.2–11.7.3): the position-wise FFN on a sentence with a repeated
+word, and LayerNorm against BatchNorm (the book's 2×2 tensor, then a padded batch of sentences) with the axes each
+one averages over outlined."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from explorer.core.sublayer_demos import BatchNorms, BookNorms, FFNDemo
+from explorer.ui.panels.transformer_anatomy.cell_outlines import CellNumbers, CellOutlines
+from explorer.ui.panels.transformer_anatomy.stage_view_widget import DIVERGING, symmetric_levels
+from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+ROW_COLOUR, COLUMN_COLOUR = "#ff8c00", "#00a000"
+
+
+def _caption() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    return label
+
+
+class FFNView(QWidget):
+    """X and FFN(X) side by side; the rows of the repeated word outlined in both."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = _caption()
+        self.x_map = HeatmapWidget(colormap=DIVERGING, title="X")
+        self.y_map = HeatmapWidget(colormap=DIVERGING, title="FFN(X)")
+        self.outlines = [CellOutlines(m.plot, ROW_COLOUR) for m in (self.x_map, self.y_map)]
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 4, 0, 0)
+        grid.addWidget(self.caption, 0, 0, 1, 2)
+        for col, heatmap in enumerate((self.x_map, self.y_map)):
+            heatmap.set_axis_labels("", "feature")
+            heatmap.plot.max_ticks = 12
+            grid.addWidget(heatmap, 1, col)
+        grid.setRowStretch(1, 1)
+
+    def show_demo(self, r: FFNDemo) -> None:
+        features = [str(j) for j in range(r.X.shape[1])]
+        labels = [f"{i + 1} {t}" for i, t in enumerate(r.tokens)]
+        self.x_map.set_matrix(r.X, labels, features, levels=symmetric_levels(r.X))
+        self.y_map.set_matrix(r.Y, labels, features, levels=symmetric_levels(r.Y))
+        rows = sorted({i for pair in r.repeats for i in pair})
+        for outline, m in zip(self.outlines, (r.X, r.Y)):
+            outline.rows(rows, m.shape[1])
+        if not r.repeats:
+            self.caption.setText("No word occurs twice: type a sentence that repeats one (e.g. “he's calm , she's "
+                                 "calm .”) to compare its two rows.")
+            return
+        i, j = r.repeats[0]
+        same = "equal" if r.input_gap == 0 else "different (positions were added)"
+        made = "embedding × √d + P" if r.positions else "embedding × √d, no positions"
+        self.caption.setText(
+            f"X = {made}. “{r.tokens[i]}” at positions {i + 1} and {j + 1}: the input rows are {same}, max |x<sub>{i + 1}</sub> − "
+            f"x<sub>{j + 1}</sub>| = {r.input_gap:.3g}; the output rows differ by at most <b>{r.output_gap:.2g}</b>"
+            + (" (float32 rounding): the FFN treats every position alike." if r.input_gap == 0 else "."))
+
+    def apply_theme(self, dark: bool) -> None:
+        for heatmap in (self.x_map, self.y_map):
+            heatmap.apply_theme(dark)
+
+
+class NormView(QWidget):
+    """The book's 2×2 example, then a padded batch; click a cell to pick the token and feature outlined.
+
+    Signal ``cell_chosen(row, col)`` of the batch heatmaps (row = batch × step, col = feature).
+    """
+
+    cell_chosen = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.batch: BatchNorms | None = None
+        self.chosen = (1, 5)  # (row of the flattened batch, feature)
+        self.book_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=3)
+        self.book_grid.setMinimumWidth(300)
+        self.book_grid.setFixedHeight(120)  # a small inset: three 2×2 matrices
+        self.x_map = HeatmapWidget(colormap=DIVERGING, title="X")
+        self.norm_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2)
+        self.x_map.plot.max_ticks = 12
+        self._book_numbers: list[CellNumbers] = []
+        self._book_outlines: list[CellOutlines] = []
+        self.x_outlines = (CellOutlines(self.x_map.plot, ROW_COLOUR), CellOutlines(self.x_map.plot, COLUMN_COLOUR))
+        self._norm_outlines: list[CellOutlines] = []
+        self.book_caption, self.batch_caption = _caption(), _caption()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        top, bottom = QHBoxLayout(), QHBoxLayout()
+        top.addWidget(self.book_grid, 3)
+        top.addWidget(self.book_caption, 2)
+        bottom.addWidget(self.x_map, 2)
+        bottom.addWidget(self.norm_grid, 3)
+        layout.addLayout(top)
+        layout.addWidget(self.batch_caption)
+        layout.addLayout(bottom, 1)
+        self.x_map.cell_clicked.connect(self._on_x_map_cell_clicked)
+        self.norm_grid.cell_clicked.connect(self._on_norm_grid_cell_clicked)
+        self._dark = False
+
+    def show_book(self, r: BookNorms) -> None:
+        self.book_grid.set_matrices([r.X, r.ln, r.bn], titles=["X", "LayerNorm", "BatchNorm"],
+                                    row_labels=["0", "1"], col_labels=["0", "1"], levels=(-4.0, 4.0))
+        plots = self.book_grid.plots
+        if not self._book_numbers:
+            self._book_numbers = [CellNumbers(p) for p in plots]
+            self._book_outlines = [CellOutlines(plots[1], ROW_COLOUR), CellOutlines(plots[2], COLUMN_COLOUR)]
+        for numbers, m in zip(self._book_numbers, (r.X, r.ln, r.bn)):
+            numbers.show(m, "#111111")
+        self._book_outlines[0].rows([0, 1], 2)
+        self._book_outlines[1].columns([0, 1], 2)
+        self.book_caption.setText(
+            "The book's X: <b>LayerNorm</b> normalizes each <span style='color:#ff8c00'>row</span> (one example, "
+            "over its features), <b>BatchNorm</b> each <span style='color:#00a000'>column</span> (one feature, over "
+            "the batch).")
+
+    def show_batch(self, r: BatchNorms) -> None:
+        self.batch = r
+        B, T, d = r.X.shape
+        labels = [f"{b + 1} {t}" for b in range(B) for t in r.tokens[b]]
+        features = [str(j) for j in range(d)]
+        keep = np.repeat(r.valid.reshape(-1, 1), d, axis=1)  # (B·T, d): padding rows hatched
+        self.x_map.set_matrix(r.X.reshape(B * T, d), labels, features, keep, levels=symmetric_levels(r.X))
+        self.norm_grid.set_matrices([r.ln.reshape(B * T, d), r.bn.reshape(B * T, d)],
+                                    titles=["LayerNorm(X)", "BatchNorm(X)"], row_labels=labels,
+                                    col_labels=features, mask=keep, levels=symmetric_levels(r.ln, r.bn))
+        if not self._norm_outlines:
+            for plot in self.norm_grid.plots:
+                plot.hideAxis("left")  # the same rows as X, labelled there
+            self._norm_outlines = [CellOutlines(self.norm_grid.plots[0], ROW_COLOUR),
+                                   CellOutlines(self.norm_grid.plots[1], COLUMN_COLOUR)]
+        pads = int((~r.valid).sum())
+        self.batch_caption.setText(
+            f"Below: {B} sentences padded to {T} steps ({pads} of {B * T} rows are padding, hatched). BatchNorm "
+            f"averages a feature over all {B * T} rows, padding included, which moves its output for real tokens by "
+            f"up to <b>{r.bn_shift:.2f}</b>; LayerNorm's moves by <b>{r.ln_alone_shift:.0f}</b>. Click a cell.")
+        self._outline()
+
+    def _outline(self) -> None:
+        r = self.batch
+        if r is None:
+            return
+        rows, d = r.X.shape[0] * r.X.shape[1], r.X.shape[2]
+        row, col = min(self.chosen[0], rows - 1), min(self.chosen[1], d - 1)
+        self.x_outlines[0].rows([row], d)
+        self.x_outlines[1].columns([col], rows)
+        self._norm_outlines[0].rows([row], d)
+        self._norm_outlines[1].columns([col], rows)
+
+    def choose(self, row: int, col: int) -> None:
+        """Outline token row ``row`` (LayerNorm's set) and feature ``col`` (BatchNorm's set)."""
+        self.chosen = (row, col)
+        self._outline()
+        self.cell_chosen.emit(row, col)
+
+    def apply_theme(self, dark: bool) -> None:
+        self._dark = dark
+        self.book_grid.apply_theme(dark)
+        self.x_map.apply_theme(dark)
+        self.norm_grid.apply_theme(dark)
+
+    @Slot(int, int)
+    def _on_x_map_cell_clicked(self, row: int, col: int) -> None:
+        self.choose(row, col)
+
+    @Slot(int, int, int)
+    def _on_norm_grid_cell_clicked(self, _tile: int, row: int, col: int) -> None:
+        self.choose(row, col)
