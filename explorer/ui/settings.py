@@ -23,7 +23,7 @@ PRESENTER_SCALES: tuple[float, ...] = (1.25, 1.5, 1.75, 2.0)
 DEFAULTS: dict[str, Any] = {
     "window/geometry": b"",
     "window/splitter": b"",
-    "window/last_panel": "kernel_regression",
+    "window/last_panel": "attention_cues",  # the first panel (book §11.1)
     "view/theme": "system",
     "view/explanation_visible": True,
     "export/last_dir": "",

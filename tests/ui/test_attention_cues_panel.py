@@ -3,6 +3,7 @@ chosen scores; the temperature's limits; the identity heatmap; settings, export,
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QEvent, QPointF, QSettings, Qt
 from PySide6.QtGui import QMouseEvent
@@ -155,3 +156,16 @@ def test_fits_a_1024x700_window(qtbot) -> None:
         p.heatmap_combo.setCurrentIndex(mode)
         assert settled_problems(qtbot, window, p) == [], (keys, mode)
     p.shutdown(1000)
+
+
+def test_colour_blind_palette_recolours_field_and_keys(panel) -> None:
+    from explorer.ui.palette import restyle_maps
+
+    restyle_maps(panel, "colour_blind")
+    assert panel.plane.field.getColorMap().name == "CET-CBL2"
+    values = panel.cues.values
+    top = int(np.argmax(values))
+    expected = pg.colormap.get("CET-CBL2").map(1.0, mode="qcolor")
+    assert panel.plane.keys_item.points()[top].brush().color().name() == expected.name()
+    restyle_maps(panel, "standard")
+    assert panel.plane.field.getColorMap().name == "CET-L17"

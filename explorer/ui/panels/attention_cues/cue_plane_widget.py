@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 
 from explorer.core.attention_cues import PLANE, CueSet, clamp_to_plane
+from explorer.ui.palette import resolve
 
 FIELD_COLORMAP = "CET-L17"
 KEY_COLOUR, QUERY_COLOUR, DARK_QUERY_COLOUR = "#e67e22", "#1f5f99", "#7fc8ff"
@@ -77,6 +78,7 @@ class CuePlane(pg.PlotWidget):
         self.field.setZValue(-10)
         self._cues: CueSet | None = None
         self._key_brushes: list = []
+        self._palette = "standard"
         self.edge_items: list[pg.PlotCurveItem] = []
         self.keys_item = pg.ScatterPlotItem(pen=pg.mkPen("#222222", width=1), brush=pg.mkBrush(KEY_COLOUR))
         self.keys_item.setZValue(10)
@@ -113,9 +115,15 @@ class CuePlane(pg.PlotWidget):
                 label.setPos(QPointF(x, y + (0.18 if above[i] else -0.18)))
         for i, edge in enumerate(self.edge_items):
             edge.setVisible(i < k)
-        span = max(float(np.ptp(cues.values)), 1e-6)
-        colours = pg.colormap.get(FIELD_COLORMAP).map((cues.values - cues.values.min()) / span, mode="qcolor")
-        self._key_brushes = [pg.mkBrush(c) for c in colours]  # a key has the colour of its value
+        self._colour_keys()
+
+    def _colour_keys(self) -> None:
+        """A key has the colour its value has in the field (in the palette in force)."""
+        values = self._cues.values
+        span = max(float(np.ptp(values)), 1e-6)
+        colours = pg.colormap.get(resolve(FIELD_COLORMAP, self._palette)).map((values - values.min()) / span,
+                                                                               mode="qcolor")
+        self._key_brushes = [pg.mkBrush(c) for c in colours]
 
     def set_weights(self, query: tuple[float, float], weights: np.ndarray) -> None:
         """Key sizes and edge widths for the query's weights ``(K,)``."""
@@ -151,6 +159,14 @@ class CuePlane(pg.PlotWidget):
         for label in self.labels:
             label.setColor(fg)
         self.query.set_colour(DARK_QUERY_COLOUR if dark else QUERY_COLOUR)
+
+    def apply_palette(self, palette: str) -> None:
+        """Recolour the keys for ``palette`` (the shell's walk has switched the field's map already)."""
+        self._palette = palette
+        self.field.setColorMap(pg.colormap.get(resolve(FIELD_COLORMAP, palette)))
+        if self._cues is not None:
+            self._colour_keys()
+            self.keys_item.setBrush(self._key_brushes)
 
     def _fg(self) -> str:
         return "#dddddd" if self._dark else "#222222"

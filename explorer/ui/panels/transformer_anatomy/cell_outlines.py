@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from explorer.ui.widgets.heatmap_plot_item import HeatmapPlotItem
 
 
 class CellOutlines:
-    """Rectangles over one heatmap plot, created as needed and reused; ``show`` replaces the set drawn."""
+    """Rectangles over one heatmap plot, created as needed and reused; ``show`` replaces the set drawn.
 
-    def __init__(self, plot: HeatmapPlotItem, colour: str, width: float = 2.5) -> None:
+    Told apart by line style (solid rows, dashed columns), not by colour, so they read in every palette; the colour
+    follows the theme (`set_colour`).
+    """
+
+    def __init__(self, plot: HeatmapPlotItem, dashed: bool = False, width: float = 2.5) -> None:
         self.plot = plot
-        self.pen = pg.mkPen(colour, width=width)
+        self.style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+        self.pen = pg.mkPen("#111111", width=width, style=self.style)
         self.items: list[QGraphicsRectItem] = []
         self.rects: list[tuple[float, float, float, float]] = []
 
@@ -40,7 +45,7 @@ class CellOutlines:
         self.show([(c, 0, 1, num_rows) for c in cols])
 
     def set_colour(self, colour: str) -> None:
-        self.pen = pg.mkPen(colour, width=self.pen.widthF())
+        self.pen = pg.mkPen(colour, width=self.pen.widthF(), style=self.style)
         for item in self.items:
             item.setPen(self.pen)
 

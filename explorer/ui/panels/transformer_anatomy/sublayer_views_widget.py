@@ -13,7 +13,7 @@ from explorer.ui.panels.transformer_anatomy.stage_view_widget import DIVERGING, 
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
-ROW_COLOUR, COLUMN_COLOUR = "#ff8c00", "#00a000"
+OUTLINE = {False: "#111111", True: "#f5f5f5"}  # by theme (dark?): black or white over any colour of the map
 
 
 def _caption() -> QLabel:
@@ -31,7 +31,7 @@ class FFNView(QWidget):
         self.caption = _caption()
         self.x_map = HeatmapWidget(colormap=DIVERGING, title="X")
         self.y_map = HeatmapWidget(colormap=DIVERGING, title="FFN(X)")
-        self.outlines = [CellOutlines(m.plot, ROW_COLOUR) for m in (self.x_map, self.y_map)]
+        self.outlines = [CellOutlines(m.plot) for m in (self.x_map, self.y_map)]
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 4, 0, 0)
         grid.addWidget(self.caption, 0, 0, 1, 2)
@@ -64,6 +64,8 @@ class FFNView(QWidget):
     def apply_theme(self, dark: bool) -> None:
         for heatmap in (self.x_map, self.y_map):
             heatmap.apply_theme(dark)
+        for outline in self.outlines:
+            outline.set_colour(OUTLINE[dark])
 
 
 class NormView(QWidget):
@@ -86,7 +88,7 @@ class NormView(QWidget):
         self.x_map.plot.max_ticks = 12
         self._book_numbers: list[CellNumbers] = []
         self._book_outlines: list[CellOutlines] = []
-        self.x_outlines = (CellOutlines(self.x_map.plot, ROW_COLOUR), CellOutlines(self.x_map.plot, COLUMN_COLOUR))
+        self.x_outlines = (CellOutlines(self.x_map.plot), CellOutlines(self.x_map.plot, dashed=True))
         self._norm_outlines: list[CellOutlines] = []
         self.book_caption, self.batch_caption = _caption(), _caption()
         layout = QVBoxLayout(self)
@@ -109,15 +111,15 @@ class NormView(QWidget):
         plots = self.book_grid.plots
         if not self._book_numbers:
             self._book_numbers = [CellNumbers(p) for p in plots]
-            self._book_outlines = [CellOutlines(plots[1], ROW_COLOUR), CellOutlines(plots[2], COLUMN_COLOUR)]
+            self._book_outlines = [CellOutlines(plots[1]), CellOutlines(plots[2], dashed=True)]
+            self._recolour()
         for numbers, m in zip(self._book_numbers, (r.X, r.ln, r.bn)):
             numbers.show(m, "#111111")
         self._book_outlines[0].rows([0, 1], 2)
         self._book_outlines[1].columns([0, 1], 2)
         self.book_caption.setText(
-            "The book's X: <b>LayerNorm</b> normalizes each <span style='color:#ff8c00'>row</span> (one example, "
-            "over its features), <b>BatchNorm</b> each <span style='color:#00a000'>column</span> (one feature, over "
-            "the batch).")
+            "The book's X: <b>LayerNorm</b> normalizes each row (solid outline: one example, over its features), "
+            "<b>BatchNorm</b> each column (dashed: one feature, over the batch).")
 
     def show_batch(self, r: BatchNorms) -> None:
         self.batch = r
@@ -132,13 +134,14 @@ class NormView(QWidget):
         if not self._norm_outlines:
             for plot in self.norm_grid.plots:
                 plot.hideAxis("left")  # the same rows as X, labelled there
-            self._norm_outlines = [CellOutlines(self.norm_grid.plots[0], ROW_COLOUR),
-                                   CellOutlines(self.norm_grid.plots[1], COLUMN_COLOUR)]
+            self._norm_outlines = [CellOutlines(self.norm_grid.plots[0]),
+                                   CellOutlines(self.norm_grid.plots[1], dashed=True)]
+            self._recolour()
         pads = int((~r.valid).sum())
         self.batch_caption.setText(
             f"Below: {B} sentences padded to {T} steps ({pads} of {B * T} rows are padding, hatched). BatchNorm "
             f"averages a feature over all {B * T} rows, padding included, which moves its output for real tokens by "
-            f"up to <b>{r.bn_shift:.2f}</b>; LayerNorm's moves by <b>{r.ln_alone_shift:.0f}</b>. Click a cell.")
+            f"up to <b>{r.bn_shift:.2f}</b>; LayerNorm's moves by <b>{r.ln_alone_shift:.0f}</b>. Click a cell to move the outlines.")
         self._outline()
 
     def _outline(self) -> None:
@@ -163,6 +166,11 @@ class NormView(QWidget):
         self.book_grid.apply_theme(dark)
         self.x_map.apply_theme(dark)
         self.norm_grid.apply_theme(dark)
+        self._recolour()
+
+    def _recolour(self) -> None:
+        for outline in (*self.x_outlines, *self._book_outlines, *self._norm_outlines):
+            outline.set_colour(OUTLINE[self._dark])
 
     @Slot(int, int)
     def _on_x_map_cell_clicked(self, row: int, col: int) -> None:
