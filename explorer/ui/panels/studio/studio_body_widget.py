@@ -37,13 +37,13 @@ class StudioBody(QSplitter):
         scroll.setWidget(settings)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)  # never squeeze a field
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.controls)
         left_layout.addWidget(scroll, 1)
-        left.setMinimumWidth(300)
+        left.setMinimumWidth(340)
 
         self.loss_view = LossView(state.loss)
         self.loss_stack = HintStack(self.loss_view, LOSS_HINT)
@@ -62,4 +62,4 @@ class StudioBody(QSplitter):
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
-        self.setSizes([320, 900])
+        self.setSizes([340, 900])

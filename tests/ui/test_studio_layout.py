@@ -1,0 +1,68 @@
+"""The studio on a classroom projector (issue 10): it fits 1024×700 idle and training, every head of the grid
+is reachable, the run controls never scroll away, and its status and legend say what is true now."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QScrollArea
+
+from explorer.ui.panels.studio.studio_panel import StudioPanel
+from layout_checks import settled_problems, window_around
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+TINY = dict(num_hiddens=16, num_layers=2, num_heads=4, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
+            lr=0.005, device="cpu", seed=0, snapshot_every=2)
+
+
+def _inside_scroll_area(widget) -> bool:
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QScrollArea):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+@pytest.fixture
+def framed(qtbot):
+    """A studio panel in a 1024×700 window like the app's (the window owns it; shut down before it goes)."""
+    panel = StudioPanel()
+    window = window_around(panel)
+    qtbot.addWidget(window)
+    yield window, panel
+    panel.shutdown(3000)
+
+
+def test_fits_a_projector_idle_and_training(qtbot, framed) -> None:
+    window, panel = framed
+    assert settled_problems(qtbot, window, panel) == []
+    assert not _inside_scroll_area(panel.controls), "Start/Pause/Stop stay visible while the settings scroll"
+    assert _inside_scroll_area(panel.form) and _inside_scroll_area(panel.data)
+    panel.form.set_values({**TINY, "num_epochs": 2})
+    panel.data.num_examples.setValue(96)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
+    panel.redraw()
+    # every head is reachable: the grid fits its area, or that area scrolls to it
+    scroll = panel.live.scroll
+    grid, viewport = panel.grid, scroll.viewport()
+    assert grid.width() <= viewport.width() or scroll.horizontalScrollBar().maximum() >= grid.width() - viewport.width()
+    assert grid.height() <= viewport.height() or scroll.verticalScrollBar().maximum() > 0
+    assert len(panel.grid.plots["cross"][0]) == 4
+
+
+def test_status_and_legend_say_what_is_true_now(qtbot, studio_panel) -> None:
+    panel = studio_panel
+    messages: list[str] = []
+    panel.status_message.connect(messages.append)
+    panel.data.source_combo.setCurrentIndex(panel.data.source_combo.findData("task:reverse"))
+    assert messages[-1] == "Loaded Task: reverse."  # not "Loading Task: reverse…" once it is loaded
+    legend = [label.text for _sample, label in panel.loss_plot.legend.items]
+    assert "previous run" not in legend  # there is none yet
+    panel.form.set_values({**TINY, "num_epochs": 1})
+    panel.data.num_examples.setValue(64)
+    assert panel.start_training(), panel.inline_message()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=60_000)
+    panel.redraw()
+    scores = panel.grid.score_labels[0][0]
+    assert "alignment" in scores.toolTip().lower()  # the numbers over cross-attention thumbnails are explained
