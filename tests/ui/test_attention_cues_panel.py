@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPointF, QSettings, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from explorer.core.attention_cues import cue_set, scores
+from explorer.core.attention_cues import cue_set, pooling_field, scores
 from explorer.ui.panels.attention_cues.attention_cues_panel import AttentionCuesPanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around
@@ -34,8 +34,11 @@ def bar_heights(panel: AttentionCuesPanel) -> np.ndarray:
     return np.asarray(panel.bars.opts["height"], dtype=float)
 
 
-def test_defaults_and_query_moves(panel) -> None:
+def test_defaults_and_query_moves(panel, qtbot) -> None:
     assert panel.scorer_combo.currentText() == "gaussian" and len(panel.cues.keys) == 6
+    qtbot.waitUntil(lambda: panel.plane.field.image is not None and not panel.field_runner.is_busy(), timeout=5000)
+    field = pooling_field(panel.cues, "gaussian", panel.temperature_slider.value())  # computed off the GUI thread
+    np.testing.assert_allclose(panel.plane.field.image, field[::-1], rtol=1e-5)  # image row 0 = top of the plane
     np.testing.assert_allclose(bar_heights(panel), expected_weights(panel, (0.5, -0.5)), rtol=1e-9)
     panel.plane.move_query(-1.25, 2.0)  # as a drag or a click on the plane does
     assert (panel.x_spin.value(), panel.y_spin.value()) == (-1.25, 2.0)

@@ -1,6 +1,7 @@
 """Attention cues panel (book §11.1): keys with values on a plane, a query to drag, the weights as bars and as a
-heatmap, a scoring function and a temperature. Numbers come from core.attention_cues (tiny numpy, computed
-synchronously: well under a millisecond per drag step)."""
+heatmap, a scoring function and a temperature. Numbers come from core.attention_cues: the query's weights are
+computed synchronously (well under a millisecond per drag step); the pooled output over the plane (a few ms for
+the additive scorer) on a `LatestOnlyRunner`."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,6 +20,7 @@ from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_co
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.log_slider_widget import LogSlider
 from explorer.ui.widgets.side_column_widget import SideColumn
+from explorer.ui.worker import LatestOnlyRunner
 
 HEATMAP_MODES = ("q, then q = kᵢ", "identity (eye)")
 DEFAULT_QUERY = (0.5, -0.5)
@@ -116,6 +118,9 @@ class AttentionCuesPanel(BasePanel):
             "scorer": self.scorer_combo, "num_keys": self.keys_spin, "seed": self.seed_spin,
             "query_x": self.x_spin, "query_y": self.y_spin, "heatmap": self.heatmap_combo,
             "field": self.field_check}
+        self.field_runner = LatestOnlyRunner(self)
+        self.field_runner.result_ready.connect(self._on_field_runner_result_ready)
+        self.field_runner.failed.connect(self._on_field_runner_failed)
         self._recompute_throttled = qthrottled(self.recompute, timeout=30, leading=True, parent=self)
         self.scorer_combo.currentIndexChanged.connect(self._on_setting_changed)
         self.heatmap_combo.currentIndexChanged.connect(self._on_setting_changed)
@@ -145,20 +150,21 @@ class AttentionCuesPanel(BasePanel):
         self.recompute(field=True)
 
     def recompute(self, field: bool = True) -> None:
-        """Weights for the query now (and, with ``field``, the pooled output over the plane)."""
+        """Weights for the query now (and, with ``field``, ask for the pooled output over the plane)."""
         scorer, temperature = self.scorer_combo.currentText(), self.temperature_slider.value()
         try:
             self.result = cues_demo(self.cues, self.query(), scorer, temperature,
                                     identity=self.heatmap_combo.currentIndex() == 1)
-            grid = (pooling_field(self.cues, scorer, temperature) if field and self.field_check.isChecked()
-                    else None)
         except CuesError as err:
             self.show_inline_message(str(err))
             return
         self.clear_inline_message()
         if field:
-            values = self.cues.values
-            self.plane.set_field(grid, (float(values.min()), float(max(values.max(), values.min() + 1e-6))))
+            if self.field_check.isChecked():
+                self.field_runner.submit(pooling_field, self.cues, scorer, temperature)
+            else:
+                self.field_runner.cancel()
+                self.plane.set_field(None, (0.0, 1.0))
         self._draw()
 
     def _draw(self) -> None:
@@ -176,6 +182,15 @@ class AttentionCuesPanel(BasePanel):
             f"entropy {entropy:.2f} of at most {np.log(len(labels)):.2f} nats")
 
     # --- slots --------------------------------------------------------------------------------
+    @Slot(object)
+    def _on_field_runner_result_ready(self, grid: object) -> None:
+        values = self.cues.values
+        self.plane.set_field(grid, (float(values.min()), float(max(values.max(), values.min() + 1e-6))))
+
+    @Slot(str)
+    def _on_field_runner_failed(self, message: str) -> None:
+        self.show_inline_message(f"The pooled output could not be computed: {message}")
+
     @Slot()
     def _on_setting_changed(self, *_args) -> None:
         self.recompute(field=True)
@@ -237,3 +252,4 @@ class AttentionCuesPanel(BasePanel):
 
     def shutdown(self, timeout_ms: int) -> None:
         self._recompute_throttled.cancel()
+        self.field_runner.shutdown(timeout_ms)

@@ -47,7 +47,8 @@ class AnatomyPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.views: AnatomyViews | None = None
-        self._model_key: tuple | None = None
+        self._model_key: tuple | None = None  # the source of the model in ``views``
+        self._pending_key: tuple | None = None  # the source of the model asked for last
         self.model_source = ModelSource()
         self.source_edit = _line(DEFAULTS.source, "source sentence (encoder input)")
         self.target_edit = _line(DEFAULTS.target, "target sentence (decoder input after <bos>, teacher forcing)")
@@ -178,8 +179,8 @@ class AnatomyPanel(BasePanel):
     def restore_settings(self, settings: QSettings) -> None:
         self.layer_spin.setMaximum(64)  # the model's depth narrows it again
         restore_controls(self, settings, self.controls)
-        self.model_source.refresh_studio()
-        self.model_source.combo.currentIndexChanged.emit(self.model_source.combo.currentIndex())
+        self.model_source.sync_controls()
+        self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
         return export_targets(self)

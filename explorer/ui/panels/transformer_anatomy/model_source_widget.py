@@ -103,6 +103,11 @@ class ModelSource(QGroupBox):
     def set_origin(self, text: str) -> None:
         self.origin_label.setText(text)
 
+    def sync_controls(self) -> None:
+        """Enable the rows of the source chosen and take the studio's model (after values were set silently)."""
+        self._sync()
+        self.refresh_studio()
+
     # --- internals --------------------------------------------------------------------------
     def _sync(self) -> None:
         kind = self.kind()
