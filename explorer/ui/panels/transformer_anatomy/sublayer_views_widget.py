@@ -84,7 +84,7 @@ class NormView(QWidget):
         self.book_grid.setMinimumWidth(300)
         self.book_grid.setFixedHeight(120)  # a small inset: three 2×2 matrices
         self.x_map = HeatmapWidget(colormap=DIVERGING, title="X")
-        self.norm_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2)
+        self.norm_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2, max_ticks=8)  # 32 features: a few numbers
         self.x_map.plot.max_ticks = 12
         self._book_numbers: list[CellNumbers] = []
         self._book_outlines: list[CellOutlines] = []
