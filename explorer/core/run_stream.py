@@ -29,18 +29,20 @@ def _signature(path: Any) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def follow_run(follower: RunFollower, stop: threading.Event, poll_s: float = POLL_S) -> Iterator[Any]:
-    """Yield every event of the run as it is written, until ``stop`` is set or the run was deleted or replaced
-    (a finished run is still followed: it may be resumed). Never raises for what it finds on disk."""
+def follow_run(follower: RunFollower, stop: threading.Event, poll_s: float = POLL_S) -> Iterator[list[Any]]:
+    """Yield the events of the run as they are written, one list per poll (a long finished run arrives in a few
+    lists, not thousands of hand-overs to the GUI thread), until ``stop`` is set or the run was deleted or
+    replaced (a finished run is still followed: it may be resumed). Never raises for what it finds on disk."""
     checkpoint_sig: tuple[int, int, int] | None = None
     while not stop.is_set():
-        events = follower.poll()
-        yield from events
+        events: list[Any] = follower.poll()
         path = follower.latest_checkpoint()
         sig = _signature(path) if path is not None else None
         if sig is not None and sig != checkpoint_sig:
             checkpoint_sig = sig
-            yield CheckpointWrittenEvent(str(path))
+            events.append(CheckpointWrittenEvent(str(path)))
+        if events:
+            yield events
         if follower.ended:
             return
         if not events:

@@ -24,6 +24,7 @@ from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
 from explorer.ui.panels.studio.followed_run import FollowedRun, new_run_dir
 from explorer.ui.panels.studio.model_files import ModelRecord, OpenedModel, model_from_state
+from explorer.ui.panels.studio.inspect_state import InspectState
 from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.panels.studio.run_progress import ProgressTracker
 from explorer.ui.process_settings import training_threads
@@ -61,6 +62,8 @@ class StudioState(QObject):
         self.history = self.attention.history
         self.models = ModelState(self)
         self.models.message_posted.connect(self.message_posted)
+        self.inspect = InspectState(self.attention, self.models, self)  # models trained elsewhere (issue 12)
+        self.inspect.message_posted.connect(self.message_posted)
         self.models.model_opened.connect(self._on_models_model_opened)
         self.models.model_changed.connect(self._on_models_model_changed)
         self.last_error: str | None = None
@@ -268,6 +271,7 @@ class StudioState(QObject):
         self._timer.stop()
         self.data.shutdown(timeout_ms)
         self.models.shutdown(timeout_ms)
+        self.inspect.shutdown(timeout_ms)
         self._end_process(timeout_ms)
 
     # ------------------------------------------------------------------ internals
@@ -386,7 +390,11 @@ class StudioState(QObject):
     # ------------------------------------------------------------------ slots
     @Slot(object)
     def _on_worker_yielded(self, event: object) -> None:
-        self._record_event(event)
+        if isinstance(event, list):  # a followed run hands over one list per poll
+            for item in event:
+                self._record_event(item)
+        else:
+            self._record_event(event)
 
     @Slot(object)
     def _on_worker_errored(self, exc: object) -> None:
