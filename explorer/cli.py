@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     from explorer.cli_attention import add_parser as add_attention_parser
 
     add_attention_parser(sub)
+    from explorer import cli_ablate, cli_diff, cli_explain
+
+    cli_ablate.add_parser(sub)
+    cli_explain.add_parser(sub)
+    cli_diff.add_parser(sub)
     return parser
 
 
@@ -179,7 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tokens = list(sys.argv[1:] if argv is None else argv)
         args.given = given_options(parser._train_parser, tokens)  # type: ignore[attr-defined]
     commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
-                "inspect": cli_commands.run_inspect, "attention": _run_attention}
+                "inspect": cli_commands.run_inspect, "attention": _run_attention, "ablate": _run_ablate,
+                "explain": _run_explain, "diff": _run_diff}
     try:
         return commands[args.command](args)
     except _user_errors() as exc:
@@ -194,6 +200,24 @@ def _run_attention(args: argparse.Namespace) -> int:
     from explorer.cli_attention import run_attention
 
     return run_attention(args)
+
+
+def _run_ablate(args: argparse.Namespace) -> int:
+    from explorer.cli_ablate import run_ablate
+
+    return run_ablate(args)
+
+
+def _run_explain(args: argparse.Namespace) -> int:
+    from explorer.cli_explain import run_explain
+
+    return run_explain(args)
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    from explorer.cli_diff import run_diff
+
+    return run_diff(args)
 
 
 def _tolerant_streams() -> None:

@@ -1,0 +1,73 @@
+"""The CLI's ``explain`` command: one cell of one attention map computed step by step with the model's own
+numbers (projected q and k, q·k, scaling, mask, exp, normaliser, weight; issue 13); no Qt."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+KINDS = ("encoder", "decoder", "cross")
+
+
+def _index(text: str) -> int:
+    """A map index: a whole number ≥ 0 (argparse names ``index`` in its message otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0")
+    return value
+
+
+def _vector(values: Any) -> str:
+    return "[" + ", ".join(f"{x:+.4f}" for x in values) + "]"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``explain`` to the CLI's subcommands."""
+    p = sub.add_parser("explain", help="explain one cell of an attention map with the real numbers",
+                       description="The computation behind attention[kind.layer][head, query, key] as the "
+                                   "'attention' command saves it, for the same --source and --target.")
+    p.add_argument("--model", required=True, metavar="PATH",
+                   help="a .safetensors model, a run directory, or a Hugging Face model folder")
+    p.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
+    p.add_argument("--target", metavar="TEXT",
+                   help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+    p.add_argument("--kind", required=True, choices=KINDS)
+    for name, what in (("layer", "layer, from 0"), ("head", "head, from 0"), ("query", "row of the map (the query)"),
+                       ("key", "column of the map (the key)")):
+        p.add_argument(f"--{name}", required=True, type=_index, metavar="N", help=what)
+    p.add_argument("--device", choices=DEVICES, default="cpu")
+    p.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+    return p
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    """``explain``: open the model, explain the cell, print the steps or the JSON line."""
+    from explorer.cli_commands import CliError
+    from explorer.core.explain_cell import explain_cell
+    from explorer.core.inspect_model import ModelError, open_model
+
+    try:
+        model = open_model(args.model, device=args.device)
+        e = explain_cell(model, args.source, args.target, args.kind, args.layer, args.head, args.query, args.key)
+    except ModelError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps({"model": str(args.model), **e.to_dict()}, allow_nan=False))
+        return 0
+    print(f"{e.kind}.{e.layer} head {e.head}: query {e.query} {e.query_token!r} -> key {e.key} {e.key_token!r}")
+    print(f"q (d={e.head_dim}):   {_vector(e.q)}")
+    print(f"k:          {_vector(e.k)}")
+    print(f"q ⊙ k:      {_vector(e.product)}")
+    print(f"q·k:        {e.score:+.6f}")
+    print(f"× scale:    {e.scale:.6f}  ->  {e.scaled:+.6f}")
+    if e.bias:
+        print(f"+ bias:     {e.bias:+.6f}  (position bias)")
+    print(f"+ mask:     {'masked' if e.masked else '0 (kept)'}  ->  logit {e.logit:+.6f}")
+    print(f"exp:        exp(logit − row max {e.row_max:+.6f}) = {e.exp:.6f}  (max-subtracted form)")
+    print(f"normaliser: {e.normaliser:.6f}  (sum over the row's {len(e.row_exp)} keys)")
+    print(f"weight:     {e.weight:.6f}  (the map's value: {e.map_weight:.6f})")
+    return 0
