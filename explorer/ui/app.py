@@ -1,4 +1,5 @@
 """Start-up of the desktop app: arguments, QApplication, the main window; ``--screenshots`` renders each panel.
+A lesson file or a model (folder, run directory, ``.safetensors``) may be given as the positional argument.
 
 Only Qt is imported before the window is shown; panels (and torch) load on the next event-loop turns.
 """
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from explorer.ui.open_argument import STUDIO, open_in_studio, path_problem, split_model_path
 from explorer.ui.panel_walker import PanelWalker
 from explorer.ui.settings import APPLICATION, ORGANIZATION, THEMES, AppSettings
 
@@ -25,6 +27,7 @@ __all__ = ["PanelWalker", "Startup", "build_parser", "main", "start"]
 
 SCREENSHOT_SIZE = (1280, 820)
 DEVICE_PROBE_PATIENCE_MS = 20_000
+MODEL_OPEN_PATIENCE_MS = 90_000  # screenshots of a model given as PATH wait this long for it to open and be read
 
 
 def _window_size(text: str) -> tuple[int, int]:
@@ -41,9 +44,12 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of ``attention-explorer``."""
-    parser = argparse.ArgumentParser(prog="attention-explorer", usage="%(prog)s [options] [LESSON.json]",
+    parser = argparse.ArgumentParser(prog="attention-explorer", usage="%(prog)s [options] [LESSON.json | PATH]",
                                      description="The attention chapter of Dive into Deep Learning, made visible.",
-                                     epilog="LESSON.json: open a lesson saved with File → Save lesson.")
+                                     epilog="LESSON.json: open a lesson saved with File → Save lesson. PATH: open a "
+                                            "model in the Transformer studio: a Hugging Face model folder "
+                                            "(config.json) to inspect, a run directory (run.json) to follow, or a "
+                                            ".safetensors model; with --screenshots only the studio is rendered.")
     parser.add_argument("--screenshots", metavar="DIR", type=Path,
                         help="render every panel to DIR/<panel>.png and exit")
     parser.add_argument("--panel", metavar="KEY", help="panel to open first (e.g. positional)")
@@ -55,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
-                     size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+                     size: tuple[int, int] = SCREENSHOT_SIZE, model_path: str | None = None) -> int:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -80,10 +86,15 @@ def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
     def begin() -> None:
         if not window.isVisible():  # once: the probe answered or its time ran out
             window.show()
+            if model_path is not None:  # the studio reads it while the walker waits for the studio to settle
+                open_in_studio(window, model_path, echo=True)
             walker.start()
 
     window.resize(*size)
-    walker = PanelWalker(window, window.keys(), save, done)
+    if model_path is None:
+        walker = PanelWalker(window, window.keys(), save, done)
+    else:
+        walker = PanelWalker(window, [STUDIO], save, done, max_wait_ms=MODEL_OPEN_PATIENCE_MS)
     # Name the device first (this imports torch while nothing else runs), so every picture shows it.
     window.device_label.detected.connect(begin)
     window.device_label.maybe_start(force=True)
@@ -132,6 +143,7 @@ class Startup:
     window: MainWindow
     args: argparse.Namespace
     lesson: str | None = None
+    model_path: str | None = None
 
 
 def start(argv: list[str] | None = None) -> Startup | int:
@@ -141,7 +153,11 @@ def start(argv: list[str] | None = None) -> Startup | int:
     bad option). Test drivers use this to run the same start-up as ``main``.
     """
     lesson, argv = split_lesson(sys.argv[1:] if argv is None else list(argv))
+    model_path, argv = split_model_path(argv) if lesson is None else (None, argv)
     args, qt_args = build_parser().parse_known_args(argv)
+    if model_path is not None and path_problem(model_path):
+        print(path_problem(model_path), file=sys.stderr)
+        return 2
     if QApplication.instance() is None:
         from explorer.ui.display_check import startup_problem
 
@@ -181,7 +197,7 @@ def start(argv: list[str] | None = None) -> Startup | int:
         print(window.classroom.last_report, file=sys.stdout if opened else sys.stderr)
         if not opened:
             return 2
-    return Startup(app, window, args, lesson)
+    return Startup(app, window, args, lesson, model_path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         return started
     app, window, args = started.app, started.window, started.args
     if args.screenshots is not None:
-        return _run_screenshots(app, window, args.screenshots, args.size)
+        return _run_screenshots(app, window, args.screenshots, args.size, started.model_path)
     if args.bench_startup:
         return _run_bench(app, window)
 
@@ -203,4 +219,6 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     if started.lesson is not None:  # once the window is up, so its report can be a dialog over it
         QTimer.singleShot(0, lambda: window.classroom.open_lesson(started.lesson))
+    if started.model_path is not None:
+        QTimer.singleShot(0, lambda: open_in_studio(window, started.model_path))
     return app.exec()

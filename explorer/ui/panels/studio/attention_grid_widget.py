@@ -1,9 +1,11 @@
-"""The studio's grid of attention thumbnails (book §11.7): encoder self, decoder self and cross attention.
+"""The studio's grid of attention thumbnails (book §11.7): encoder self, decoder self and cross attention, only
+the kinds a model has, each with its own number of layers and heads (an inspected BERT: encoder only; mBART 2+3).
 
 Rows are layers, columns heads, one shared colour scale; for synthetic tasks each cross-attention
 thumbnail carries its alignment score against the ideal pattern. Clicking a thumbnail asks for a large view.
 Thumbnails are bare view boxes showing pixels coloured once in numpy (no axes, no per-paint colour table),
-so a grid of dozens repaints in a few milliseconds while training runs.
+so a grid of dozens repaints in a few milliseconds while training runs; an inspected model's long maps arrive
+already pooled to at most 64 × 64 bins (``core.inspection``), so 144 heads colour in ~10 ms.
 """
 from __future__ import annotations
 
@@ -23,14 +25,37 @@ ALIGNMENT_TIP = ("Alignment score of this cross-attention head: the mean weight 
                  "the task says each output should look at (1 = the ideal pattern, 0 = none of it)")
 KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
                "cross": "Encoder–decoder (cross) attention"}
+#: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in :data:`KINDS` order.
+GridLayout = tuple[tuple[str, int, int], ...]
+
+
+def uniform_layout(layers: int, heads: int) -> GridLayout:
+    """All three kinds with the same shape (the studio's own Transformer)."""
+    return tuple((kind, layers, heads) for kind in KINDS)
+
+
+def grid_maps(snapshot: Any) -> dict[str, Any]:
+    """The ``(L, h, Tq, Tk)`` arrays a grid draws: an inspection's pooled thumbnails, a training snapshot's maps."""
+    thumbnails = getattr(snapshot, "thumbnails", None)
+    return thumbnails if thumbnails is not None else snapshot.maps
+
+
+def grid_layout(snapshot: Any) -> GridLayout:
+    """The kinds present in a snapshot (or inspection) with their layers and heads."""
+    maps = grid_maps(snapshot)
+    return tuple((kind, int(maps[kind].shape[0]), int(maps[kind].shape[1])) for kind in KINDS if kind in maps)
 
 
 def axis_labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
-    """Query and key token labels of one kind of map in a ``SnapshotEvent``-like object.
+    """Query and key token labels of one kind of map in a ``SnapshotEvent``-like object (or an inspection,
+    which names them per kind: ``query_tokens`` / ``key_tokens``).
 
     Decoder queries of the cross map are labelled with the token each position predicts (as in a
     translation's cross-attention); decoder self-attention uses the decoder's input tokens.
     """
+    queries = getattr(snapshot, "query_tokens", None)
+    if queries is not None:
+        return list(queries[kind]), list(snapshot.key_tokens[kind])
     if kind == "encoder_self":
         return list(snapshot.src_tokens), list(snapshot.src_tokens)
     if kind == "decoder_self":
@@ -78,7 +103,7 @@ class Thumbnail(pg.ViewBox):
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
-    """Three blocks of ``layers × heads`` thumbnails sharing one colour bar.
+    """One block of ``layers × heads`` thumbnails per kind of attention, sharing one colour bar.
 
     Signals
     -------
@@ -103,8 +128,15 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     @property
     def shape(self) -> tuple[int, int] | None:
-        """``(layers, heads)`` of the thumbnails on display, or None before the first snapshot."""
-        return self._shape
+        """``(layers, heads)`` of the thumbnails on display (the most of any kind), or None before the first."""
+        if self._layout is None:
+            return None
+        return max(layers for _, layers, _ in self._layout), max(heads for _, _, heads in self._layout)
+
+    @property
+    def layout(self) -> GridLayout | None:
+        """The kinds on display with their layers and heads, or None before the first snapshot."""
+        return self._layout
 
     def clear_grid(self, hint: bool = True) -> None:
         """Remove every thumbnail (``hint``: say where they will come from)."""
@@ -116,21 +148,27 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in KINDS}
         self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
-        self._shape: tuple[int, int] | None = None
-        self._staged_shape: tuple[int, int] | None = None
+        self._layout: GridLayout | None = None
+        self._staged_layout: GridLayout | None = None
         self._stages: list[Callable[[], None]] = []  # the rest of a staged build
         self.color_bar: pg.ColorBarItem | None = None
 
     def prepare(self, layers: int, heads: int, staged: bool = False) -> None:
-        """Build the thumbnails for ``layers × heads`` unless they exist: now, or (``staged``) one layer of one
-        kind per event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for
-        the book's model in pyqtgraph, ~180 ms for 6 × 8). A snapshot drawn meanwhile finishes the build first."""
-        if self._shape == (layers, heads) or self._staged_shape == (layers, heads) and staged:
+        """Build the thumbnails of all three kinds for ``layers × heads`` (see :meth:`prepare_layout`)."""
+        self.prepare_layout(uniform_layout(layers, heads), staged)
+
+    def prepare_layout(self, layout: GridLayout, staged: bool = False) -> None:
+        """Build the thumbnails for ``layout`` unless they exist: now, or (``staged``) one layer of one kind
+        per event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for the
+        book's model in pyqtgraph, ~180 ms for 6 × 8 × 3). A snapshot drawn meanwhile finishes the build first."""
+        layout = tuple(layout)
+        if self._layout == layout or self._staged_layout == layout and staged:
             return
         self.clear_grid(hint=False)
-        self._staged_shape = (layers, heads)
-        self._stages = [partial(self._build_block, col, kind, layers, heads) for col, kind in enumerate(KINDS)]
-        self._stages.append(partial(self._finish_build, layers, heads))
+        self._staged_layout = layout
+        self._stages = [partial(self._build_block, col, kind, layers, heads)
+                        for col, (kind, layers, heads) in enumerate(layout)]
+        self._stages.append(partial(self._finish_build, layout))
         if staged:
             self._stage_timer.start()
         else:
@@ -181,44 +219,46 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             row.append(thumb)
         self.plots[kind].append(row)
 
-    def _finish_build(self, layers: int, heads: int) -> None:
+    def _finish_build(self, layout: GridLayout) -> None:
         colormap = pg.colormap.get(resolve(DEFAULT_COLORMAP, self._palette))
         self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=12)
-        self.ci.addItem(self.color_bar, row=0, col=len(KINDS))
+        self.ci.addItem(self.color_bar, row=0, col=len(layout))
         # titles, head/layer labels and the colour-bar axis never change during a run: draw them from a cache
         for item in self.scene().items():
             if isinstance(item, (pg.LabelItem, pg.AxisItem)):
                 item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self._shape = (layers, heads)
-        self._staged_shape = None
+        self._layout = layout
+        self._staged_layout = None
 
     def set_snapshot(self, snapshot: Any, scores: np.ndarray | None = None) -> None:
-        """Draw a ``SnapshotEvent``-like object (``maps`` of ``(L, h, Tq, Tk)``, token lists).
+        """Draw a ``SnapshotEvent``-like object (``maps`` of ``(L, h, Tq, Tk)``, token lists) or an inspection
+        (its pooled ``thumbnails``): the kinds it has, each with its own layers and heads.
 
         ``scores`` ``(L, h)``: alignment score of each cross-attention head, or None.
         """
-        layers, heads = snapshot.maps["cross"].shape[:2]
-        if self._staged_shape == (layers, heads):
+        layout = grid_layout(snapshot)
+        if self._staged_layout == layout:
             self._run_stages()  # a build in progress: finish it now
-        self.prepare(layers, heads)
+        self.prepare_layout(layout)
         self._last = (snapshot, scores)
-        for kind in KINDS:
-            maps = snapshot.maps[kind]  # (L, h, Tq, Tk)
+        maps = grid_maps(snapshot)
+        for kind, layers, heads in layout:
+            stacked = maps[kind]  # (L, h, Tq, Tk)
             for layer in range(layers):
                 for h in range(heads):
-                    self.plots[kind][layer][h].set_matrix(maps[layer, h])
+                    self.plots[kind][layer][h].set_matrix(stacked[layer, h])
         had_scores = bool(self.scores)
-        self.scores = {} if scores is None else {"cross": np.asarray(scores)}
-        if scores is not None or had_scores:
+        self.scores = {} if scores is None or not self.score_labels else {"cross": np.asarray(scores)}
+        if self.scores or had_scores:
             color = "#dddddd" if self._dark else "#222222"
-            for layer in range(layers):
-                for h in range(heads):
-                    text = "" if scores is None else f"{float(scores[layer, h]):.2f}"
-                    self.score_labels[layer][h].setText(text, color=color, size="8pt")
+            for layer, labels in enumerate(self.score_labels):
+                for h in range(len(labels)):
+                    text = f"{float(scores[layer, h]):.2f}" if self.scores else ""
+                    labels[h].setText(text, color=color, size="8pt")
 
     def matrix(self, kind: str, layer: int, head: int) -> np.ndarray | None:
         """The matrix a thumbnail shows, or None."""
-        if not self.plots[kind]:
+        if not self.plots.get(kind):
             return None
         return self.plots[kind][layer][head].matrix
 
@@ -232,10 +272,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """Background and label colours (the grid is rebuilt and redrawn)."""
         self._dark = dark
         self.setBackground("k" if dark else "w")
-        last, shape = self._last, self._shape
-        if shape is not None:
-            self._shape = None
-            self.prepare(*shape)
+        last, layout = self._last, self._layout
+        if layout is not None:
+            self._layout = None
+            self.prepare_layout(layout)
             if last is not None:
                 self.set_snapshot(*last)
 

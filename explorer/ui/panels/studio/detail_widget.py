@@ -1,22 +1,27 @@
 """The studio's large attention view (book §11.7): one head (or the head average) with token axes,
-a hover readout and PNG/SVG/CSV export."""
+a hover readout and PNG/SVG/CSV export; for an inspected model whose maps were only pooled (long texts), the head
+is computed at full resolution on demand, off the GUI thread, while the view says so."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.panels.studio.attention_grid_widget import KIND_TITLES, axis_labels
+from explorer.ui.panels.studio.attention_grid_widget import KIND_TITLES, axis_labels, grid_layout
 from explorer.ui.widgets.export import ExportError, export_target
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
+if TYPE_CHECKING:
+    from explorer.ui.panels.studio.inspect_state import HeadMap, InspectState
 
 HINT = "Click a thumbnail in the attention grid to look at it here."
+#: Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB).
+MASK_LIMIT = 1024
 
 
 def causal_keep(size: int) -> np.ndarray:
@@ -25,9 +30,10 @@ def causal_keep(size: int) -> np.ndarray:
 
 
 class AttentionDetail(QWidget):
-    """One attention map, large: click a thumbnail of the grid to choose it."""
+    """One attention map, large: click a thumbnail of the grid to choose it. ``inspect``: the state that computes
+    an inspected model's heads on demand (its results are drawn when they arrive)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, inspect: InspectState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind, self.layer, self.head = "cross", 0, 0
         self.title = QLabel(HINT, self)
@@ -53,6 +59,12 @@ class AttentionDetail(QWidget):
         layout.addLayout(bottom)
         self._snapshot: Any = None
         self._selected = False
+        self._inspect = inspect
+        self._computed: HeadMap | None = None  # the newest head computed on demand
+        self._waiting: tuple | None = None  # (inspection, kind, layer, head) asked for and not yet drawn
+        if inspect is not None:
+            inspect.head_computed.connect(self._on_inspect_head_computed)
+            inspect.head_failed.connect(self._on_inspect_head_failed)
         self.average_box.toggled.connect(self._on_average_box_toggled)
         self.heatmap.cell_hovered.connect(self._on_heatmap_cell_hovered)
         self.export_buttons["png"].clicked.connect(self._on_png_button_clicked)
@@ -62,6 +74,11 @@ class AttentionDetail(QWidget):
     @property
     def has_map(self) -> bool:
         return self._snapshot is not None and self._selected
+
+    @property
+    def computing(self) -> bool:
+        """Whether the head on display is being computed at full resolution."""
+        return self._waiting is not None
 
     @Slot(str, int, int)
     def select(self, kind: str, layer: int, head: int) -> None:
@@ -74,6 +91,7 @@ class AttentionDetail(QWidget):
     def show_snapshot(self, snapshot: Any) -> None:
         """Draw the selected map of a ``SnapshotEvent``-like object (maps ``(L, h, Tq, Tk)``); None clears."""
         self._snapshot = snapshot
+        self._waiting = None
         if snapshot is None:
             self._selected = False
             self.stack.show_hint()
@@ -92,21 +110,53 @@ class AttentionDetail(QWidget):
         snap = self._snapshot
         if snap is None or not self._selected:
             return
-        maps = snap.maps[self.kind]  # (L, h, Tq, Tk)
-        self.layer = min(self.layer, maps.shape[0] - 1)
-        self.head = min(self.head, maps.shape[1] - 1)
+        shapes = {kind: (layers, heads) for kind, layers, heads in grid_layout(snap)}
+        if self.kind not in shapes:  # a model without this kind (BERT has no cross-attention)
+            self.kind = next(iter(shapes))
+        self.layer = min(self.layer, shapes[self.kind][0] - 1)
+        self.head = min(self.head, shapes[self.kind][1] - 1)
         average = self.average_box.isChecked()
-        matrix = maps[self.layer].mean(axis=0) if average else maps[self.layer, self.head]  # (Tq, Tk)
-        rows, cols = axis_labels(self.kind, snap)
-        mask = causal_keep(matrix.shape[0]) if self.kind == "decoder_self" else None
-        self.heatmap.set_matrix(matrix, rows, cols, mask=mask)
-        self.stack.show_content()
         who = "all heads (mean)" if average else f"head {self.head + 1}"
-        where = f"layer {self.layer + 1} · {who} · step {snap.step}, epoch {snap.epoch}"
+        if getattr(snap, "thumbnails", None) is not None:
+            where = f"layer {self.layer + 1} · {who} · {snap.model_name}"
+        else:
+            where = f"layer {self.layer + 1} · {who} · step {snap.step}, epoch {snap.epoch}"
         self.title.setText(f"<b>{KIND_TITLES[self.kind]}</b> · {where}")
+        matrix = self._matrix(snap, None if average else self.head)  # (Tq, Tk), None while it is computed
+        if matrix is None:
+            return
+        rows, cols = axis_labels(self.kind, snap)
+        causal = self.kind == "decoder_self" and matrix.shape[0] <= MASK_LIMIT
+        self.heatmap.set_matrix(matrix, rows, cols, mask=causal_keep(matrix.shape[0]) if causal else None)
+        self.stack.show_content()
         self.heatmap.set_title(f"{KIND_TITLES[self.kind]} · {where}")  # exported pictures carry it too
         for button in self.export_buttons.values():
             button.setEnabled(True)
+
+    def _matrix(self, snap: Any, head: int | None) -> Any:
+        """The map to draw: from a training snapshot, an inspection's held maps, or the head computed on demand
+        (asked for here; None until it arrives)."""
+        if getattr(snap, "thumbnails", None) is None:
+            maps = snap.maps[self.kind]  # (L, h, Tq, Tk)
+            return maps[self.layer].mean(axis=0) if head is None else maps[self.layer][head]
+        held = snap.head_map(self.kind, self.layer, head)
+        if held is not None or self._inspect is None:
+            self._waiting = None
+            return held
+        wanted = (snap, self.kind, self.layer, head)
+        done = self._computed
+        if done is not None and (done.inspection, done.name, done.layer, done.head) == wanted:
+            self._waiting = None
+            return done.matrix
+        if self._waiting != wanted:
+            self._waiting = wanted
+            self._inspect.request_head(self.kind, self.layer, head)
+        q, k = snap.map_size(self.kind)
+        self.stack.show_hint(f"Computing {'the mean of all heads' if head is None else f'head {head + 1}'} of "
+                             f"layer {self.layer + 1} at full resolution ({q:,} × {k:,})…")
+        for button in self.export_buttons.values():
+            button.setEnabled(False)
+        return None
 
     def export_target(self) -> ExportTarget:
         """The large view for File → Export (PNG/SVG of the heatmap, CSV of its numbers)."""
@@ -119,6 +169,18 @@ class AttentionDetail(QWidget):
         return export_target(self.export_target(), path, fmt)
 
     # ---- slots -------------------------------------------------------------------------------
+    @Slot(object)
+    def _on_inspect_head_computed(self, head_map: HeadMap) -> None:
+        self._computed = head_map
+        if self._waiting == (head_map.inspection, head_map.name, head_map.layer, head_map.head):
+            self._draw()
+
+    @Slot(str)
+    def _on_inspect_head_failed(self, message: str) -> None:
+        if self._waiting is not None:
+            self._waiting = None
+            self.stack.show_hint(f"Could not compute this head: {message}")
+
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
         self._draw()

@@ -1,7 +1,8 @@
 """The studio's live attention view (book §11.7): the thumbnail grid over the history scrubber.
 
-A view of :class:`StudioState`: it draws the snapshot the state selects and calls the state's methods when
-the user scrubs, toggles "live" or clicks a thumbnail; it keeps no history of its own.
+A view of :class:`StudioState`: it draws the snapshot the state selects (or the inspection of a model, issue 12)
+and calls the state's methods when the user scrubs, toggles "live" or clicks a thumbnail; it keeps no history of
+its own.
 """
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid
+from explorer.core.inspect_model import SNAPSHOT_NAMES
+
+from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid, GridLayout, grid_layout, uniform_layout
 from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
 from explorer.ui.panels.studio.studio_state import StudioState
 from explorer.ui.widgets.hint_stack_widget import HintStack
@@ -22,6 +25,11 @@ MIN_THUMBNAIL_PX = 44
 
 def snapshot_caption(snap: Any) -> str:
     return f"step {snap.step}, epoch {snap.epoch}"
+
+
+def is_inspection(snap: Any) -> bool:
+    """An inspected model's maps (``core.inspection.Inspection``) rather than a training snapshot."""
+    return getattr(snap, "thumbnails", None) is not None
 
 
 class LiveAttention(QWidget):
@@ -48,11 +56,12 @@ class LiveAttention(QWidget):
         attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
         attention.history_changed.connect(self._on_attention_history_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
+        state.inspect.model_changed.connect(self._on_inspect_model_changed)
 
-    def _fit_grid(self, layers: int, heads: int) -> None:
+    def _fit_grid(self, layout: GridLayout) -> None:
         """Thumbnails shrink with the window down to :data:`MIN_THUMBNAIL_PX`; below that the grid scrolls."""
-        self.grid.setMinimumSize(3 * (heads * (MIN_THUMBNAIL_PX + 4) + 24) + 70,
-                                 layers * (MIN_THUMBNAIL_PX + 22) + 40)
+        width = sum(heads * (MIN_THUMBNAIL_PX + 4) + 24 for _, _, heads in layout) + 70
+        self.grid.setMinimumSize(width, max(layers for _, layers, _ in layout) * (MIN_THUMBNAIL_PX + 22) + 40)
 
     # ---- state slots -------------------------------------------------------------------------
     @Slot(object)
@@ -61,19 +70,22 @@ class LiveAttention(QWidget):
             if self.state.run_state == "idle":  # a new run keeps the thumbnails it can reuse
                 self.stack.show_hint()
             return
-        layers, heads = snap.maps["cross"].shape[:2]
-        self._fit_grid(layers, heads)
+        self._fit_grid(grid_layout(snap))
         self.stack.show_content()
-        self.grid.set_snapshot(snap, self.state.attention.alignment.scores(self.state.data.task(), snap))
+        scores = None if is_inspection(snap) else self.state.attention.alignment.scores(self.state.data.task(), snap)
+        self.grid.set_snapshot(snap, scores)
 
     @Slot()
     def _on_attention_history_changed(self) -> None:
         attention = self.state.attention
         count = len(attention.history)
-        self.scrubber.set_live(attention.live)
+        self.scrubber.set_live(attention.live and attention.inspection is None)
         self.scrubber.set_count(count)
         snap = attention.current_snapshot()
-        if snap is None:
+        if is_inspection(snap):
+            self.scrubber.label.setText(f"inspecting {snap.model_name}" + (" · tick live (or pick a snapshot) "
+                                                                             "for the training history" if count else ""))
+        elif snap is None:
             self.scrubber.label.setText("no snapshots yet")
         else:
             self.scrubber.show_index(attention.shown_index, f"snapshot {attention.shown_index + 1}/{count} · "
@@ -82,8 +94,19 @@ class LiveAttention(QWidget):
     def prebuild(self, layers: int, heads: int) -> None:
         """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,
         behind the hint), so that Start and the first snapshot find them ready."""
-        self._fit_grid(layers, heads)
-        self.grid.prepare(layers, heads, staged=True)
+        self.prebuild_layout(uniform_layout(layers, heads))
+
+    def prebuild_layout(self, layout: GridLayout) -> None:
+        """As :meth:`prebuild`, for any kinds, layers and heads (an inspected model's)."""
+        self._fit_grid(layout)
+        self.grid.prepare_layout(layout, staged=True)
+
+    @Slot(object)
+    def _on_inspect_model_changed(self, info: Any) -> None:
+        """Build an opened model's grid while its first text is read, unless a training snapshot is on display."""
+        shown = self.state.attention.current_snapshot()
+        if info is not None and (shown is None or is_inspection(shown)):
+            self.prebuild_layout(tuple((SNAPSHOT_NAMES[k], info.layers[k], info.heads[k]) for k in info.kinds))
 
     @Slot(str)
     def _on_state_run_state_changed(self, run_state: str) -> None:

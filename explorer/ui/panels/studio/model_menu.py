@@ -1,5 +1,6 @@
-"""The studio's "Model" menu (book §11.7): save and open models, open a dataset, open or overlay a run directory,
-and the recent runs; it asks for the file or folder, then says which one was chosen."""
+"""The studio's "Model" menu (book §11.7): save and open models, open a Hugging Face model folder to inspect (issue
+12), open a dataset, open or overlay a run directory, and the recent runs; it asks for the file or folder, then says
+which one was chosen."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,17 +29,24 @@ def remember_run(recent: list[str], path: str) -> list[str]:
     return [path, *(p for p in recent if p != path)][:MAX_RECENT_RUNS]
 
 
+def is_model_folder(path: str | Path) -> bool:
+    """A folder holding ``config.json``: a Hugging Face model to inspect."""
+    return Path(path).is_dir() and (Path(path) / "config.json").is_file()
+
+
 class ModelMenu(QMenu):
-    """Model → Save…, Open…, Open run…, Recent runs, Overlay a run's loss…, Clear overlaid runs, Open dataset….
+    """Model → Save…, Open…, Open Hugging Face model folder…, Open run…, Recent runs, Overlay a run's loss…,
+    Clear overlaid runs, Open dataset….
 
     Signals
     -------
-    save_chosen(str), open_chosen(str), dataset_chosen(str), run_chosen(str), overlay_chosen(str),
-    overlays_cleared().
+    save_chosen(str), open_chosen(str), folder_chosen(str), dataset_chosen(str), run_chosen(str),
+    overlay_chosen(str), overlays_cleared().
     """
 
     save_chosen = Signal(str)
     open_chosen = Signal(str)
+    folder_chosen = Signal(str)
     dataset_chosen = Signal(str)
     run_chosen = Signal(str)
     overlay_chosen = Signal(str)
@@ -48,6 +56,7 @@ class ModelMenu(QMenu):
         super().__init__("&Model", parent)
         self.save_action = QAction("&Save model…", self)
         self.open_action = QAction("&Open model…", self)
+        self.folder_action = QAction("Open &Hugging Face model folder…", self)
         self.run_action = QAction("Open &run…", self)
         self.recent_menu = QMenu("&Recent runs", self)
         self.overlay_action = QAction("Overlay a run's &loss…", self)
@@ -55,10 +64,12 @@ class ModelMenu(QMenu):
         self.dataset_action = QAction("Open &dataset…", self)
         self.save_action.setToolTip("Save the trained (or paused) model with its vocabularies and settings")
         self.open_action.setToolTip("Open a model saved here or by the command line, to inspect and translate")
+        self.folder_action.setToolTip("Inspect a model trained elsewhere: a folder with config.json, weights and a "
+                                      "tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local files only)")
         self.run_action.setToolTip("Open a run directory (finished, or still being trained by the command line) "
                                    "and follow it live")
         self.overlay_action.setToolTip("Draw another run's loss curve over this one")
-        for action in (self.save_action, self.open_action, self.run_action):
+        for action in (self.save_action, self.open_action, self.folder_action, self.run_action):
             self.addAction(action)
         self.addMenu(self.recent_menu)
         self.addSeparator()
@@ -68,6 +79,7 @@ class ModelMenu(QMenu):
         self.addAction(self.dataset_action)
         self.save_action.triggered.connect(self._on_save_action_triggered)
         self.open_action.triggered.connect(self._on_open_action_triggered)
+        self.folder_action.triggered.connect(self._on_folder_action_triggered)
         self.run_action.triggered.connect(self._on_run_action_triggered)
         self.overlay_action.triggered.connect(self._on_overlay_action_triggered)
         self.clear_overlays_action.triggered.connect(self.overlays_cleared)
@@ -99,6 +111,12 @@ class ModelMenu(QMenu):
         path, _ = QFileDialog.getOpenFileName(self.parentWidget(), "Open model", "", CHECKPOINT_FILTER)
         if path:
             self.open_chosen.emit(path)
+
+    @Slot()
+    def _on_folder_action_triggered(self) -> None:
+        path = QFileDialog.getExistingDirectory(self.parentWidget(), "Open a Hugging Face model folder", "")
+        if path:
+            self.folder_chosen.emit(path)
 
     @Slot()
     def _on_run_action_triggered(self) -> None:

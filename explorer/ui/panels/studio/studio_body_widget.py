@@ -3,11 +3,12 @@ form scrolling under them; loss, live attention, detail and translate tabs on th
 on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
 from explorer.ui.panels.studio.detail_widget import AttentionDetail
+from explorer.ui.panels.studio.inspect_widget import InspectView
 from explorer.ui.panels.studio.live_attention_widget import LiveAttention
 from explorer.ui.panels.studio.loss_plot_widget import LossView
 from explorer.ui.panels.studio.run_controls_widget import TrainingControls
@@ -21,7 +22,7 @@ LOSS_HINT = "Start training (or open a saved model) to see its loss here."
 
 class StudioBody(QSplitter):
     """Controls (always visible) over data and form (scrolling) | tabs "Training" (loss over live attention),
-    "Attention detail" and "Translate"."""
+    "Inspect" (a model's attention for a typed text, over the same grid), "Attention detail" and "Translate"."""
 
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
@@ -52,14 +53,27 @@ class StudioBody(QSplitter):
         live.addWidget(self.loss_stack)
         live.addWidget(self.live)
         live.setSizes([300, 400])
+        self.live_split = live
 
-        self.detail = AttentionDetail()
+        self.inspect_view = InspectView(state.inspect)
+        self.detail = AttentionDetail(state.inspect)
         self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
         self.tabs.addTab(live, "Training")
+        self.tabs.addTab(self.inspect_view, "Inspect")
         self.tabs.addTab(self.detail, "Attention detail")
         self.tabs.addTab(self.translate_view, "Translate")
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
         self.setSizes([340, 900])
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        """The one attention grid goes with the tab that shows it: under the loss curve or the inspect form."""
+        if self.tabs.currentWidget() is self.inspect_view:
+            self.inspect_view.hold_grid(self.live)
+        elif self.tabs.currentWidget() is self.live_split and self.live.parent() is not self.live_split:
+            self.live_split.insertWidget(1, self.live)
+            self.live_split.setSizes([300, 400])

@@ -19,7 +19,8 @@ from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.core.checkpoint import SUFFIX
 from explorer.core.run_dir import is_run_dir
 from explorer.ui.data_paths import runs_directory
-from explorer.ui.panels.studio.model_menu import DATASET_SUFFIXES, ModelMenu, ask_dataset_path, remember_run
+from explorer.ui.panels.studio.model_menu import (DATASET_SUFFIXES, ModelMenu, ask_dataset_path, is_model_folder,
+                                                  remember_run)
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
 from explorer.ui.panels.studio.studio_keys import install_studio_keys
 from explorer.ui.panels.studio.studio_state import StudioState
@@ -50,6 +51,7 @@ class StudioPanel(BasePanel):
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
         self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
+        self.inspect_view = body.inspect_view
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
         self.set_message_area(self.tabs)  # banners float over the current tab, never over the settings
@@ -70,6 +72,7 @@ class StudioPanel(BasePanel):
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
         state.attention.head_selected.connect(self.detail.select)
         state.models.model_changed.connect(self.translate_view.show_record)
+        state.inspect.open_finished.connect(self._on_inspect_open_finished)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
         state.attention.head_selected.connect(self._on_attention_head_selected)
@@ -163,6 +166,10 @@ class StudioPanel(BasePanel):
     def save_model_to(self, path: str) -> bool:
         return self.studio_state.save_model(path)
 
+    def open_model_folder(self, path: str) -> None:
+        """Inspect a Hugging Face model folder (read in the background; the Inspect tab shows it once open)."""
+        self.studio_state.inspect.open(path)
+
     def open_run(self, path: str) -> bool:
         """Follow a run directory live (finished, or still written by the CLI or torchrun)."""
         opened = self.studio_state.open_run(path)
@@ -191,6 +198,11 @@ class StudioPanel(BasePanel):
         self.controls.set_can_start(self.studio_state.can_start() and self.form.validation_error() is None)
 
     # ------------------------------------------------------------------ state slots
+    @Slot(bool)
+    def _on_inspect_open_finished(self, opened: bool) -> None:
+        if opened:
+            self.tabs.setCurrentWidget(self.inspect_view)
+
     @Slot(str, int, int)
     def _on_attention_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.tabs.setCurrentWidget(self.detail)
@@ -289,6 +301,7 @@ class StudioPanel(BasePanel):
             self._menu = ModelMenu(self)
             self._menu.save_chosen.connect(self.save_model_to)
             self._menu.open_chosen.connect(self.open_model)
+            self._menu.folder_chosen.connect(self.open_model_folder)
             self._menu.dataset_chosen.connect(self.open_dataset)
             self._menu.run_chosen.connect(self.open_run)
             self._menu.overlay_chosen.connect(self.overlay_run)
@@ -299,6 +312,9 @@ class StudioPanel(BasePanel):
 
     def handle_drop(self, paths: list[str]) -> bool:
         for path in paths:
+            if is_model_folder(path):
+                self.open_model_folder(path)
+                return True
             if Path(path).is_dir() and is_run_dir(path):
                 self.open_run(path)
                 return True

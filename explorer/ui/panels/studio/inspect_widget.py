@@ -1,0 +1,160 @@
+"""The studio's Inspect tab (issue 12; book §11.7 maps of models trained elsewhere): which model, a source (and
+optional target) text, a forward pass or a generation, and the studio's attention grid under them.
+
+A view of :class:`InspectState`: it draws what the state says and calls its methods; the grid it shows is the
+studio's one grid, handed over by the studio body while this tab is current.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QSignalBlocker, Slot
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from explorer.ui.panels.studio.inspect_state import InspectState
+
+NO_MODEL = ("No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding "
+            "config.json here), open a saved model, or train one.")
+GRID_ROOM = "The attention grid appears here once a text is inspected."
+
+
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.1f} MB" if nbytes >= 2**20 else f"{nbytes / 1024:.0f} kB"
+
+
+def describe_inspection(inspection: Any) -> str:
+    """One line: what was read, how long it took and what the studio holds for it."""
+    tokens = len(inspection.source_tokens) + len(inspection.target_tokens)
+    held = "full maps" if inspection.full else "pooled thumbnails (heads open at full size on demand)"
+    line = (f"{tokens} tokens · {inspection.elapsed_s:.2f} s · {held}, {_mb(inspection.nbytes())}")
+    if inspection.method:
+        state = "" if inspection.finished else " (stopped at the length limit)"
+        line = f"<b>{inspection.method} output:</b> {escape(inspection.output)}{state}<br>{line}"
+    return line
+
+
+class InspectView(QWidget):
+    """Model choice, texts, Inspect / Generate, a result line, and the attention grid below."""
+
+    def __init__(self, state: InspectState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.header = QLabel(NO_MODEL, self)
+        self.header.setWordWrap(True)
+        self.model_combo = QComboBox(self)
+        self.model_combo.setToolTip("The model the text is read by")
+        self.source_edit = QPlainTextEdit(state.source, self)
+        self.source_edit.setPlaceholderText("source text (an encoder–decoder translates it; GPT-2 continues it)")
+        self.source_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
+        self.target_edit = QLineEdit(state.target, self)
+        self.target_edit.setPlaceholderText("optional target: teacher-forced (none: the model's own output)")
+        self.inspect_button = QPushButton("Inspect", self)
+        self.inspect_button.setToolTip("One forward pass: every head's attention for this text")
+        self.method_combo = QComboBox(self)
+        self.method_combo.addItems(["greedy", "beam"])
+        self.width_spin = QSpinBox(self)
+        self.width_spin.setRange(1, 16)
+        self.width_spin.setValue(4)
+        self.width_spin.setPrefix("width ")
+        self.width_spin.setEnabled(False)
+        self.generate_button = QPushButton("Generate", self)
+        self.generate_button.setToolTip("Translate (or continue) the source and show the attention of the output")
+        self.result_label = QLabel("", self)
+        self.result_label.setWordWrap(True)
+        self.grid_room = QLabel(GRID_ROOM, self)
+        form = QFormLayout()
+        form.addRow("model", self.model_combo)
+        form.addRow("source", self.source_edit)
+        form.addRow("target", self.target_edit)
+        actions = QHBoxLayout()
+        actions.addWidget(self.inspect_button)
+        actions.addSpacing(12)
+        actions.addWidget(self.method_combo)
+        actions.addWidget(self.width_spin)
+        actions.addWidget(self.generate_button)
+        actions.addStretch(1)
+        form.addRow("", actions)
+        self.grid_layout = QVBoxLayout()
+        self.grid_layout.addWidget(self.grid_room)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addWidget(self.header)
+        layout.addLayout(form)
+        layout.addWidget(self.result_label)
+        layout.addLayout(self.grid_layout, 1)
+        self.inspect_button.clicked.connect(self._on_inspect_button_clicked)
+        self.target_edit.returnPressed.connect(self._on_inspect_button_clicked)
+        self.generate_button.clicked.connect(self._on_generate_button_clicked)
+        self.method_combo.currentTextChanged.connect(self._on_method_combo_current_text_changed)
+        self.model_combo.activated.connect(self._on_model_combo_activated)
+        state.model_changed.connect(self._on_state_model_changed)
+        state.busy_changed.connect(self._on_state_busy_changed)
+        state.inspected.connect(self._on_state_inspected)
+        state.message_posted.connect(self._on_state_message_posted)
+        self._on_state_model_changed(state.info())
+
+    def hold_grid(self, grid: QWidget) -> None:
+        """Show the studio's attention grid under the form (the studio body moves it here and back)."""
+        self.grid_room.hide()
+        self.grid_layout.addWidget(grid, 1)
+        grid.show()
+
+    # ---- view slots --------------------------------------------------------------------------
+    @Slot()
+    def _on_inspect_button_clicked(self) -> None:
+        self.state.inspect(self.source_edit.toPlainText(), self.target_edit.text())
+
+    @Slot()
+    def _on_generate_button_clicked(self) -> None:
+        self.state.generate(self.source_edit.toPlainText(), self.method_combo.currentText(), self.width_spin.value())
+
+    @Slot(str)
+    def _on_method_combo_current_text_changed(self, method: str) -> None:
+        self.width_spin.setEnabled(method == "beam")
+
+    @Slot(int)
+    def _on_model_combo_activated(self, index: int) -> None:
+        choice = self.model_combo.itemData(index)
+        if choice:
+            self.state.choose(str(choice))
+
+    # ---- state slots -------------------------------------------------------------------------
+    @Slot(object)
+    def _on_state_model_changed(self, info: Any) -> None:
+        with QSignalBlocker(self.model_combo):
+            self.model_combo.clear()
+            for choice, label in self.state.choices():
+                self.model_combo.addItem(label, choice)
+            current = self.model_combo.findData(self.state.choice if info is not None else "")
+            if current >= 0:
+                self.model_combo.setCurrentIndex(current)
+        self.model_combo.setEnabled(self.model_combo.count() > 1)
+        if info is None:
+            self.header.setText(NO_MODEL)
+        else:
+            where = "" if info.max_positions is None else f", reads at most {info.max_positions:,} tokens"
+            self.header.setText(f"<b>{escape(info.name)}</b> · {escape(info.summary())}{where}")
+        can_generate = info is not None and info.family != "encoder-only"
+        self.inspect_button.setEnabled(info is not None)
+        self.target_edit.setEnabled(info is not None and info.family != "encoder-only")
+        for widget in (self.generate_button, self.method_combo):
+            widget.setEnabled(can_generate)
+        self.width_spin.setEnabled(can_generate and self.method_combo.currentText() == "beam")
+        self.generate_button.setToolTip("Translate (or continue) the source and show the attention of the output"
+                                        if can_generate else "An encoder-only model does not generate text")
+
+    @Slot(bool)
+    def _on_state_busy_changed(self, busy: bool) -> None:
+        if busy:
+            self.result_label.setText("Computing every head's attention…")
+
+    @Slot(object)
+    def _on_state_inspected(self, inspection: Any) -> None:
+        self.result_label.setText(describe_inspection(inspection))
+
+    @Slot(str, str)
+    def _on_state_message_posted(self, text: str, level: str) -> None:
+        if level != "info":
+            self.result_label.setText(f"<span style='color:#c0392b'>{escape(text)}</span>")
