@@ -31,7 +31,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="which attention kinds to sweep (default: all the model has)")
     p.add_argument("--off", action="append", default=[], metavar="KIND:LAYER:HEAD",
                    help="also keep this head off throughout, baseline included (repeatable)")
-    p.add_argument("--max-n", type=positive_int, default=4, metavar="N", help="BLEU's longest n-gram (default: 4)")
+    p.add_argument("--max-n", type=positive_int, default=2, metavar="N",
+                   help="corpus BLEU's longest n-gram (default: %(default)s, the book's for short sentences; "
+                        "4 is the usual for long ones)")
     p.add_argument("--device", choices=DEVICES, default="cpu")
     p.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
     return p

@@ -20,8 +20,9 @@ from explorer.core.step_model import StepModel, step_model
 
 @dataclass
 class Evaluation:
-    """One model state on a sentence set: corpus BLEU of its greedy translations (``max_n``-gram, no
-    smoothing) and the mean per-token cross-entropy of the references, teacher-forced, over ``tokens``."""
+    """One model state on a sentence set: corpus BLEU of its greedy translations (n-grams up to ``max_n``,
+    default 2 as the book's BLEU for its short sentences; no smoothing) and the mean per-token cross-entropy
+    of the references, teacher-forced, over ``tokens``."""
 
     heads: list[Head]
     bleu: float
@@ -104,7 +105,7 @@ def _measure(sm: StepModel, pairs: list[tuple[str, str]], heads: list[Head], max
 
 
 def evaluate(model: InspectableModel, pairs: Sequence[tuple[str, str]], heads: Iterable[Any] = (),
-             max_n: int = 4) -> Evaluation:
+             max_n: int = 2) -> Evaluation:
     """BLEU and loss of ``model`` on ``pairs`` with ``heads`` switched off (none: the model as it is).
 
     Greedy translations (our checkpoints: batched, cut to the training ``num_steps`` as ``translate``);
@@ -118,7 +119,7 @@ def evaluate(model: InspectableModel, pairs: Sequence[tuple[str, str]], heads: I
 
 
 def iter_sweep(model: InspectableModel, pairs: Sequence[tuple[str, str]], kinds: Iterable[str] | None = None,
-               max_n: int = 4, also_off: Iterable[Any] = ()) -> Iterator[Evaluation]:
+               max_n: int = 2, also_off: Iterable[Any] = ()) -> Iterator[Evaluation]:
     """The baseline, then one :class:`Evaluation` per head switched off (with ``also_off`` off throughout).
 
     A generator: a worker can report progress and stop between heads.
@@ -136,7 +137,7 @@ def iter_sweep(model: InspectableModel, pairs: Sequence[tuple[str, str]], kinds:
 
 
 def sweep(model: InspectableModel, pairs: Sequence[tuple[str, str]], kinds: Iterable[str] | None = None,
-          max_n: int = 4, also_off: Iterable[Any] = (),
+          max_n: int = 2, also_off: Iterable[Any] = (),
           progress: Callable[[int, int], None] | None = None) -> Sweep:
     """Switch off each head in turn (see :func:`iter_sweep`); ``progress(done, total)`` after each evaluation."""
     t0 = time.perf_counter()
