@@ -20,7 +20,8 @@ class FollowedRun:
     """
 
     def __init__(self, path: str) -> None:
-        self.follower = RunFollower(path)
+        # small reads per poll: a long run arrives over several polls, each short, so the GUI thread gets the GIL
+        self.follower = RunFollower(path, max_bytes=256 * 1024, max_snapshots=8)
         self.path = Path(path)
         self._stop = threading.Event()
         self.worker = generator_worker(follow_run, self.follower, self._stop)
