@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
+from explorer.ui.panels.studio.debug_widget import DebugTabs
 from explorer.ui.panels.studio.detail_widget import AttentionDetail
 from explorer.ui.panels.studio.inspect_widget import InspectView
 from explorer.ui.panels.studio.live_attention_widget import LiveAttention
@@ -63,6 +64,9 @@ class StudioBody(QSplitter):
         self.tabs.addTab(self.inspect_view, "Inspect")
         self.tabs.addTab(self.detail, "Attention detail")
         self.tabs.addTab(self.translate_view, "Translate")
+        self.debug = DebugTabs(state.debug, state.attention, self.live.grid, self.detail)  # issue 13
+        self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
+        self.tabs.addTab(self.debug, self.tr("Debug"))
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)

@@ -22,6 +22,7 @@ from explorer.core.training_process import TrainingJob, TrainingProcess, warm_up
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
+from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.panels.studio.followed_run import FollowedRun, new_run_dir
 from explorer.ui.panels.studio.model_files import ModelRecord, OpenedModel, model_from_state
 from explorer.ui.panels.studio.inspect_state import InspectState
@@ -64,6 +65,7 @@ class StudioState(QObject):
         self.models.message_posted.connect(self.message_posted)
         self.inspect = InspectState(self.attention, self.models, self)  # models trained elsewhere (issue 12)
         self.inspect.message_posted.connect(self.message_posted)
+        self.debug = DebugState(self.inspect, self.data, self)  # ablation, explain, decoding, beams, diff (issue 13)
         self.models.model_opened.connect(self._on_models_model_opened)
         self.models.model_changed.connect(self._on_models_model_changed)
         self.last_error: str | None = None
@@ -272,6 +274,7 @@ class StudioState(QObject):
         self.data.shutdown(timeout_ms)
         self.models.shutdown(timeout_ms)
         self.inspect.shutdown(timeout_ms)
+        self.debug.shutdown(timeout_ms)
         self._end_process(timeout_ms)
 
     # ------------------------------------------------------------------ internals

@@ -1,0 +1,266 @@
+"""Head ablation in the studio (issue 13; book §11.5 multi-head attention): tick heads to switch them off and see
+the translations, their BLEU and the loss on a sentence set change; a sweep switches off each head in turn and
+fills a sortable table (kind, layer, head, ΔBLEU, Δloss). A view of :class:`DebugState`."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget,
+                               QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.inspect_model import SNAPSHOT_NAMES
+from explorer.ui.panels.studio.debug_state import DebugState, Head
+
+COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")
+OFF_OPACITY = 0.25
+
+
+class SweepTable(QAbstractTableModel):
+    """The sweep's rows: ``(kind, layer, head, bleu, Δbleu, loss, Δloss)``; layers and heads shown from 1."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[str, int, int, float, float, float, float]] = []
+        self.baseline: Any = None
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.rows, self.baseline = [], None
+        self.endResetModel()
+
+    def add(self, head: Head | None, evaluation: Any) -> None:
+        """The baseline (``head`` None) or one head's evaluation."""
+        if head is None:
+            self.baseline = evaluation
+            return
+        base = self.baseline
+        row = (head[0], head[1], head[2], evaluation.bleu, evaluation.bleu - base.bleu, evaluation.loss,
+               evaluation.loss - base.loss)
+        self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows))
+        self.rows.append(row)
+        self.endInsertRows()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        value = self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.UserRole:  # what sorting compares
+            return value
+        if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() in (1, 2):
+                return str(value + 1)
+            if isinstance(value, float):
+                return f"{value:+.4f}" if index.column() in (4, 6) else f"{value:.4f}"
+            return value
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+
+def mark_ablated(grid: Any, heads: set[Head]) -> None:
+    """Dim the thumbnails of the heads switched off (and say so in their tooltips)."""
+    for kind, name in SNAPSHOT_NAMES.items():
+        for layer, row in enumerate(grid.plots.get(name, [])):
+            for head, thumb in enumerate(row):
+                off = (kind, layer, head) in heads
+                thumb.setOpacity(OFF_OPACITY if off else 1.0)
+                thumb.setToolTip(grid.tr("switched off (Debug → Ablation)") if off else "")
+
+
+class AblationView(QWidget):
+    """Sentence set, a checkable list of heads, the measured effect, and the sweep table."""
+
+    def __init__(self, state: DebugState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.set_combo = QComboBox(self)
+        self.set_combo.addItem(self.tr("loaded data, first N pairs"), "data")
+        self.set_combo.addItem(self.tr("the Inspect tab's source and target"), "probe")
+        self.set_combo.addItem(self.tr("a data file…"), "file")
+        self.count_spin = QSpinBox(self)
+        self.count_spin.setRange(1, 10_000)
+        self.count_spin.setValue(20)
+        self.count_spin.setPrefix(self.tr("N = "))
+        self.file_path = ""
+        self.heads = QListWidget(self)
+        self.heads.setToolTip(self.tr("Tick a head to switch it off (its output is zeroed before W_o)"))
+        self.result = QLabel(self.tr("Tick heads to switch them off; the effect is measured at once."), self)
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sweep_button = QPushButton(self.tr("Sweep every head"), self)
+        self.sweep_button.setToolTip(self.tr("Switch off each head in turn and measure ΔBLEU and Δloss"))
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar(self)
+        self.progress.setFormat(self.tr("%v of %m"))
+        self.table_model = SweepTable(self)
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.table_model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.table = QTableView(self)
+        self.table.setModel(proxy)
+        self.table.setSortingEnabled(True)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("sentences"), self))
+        top.addWidget(self.set_combo, 1)
+        top.addWidget(self.count_spin)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(QLabel(self.tr("heads switched off"), left))
+        left_layout.addWidget(self.heads, 1)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.result)
+        sweep_row = QHBoxLayout()
+        sweep_row.addWidget(self.sweep_button)
+        sweep_row.addWidget(self.cancel_button)
+        sweep_row.addWidget(self.progress, 1)
+        right_layout.addLayout(sweep_row)
+        right_layout.addWidget(self.table, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([190, 500])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        self.set_combo.activated.connect(self._on_set_combo_activated)
+        self.count_spin.editingFinished.connect(self._on_count_spin_editing_finished)
+        self.heads.itemChanged.connect(self._on_heads_item_changed)
+        self.sweep_button.clicked.connect(self._on_sweep_button_clicked)
+        self.cancel_button.clicked.connect(state.cancel_sweep)
+        state.inspect.model_changed.connect(self._on_inspect_model_changed)
+        state.evaluated.connect(self._on_state_evaluated)
+        state.sweep_row.connect(self._on_state_sweep_row)
+        state.sweep_progressed.connect(self._on_state_sweep_progressed)
+        state.sweep_ended.connect(self._on_state_sweep_ended)
+        state.failed.connect(self._on_state_failed)
+        self._on_inspect_model_changed(state.inspect.info())
+
+    def pairs(self) -> list[tuple[str, str]] | None:
+        """The chosen sentence set, or None (with the reason shown)."""
+        try:
+            return self.state.pairs(self.set_combo.currentData(), self.count_spin.value(), self.file_path)
+        except ValueError as exc:
+            self._show_error(str(exc))
+            return None
+
+    def measure(self) -> None:
+        """Measure the model with the ticked heads off (off the GUI thread)."""
+        pairs = self.pairs()
+        if pairs is not None and self.state.model() is not None:
+            self.result.setText(self.tr("Measuring {n} sentence pairs…").format(n=len(pairs)))
+            self.state.evaluate(pairs)
+
+    def _show_error(self, text: str) -> None:
+        self.result.setText(f"<span style='color:#c0392b'>{escape(text)}</span>")
+
+    # ---- view slots --------------------------------------------------------------------------
+    @Slot(int)
+    def _on_set_combo_activated(self, _index: int) -> None:
+        if self.set_combo.currentData() == "file":
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Sentence pairs"), "",
+                                                  self.tr("Corpora (*.txt *.tsv *.zip);;All files (*)"))
+            if not path:
+                return
+            self.file_path = path
+        self.measure()
+
+    @Slot()
+    def _on_count_spin_editing_finished(self) -> None:
+        self.measure()
+
+    @Slot(QListWidgetItem)
+    def _on_heads_item_changed(self, _item: QListWidgetItem) -> None:
+        heads = set()
+        for i in range(self.heads.count()):
+            item = self.heads.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                heads.add(tuple(item.data(Qt.ItemDataRole.UserRole)))
+        self.state.set_ablated(heads)  # type: ignore[arg-type]
+        self.measure()
+
+    @Slot()
+    def _on_sweep_button_clicked(self) -> None:
+        pairs = self.pairs()
+        if pairs is None:
+            return
+        self.table_model.clear()
+        if self.state.start_sweep(pairs):
+            self.sweep_button.setEnabled(False)
+            self.cancel_button.setEnabled(True)
+            self.progress.setValue(0)
+
+    # ---- state slots -------------------------------------------------------------------------
+    @Slot(object)
+    def _on_inspect_model_changed(self, info: Any) -> None:
+        self.heads.blockSignals(True)
+        self.heads.clear()
+        self.state.set_ablated(set())
+        if info is not None:
+            for kind in info.kinds:
+                for layer in range(info.layers[kind]):
+                    for head in range(info.heads[kind]):
+                        text = self.tr("{kind} · layer {layer} · head {head}").format(kind=kind, layer=layer + 1,
+                                                                                   head=head + 1)
+                        item = QListWidgetItem(text, self.heads)
+                        item.setData(Qt.ItemDataRole.UserRole, (kind, layer, head))
+                        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                        item.setCheckState(Qt.CheckState.Unchecked)
+        self.heads.blockSignals(False)
+        can = info is not None and info.family != "encoder-only"
+        self.sweep_button.setEnabled(can)
+        self.heads.setEnabled(can)
+
+    @Slot(object)
+    def _on_state_evaluated(self, result: Any) -> None:
+        base, now = result
+        off = len(now.heads)
+        lines = [self.tr("<b>{off} head(s) off</b> · BLEU {bleu:.4f} (all heads {base_bleu:.4f}) · loss {loss:.4f} "
+                         "(all heads {base_loss:.4f}) · {tokens} tokens").format(
+            off=off, bleu=now.bleu, base_bleu=base.bleu, loss=now.loss, base_loss=base.loss, tokens=now.tokens)]
+        for text, was in list(zip(now.translations, base.translations))[:3]:
+            changed = "" if text == was else self.tr(" <i>(was: {was})</i>").format(was=escape(was))
+            lines.append(f"→ {escape(text)}{changed}")
+        self.result.setText("<br>".join(lines))
+        self.shown = now
+
+    @Slot(object)
+    def _on_state_sweep_row(self, row: Any) -> None:
+        self.table_model.add(*row)
+
+    @Slot(int, int)
+    def _on_state_sweep_progressed(self, done: int, total: int) -> None:
+        self.progress.setMaximum(total)
+        self.progress.setValue(done)
+
+    @Slot(bool)
+    def _on_state_sweep_ended(self, complete: bool) -> None:
+        self.sweep_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if complete:
+            self.table.sortByColumn(4, Qt.SortOrder.AscendingOrder)  # the most harmful heads first
+
+    @Slot(str, str)
+    def _on_state_failed(self, tool: str, message: str) -> None:
+        if tool == "ablation":
+            self._show_error(message)

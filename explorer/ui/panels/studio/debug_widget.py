@@ -1,0 +1,57 @@
+"""The studio's Debug tab (issue 13): sub-tabs for head ablation, output probabilities, the beam tree and the model
+diff, all on the Inspect tab's model; and the explain-a-cell view the studio body puts under the large map."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from explorer.ui.panels.studio.ablation_widget import AblationView, mark_ablated
+from explorer.ui.panels.studio.beam_tree_widget import BeamTreeView
+from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.studio.decoding_widget import DecodingView
+from explorer.ui.panels.studio.explain_widget import ExplainView
+from explorer.ui.panels.studio.model_diff_widget import ModelDiffView
+
+
+class DebugTabs(QTabWidget):
+    """Ablation, Output probabilities, Beam tree, Model diff; ``explain`` for the detail view's clicked cells."""
+
+    def __init__(self, state: DebugState, attention: Any, grid: Any, detail: Any,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.attention, self.grid, self.detail = state, attention, grid, detail
+        self.ablation = AblationView(state)
+        self.decoding = DecodingView(state)
+        self.beam = BeamTreeView(state)
+        self.diff = ModelDiffView(state)
+        self.explain = ExplainView(state)
+        self.addTab(self.ablation, self.tr("Ablation"))
+        self.addTab(self.decoding, self.tr("Output probabilities"))
+        self.addTab(self.beam, self.tr("Beam tree"))
+        self.addTab(self.diff, self.tr("Model diff"))
+        state.ablated_changed.connect(self._on_state_ablated_changed)
+        state.inspect.inspected.connect(self._on_inspect_inspected)
+        detail.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
+
+    def apply_theme(self, dark: bool) -> None:
+        self.beam.heatmap.apply_theme(dark)
+        self.diff.grid.setBackground("#202124" if dark else "w")
+
+    @Slot()
+    def _on_state_ablated_changed(self) -> None:
+        mark_ablated(self.grid, self.state.ablated)
+
+    @Slot(object)
+    def _on_inspect_inspected(self, _inspection: Any) -> None:
+        mark_ablated(self.grid, self.state.ablated)
+
+    @Slot(int, int)
+    def _on_heatmap_cell_clicked(self, row: int, col: int) -> None:
+        d = self.detail
+        if self.attention.inspection is None:
+            self.explain.steps.setText(self.tr("Cells are explained for a text read in the Inspect tab (a training "
+                                               "snapshot's model is in another process)."))
+            return
+        self.explain.request(d.kind, d.layer, None if d.average_box.isChecked() else d.head, row, col)

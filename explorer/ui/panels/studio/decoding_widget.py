@@ -1,0 +1,130 @@
+"""Output probabilities (issue 13; book §10.8 greedy search, beam search, and sampling): decode a source step by
+step with an explicit choice — greedy, sampling (temperature, top-k, top-p, seed) or beam — and see, at every
+step, the most probable next tokens with their probabilities and the one chosen. A view of :class:`DebugState`."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
+                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from explorer.core.sampling import DecodeChoice
+from explorer.ui.panels.studio.debug_state import DebugState
+
+TOP = 5
+CHOSEN = QColor(46, 134, 193)
+
+
+class DecodingView(QWidget):
+    """Decoding choice, the output, and one table row per step: chosen token, its probability, the top-k."""
+
+    def __init__(self, state: DebugState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.trace: Any = None
+        self.source_edit = QLineEdit(state.inspect.source, self)
+        self.source_edit.setPlaceholderText(self.tr("source text"))
+        self.method_combo = QComboBox(self)
+        for method, label in (("greedy", self.tr("greedy")), ("sample", self.tr("sampling")),
+                              ("beam", self.tr("beam"))):
+            self.method_combo.addItem(label, method)
+        self.temperature = QDoubleSpinBox(self)
+        self.temperature.setRange(0.0, 5.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setValue(1.0)
+        self.temperature.setPrefix(self.tr("T "))
+        self.top_k = QSpinBox(self)
+        self.top_k.setRange(0, 1000)
+        self.top_k.setPrefix(self.tr("top-k "))
+        self.top_k.setSpecialValueText(self.tr("top-k off"))
+        self.top_p = QDoubleSpinBox(self)
+        self.top_p.setRange(0.01, 1.0)
+        self.top_p.setSingleStep(0.05)
+        self.top_p.setValue(1.0)
+        self.top_p.setPrefix(self.tr("top-p "))
+        self.seed = QSpinBox(self)
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setPrefix(self.tr("seed "))
+        self.width_spin = QSpinBox(self)
+        self.width_spin.setRange(1, 16)
+        self.width_spin.setValue(4)
+        self.width_spin.setPrefix(self.tr("width "))
+        self.decode_button = QPushButton(self.tr("Decode"), self)
+        self.output = QLabel(self.tr("Choose how to pick each token, then Decode."), self)
+        self.output.setWordWrap(True)
+        self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = QTableWidget(0, 3 + TOP, self)
+        self.table.setHorizontalHeaderLabels([self.tr("chosen"), "p", self.tr("rank")]
+                                             + [self.tr("top {i}").format(i=i + 1) for i in range(TOP)])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
+                                      "probable next tokens; the chosen one is highlighted"))
+        choice = QHBoxLayout()
+        for widget in (self.method_combo, self.temperature, self.top_k, self.top_p, self.seed, self.width_spin):
+            choice.addWidget(widget)
+        choice.addWidget(self.decode_button)
+        choice.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.source_edit)
+        layout.addLayout(choice)
+        layout.addWidget(self.output)
+        layout.addWidget(self.table, 1)
+        self.method_combo.currentIndexChanged.connect(self._on_method_combo_current_index_changed)
+        self.decode_button.clicked.connect(self._on_decode_button_clicked)
+        self.source_edit.returnPressed.connect(self._on_decode_button_clicked)
+        state.decoded.connect(self._on_state_decoded)
+        state.failed.connect(self._on_state_failed)
+        self._on_method_combo_current_index_changed(0)
+
+    def choice(self) -> DecodeChoice:
+        """The decoding choice as set in the controls."""
+        return DecodeChoice(method=str(self.method_combo.currentData()), temperature=self.temperature.value(),
+                            top_k=self.top_k.value(), top_p=self.top_p.value(), seed=self.seed.value(),
+                            beam_width=self.width_spin.value())
+
+    def decode(self) -> bool:
+        source = self.source_edit.text().strip() or self.state.inspect.source
+        self.output.setText(self.tr("Decoding…"))
+        return self.state.decode(source, self.choice(), TOP)
+
+    @Slot(int)
+    def _on_method_combo_current_index_changed(self, _index: int) -> None:
+        method = self.method_combo.currentData()
+        for widget in (self.temperature, self.top_k, self.top_p, self.seed):
+            widget.setVisible(method == "sample")
+        self.width_spin.setVisible(method == "beam")
+
+    @Slot()
+    def _on_decode_button_clicked(self) -> None:
+        self.decode()
+
+    @Slot(object)
+    def _on_state_decoded(self, trace: Any) -> None:
+        self.trace = trace
+        end = "" if trace.finished else self.tr(" (stopped at the length limit)")
+        self.output.setText(self.tr("<b>{method}:</b> {text}{end} · log p = {lp:.3f}").format(
+            method=escape(trace.choice.method), text=escape(trace.text), end=end, lp=trace.log_prob))
+        self.table.setRowCount(len(trace.steps))
+        self.table.setVerticalHeaderLabels([str(s.index + 1) for s in trace.steps])
+        for row, step in enumerate(trace.steps):
+            cells = [step.chosen_token, f"{step.chosen_prob:.3f}", str(step.chosen_rank + 1)]
+            cells += [f"{tok}  {p:.3f}" for tok, p in zip(step.top_tokens, step.top_probs)]
+            cells += [""] * (3 + TOP - len(cells))
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col >= 3 and col - 3 < len(step.top_ids):
+                    p = step.top_probs[col - 3]
+                    shade = QColor(CHOSEN)
+                    shade.setAlphaF(0.15 + 0.6 * float(p) if step.top_ids[col - 3] == step.chosen_id else 0.05 + 0.2 * p)
+                    item.setBackground(QBrush(shade))
+                self.table.setItem(row, col, item)
+
+    @Slot(str, str)
+    def _on_state_failed(self, tool: str, message: str) -> None:
+        if tool == "decode":
+            self.output.setText(f"<span style='color:#c0392b'>{escape(message)}</span>")
