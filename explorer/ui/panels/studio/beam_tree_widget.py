@@ -86,7 +86,7 @@ class BeamTreeView(QWidget):
 
     def best_path(self) -> list[int]:
         """Node ids of the highlighted best path, root first."""
-        return [] if self.tree is None else self.tree.path(self.tree.best)
+        return [] if self.tree is None else [0, *self.tree.path(self.tree.best)]  # nodes[0] is the root
 
     def select_node(self, node_id: int) -> None:
         """Select a node as a click would (its cross-attention is shown)."""
@@ -96,7 +96,7 @@ class BeamTreeView(QWidget):
     def _draw(self, tree: Any) -> None:
         self.scene.clear()
         self.items = {}
-        best = set(tree.path(tree.best))
+        best = {0, *tree.path(tree.best)}
         rows: dict[int, float] = {}  # next free y per depth: children stay near their parent
         for node in tree.nodes:
             item = BeamNodeItem(node, node.id in best)
@@ -123,7 +123,7 @@ class BeamTreeView(QWidget):
     def _on_state_beam_built(self, tree: Any) -> None:
         self.tree = tree
         self._draw(tree)
-        words = [tree.nodes[i].token for i in tree.path(tree.best)[1:]]
+        words = [tree.nodes[i].token for i in tree.path(tree.best)]
         self.info.setText(self.tr("<b>best:</b> {text} · score {score:.3f} · {n} nodes · red: the best path").format(
             text=escape(" ".join(words)), score=tree.nodes[tree.best].score, n=len(tree.nodes)))
         self.view.ensureVisible(self.items[tree.best])
