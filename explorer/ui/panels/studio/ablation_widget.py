@@ -114,7 +114,8 @@ class AblationView(QWidget):
         self.table.setModel(proxy)
         self.table.setSortingEnabled(True)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("sentences"), self))
         top.addWidget(self.set_combo, 1)
@@ -138,7 +139,7 @@ class AblationView(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([190, 500])
+        split.setSizes([130, 560])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -220,7 +221,7 @@ class AblationView(QWidget):
             for kind in info.kinds:
                 for layer in range(info.layers[kind]):
                     for head in range(info.heads[kind]):
-                        text = self.tr("{kind} · layer {layer} · head {head}").format(kind=kind, layer=layer + 1,
+                        text = self.tr("{kind} L{layer} h{head}").format(kind=kind, layer=layer + 1,
                                                                                    head=head + 1)
                         item = QListWidgetItem(text, self.heads)
                         item.setData(Qt.ItemDataRole.UserRole, (kind, layer, head))

@@ -63,15 +63,19 @@ class DecodingView(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
                                       "probable next tokens; the chosen one is highlighted"))
-        choice = QHBoxLayout()
-        for widget in (self.method_combo, self.temperature, self.top_k, self.top_p, self.seed, self.width_spin):
+        choice = QHBoxLayout()  # two short rows: the view fits 1024 px beside the studio's settings
+        for widget in (self.method_combo, self.width_spin, self.decode_button):
             choice.addWidget(widget)
-        choice.addWidget(self.decode_button)
         choice.addStretch(1)
+        sampling = QHBoxLayout()
+        for widget in (self.temperature, self.top_k, self.top_p, self.seed):
+            sampling.addWidget(widget)
+        sampling.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.source_edit)
         layout.addLayout(choice)
+        layout.addLayout(sampling)
         layout.addWidget(self.output)
         layout.addWidget(self.table, 1)
         self.method_combo.currentIndexChanged.connect(self._on_method_combo_current_index_changed)

@@ -31,7 +31,7 @@ class ExplainView(QWidget):
         self.explanation: Any = None
         self.vectors = QTableWidget(0, 3, self)
         self.vectors.setHorizontalHeaderLabels(["q", "k", "q ⊙ k"])
-        self.vectors.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.vectors.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.vectors.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.vectors.setToolTip(self.tr("The head's query and key after projection, and their element-wise product"))
         self.steps = QLabel(self.tr("Click a cell of the map to see how its weight is computed "
