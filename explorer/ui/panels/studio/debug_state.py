@@ -87,8 +87,8 @@ class DebugState(QObject):
     -------
     ablated_changed(): the set of heads switched off changed (read :attr:`ablated`).
     evaluated(object): ``(baseline, with the heads off)``, two ``core.ablation.Evaluation``.
-    sweep_progressed(int, int): evaluations done, total; sweep_row(object): one ``Evaluation`` of the sweep (the
-        first is the baseline); sweep_ended(bool): True if it ran to the end.
+    sweep_progressed(int, int): evaluations done, total; sweep_row(object): ``(head, Evaluation)`` of the sweep (the
+        first, head None, is the baseline); sweep_ended(bool): True if it ran to the end.
     explained(object): a ``CellExplanation``; decoded(object): a ``DecodeTrace``; beam_built(object): a
         ``BeamTree``; diffed(object): a ``ModelDiff``; model_b_changed(str): the second model's name.
     failed(str, str): which tool (``ablation``, ``explain``, ``decode``, ``beam``, ``diff``) and why.
