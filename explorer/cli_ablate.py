@@ -23,7 +23,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, metavar="PATH",
                    help="a .safetensors model, a run directory, or a Hugging Face model folder")
     p.add_argument("--data", default="builtin", metavar="builtin|PATH|task:NAME",
-                   help="the sentence pairs: the bundled corpus, a fra.txt/.tsv/.zip file, or a task (default: %(default)s)")
+                   help="the sentence pairs: the bundled corpus, a fra.txt/.tsv/.zip file, or a task "
+                        "(default: %(default)s)")
     p.add_argument("--num-examples", type=positive_int, default=100, metavar="N",
                    help="first N pairs (default: %(default)s)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seeds a synthetic task's pairs")

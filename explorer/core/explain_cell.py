@@ -86,10 +86,13 @@ def _record(module: nn.Module, run: Any) -> tuple[Any, _Call]:
     """Run ``run()`` while recording ``module``'s last call; returns ``(run's result, that call)``."""
     calls: list[_Call] = []
     signature = inspect.signature(module.forward)
+    extra = [p.name for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
 
     def pre(mod: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        bound = signature.bind(*args, **kwargs)
-        calls.append(_Call(dict(bound.arguments), None))
+        arguments = dict(signature.bind(*args, **kwargs).arguments)
+        for name in extra:  # arguments that arrive through **kwargs, by their own names
+            arguments.update(arguments.pop(name, {}))
+        calls.append(_Call(arguments, None))
 
     def post(mod: nn.Module, args: Any, kwargs: Any, output: Any) -> None:
         calls[-1].output = output

@@ -1,6 +1,7 @@
 """Explain-a-cell (issue 13): the recomputed weight equals the map's value from ``attention()`` for every kind
 and layer of our model and of tiny BERT and GPT-2 folders; each step follows from the one before (q·k is the
-sum of q ⊙ k, scaled by 1/√d, max-subtracted exp over the row's normaliser); masked cells; bad indices."""
+sum of q ⊙ k, scaled by 1/√d, max-subtracted exp over the row's normaliser); masked cells; bad indices; BART's
+cross-attention too."""
 from __future__ import annotations
 
 import math
@@ -91,13 +92,13 @@ def test_bad_cells(model: InspectableModel) -> None:
             explain_cell(model, SOURCE, TARGET, *args)
 
 
-@pytest.mark.parametrize("family, target", [("bert", None), ("gpt2", "on the mat")])
+@pytest.mark.parametrize("family, target", [("bert", None), ("gpt2", "on the mat"), ("bart", "le chat est assis .")])
 def test_hf_models(family: str, target: str | None, tmp_path_factory: pytest.TempPathFactory) -> None:
     pytest.importorskip("transformers")
     import hf_tiny
 
     m = open_model(hf_tiny.folder(family, tmp_path_factory.getbasetemp() / "hf_tiny"))
-    assert _all_kinds(m, hf_tiny.SOURCE, target, 1 / math.sqrt(8)) == 2 * 4
+    assert _all_kinds(m, hf_tiny.SOURCE, target, 1 / math.sqrt(8)) == len(m.describe().kinds) * 2 * 4
     if family == "gpt2":  # causal: a later key is masked by the dtype's minimum, weight exactly 0
         e = explain_cell(m, hf_tiny.SOURCE, target, "decoder", 1, 3, 1, 4)
         assert e.masked and e.weight == 0.0 == e.map_weight and e.mask < -1e30
