@@ -46,7 +46,7 @@ class StudioPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.studio_state = state = StudioState(self)
-        body = StudioBody(state)
+        body = self._body = StudioBody(state)
         self.body_layout.addWidget(body)
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
@@ -348,6 +348,7 @@ class StudioPanel(BasePanel):
         self.grid.apply_theme(dark)
         self.detail.heatmap.apply_theme(dark)
         self.translate_view.heatmap.apply_theme(dark)
+        self._body.debug.apply_theme(dark)
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue(self.settings_key("form"), json.dumps(self.form.values()))
