@@ -167,3 +167,25 @@ def test_model_diff_grid_holds_b_minus_a(qtbot, ready, checkpoint, tmp_path_fact
     a, b = expected.a.maps["cross"][1][0], expected.b.maps["cross"][1][0]
     np.testing.assert_allclose(view.grid.matrix("cross", 1, 0), b - a, atol=1e-6)
     assert expected.translation_a in view.summary.text() and expected.translation_b in view.summary.text()
+
+
+def test_head_summaries_table_and_maps_equal_the_core(qtbot, ready, checkpoint) -> None:
+    from explorer.core.head_summaries import summarize_heads
+
+    view, debug = debug_tabs(ready).summaries, ready.studio_state.debug
+    view.count_spin.setValue(6)
+    with qtbot.waitSignal(debug.summarized, timeout=TIMEOUT) as got:
+        assert view.summarize()
+    summary = got.args[0]
+    pairs = list(ready.studio_state.data.source.pairs[:6])
+    expected = summarize_heads(reference(checkpoint), pairs, ready.studio_state.data.task())
+    for kind in expected.scores:
+        np.testing.assert_allclose(summary.scores[kind]["entropy"], expected.scores[kind]["entropy"], rtol=1e-6)
+    assert view.table_model.rowCount() == 12  # one row per head
+    view.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # entropy, highest first
+    shown = [view.table_model.item(r, 3).data(Qt.ItemDataRole.UserRole) for r in range(12)]
+    assert shown == sorted(shown, reverse=True)
+    view.score_combo.setCurrentIndex(view.score_combo.findData("same"))
+    kinds = list(summary.scores)
+    np.testing.assert_allclose(view.maps.matrices[kinds.index("cross")],
+                               np.nan_to_num(summary.scores["cross"]["same"]), rtol=1e-6)

@@ -90,7 +90,8 @@ class DebugState(QObject):
     sweep_progressed(int, int): evaluations done, total; sweep_row(object): ``(head, Evaluation)`` of the sweep (the
         first, head None, is the baseline); sweep_ended(bool): True if it ran to the end.
     explained(object): a ``CellExplanation``; decoded(object): a ``DecodeTrace``; beam_built(object): a
-        ``BeamTree``; diffed(object): a ``ModelDiff``; model_b_changed(str): the second model's name.
+        ``BeamTree``; diffed(object): a ``ModelDiff``; summarized(object): ``core.head_summaries.HeadSummaries``;
+        model_b_changed(str): the second model's name.
     failed(str, str): which tool (``ablation``, ``explain``, ``decode``, ``beam``, ``diff``) and why.
     """
 
@@ -103,6 +104,7 @@ class DebugState(QObject):
     decoded = Signal(object)
     beam_built = Signal(object)
     diffed = Signal(object)
+    summarized = Signal(object)
     model_b_changed = Signal(str)
     failed = Signal(str, str)
 
@@ -118,6 +120,7 @@ class DebugState(QObject):
         self._runners: dict[str, LatestOnlyRunner] = {}
         for tool, slot in (("ablation", self._on_ablation_result_ready), ("explain", self.explained),
                            ("decode", self.decoded), ("beam", self.beam_built), ("diff", self.diffed),
+                           ("summary", self.summarized),
                            ("open", self._on_open_result_ready)):
             runner = LatestOnlyRunner(self)
             runner.result_ready.connect(slot)
@@ -221,6 +224,12 @@ class DebugState(QObject):
             return False
         return self._submit("diff", _diff_job, self.model_b, source, target or None, reference or None)
 
+    def summarize(self, pairs: list[tuple[str, str]]) -> bool:
+        """Every head's scores over ``pairs`` (``summarized`` follows); with the loaded synthetic task's alignment."""
+        from explorer.core.head_summaries import summarize_heads
+
+        return self._submit("summary", summarize_heads, pairs, self.data.task())
+
     def shutdown(self, timeout_ms: int) -> None:
         self.cancel_sweep()
         for runner in self._runners.values():
@@ -271,6 +280,10 @@ class DebugState(QObject):
     @Slot(str)
     def _on_diff_failed(self, message: str) -> None:
         self.failed.emit("diff", message)
+
+    @Slot(str)
+    def _on_summary_failed(self, message: str) -> None:
+        self.failed.emit("summary", message)
 
     @Slot(str)
     def _on_open_failed(self, message: str) -> None:

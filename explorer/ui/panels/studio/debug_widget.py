@@ -1,5 +1,5 @@
 """The studio's Debug tab (issue 13): sub-tabs for head ablation, output probabilities, the beam tree and the model
-diff, all on the Inspect tab's model; and the explain-a-cell view the studio body puts under the large map."""
+diff and head summaries, all on the Inspect tab's model; and the explain-a-cell view the studio body puts under the large map."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,11 +12,13 @@ from explorer.ui.panels.studio.beam_tree_widget import BeamTreeView
 from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.panels.studio.decoding_widget import DecodingView
 from explorer.ui.panels.studio.explain_widget import ExplainView
+from explorer.ui.panels.studio.head_summary_widget import HeadSummaryView
 from explorer.ui.panels.studio.model_diff_widget import ModelDiffView
 
 
 class DebugTabs(QTabWidget):
-    """Ablation, Output probabilities, Beam tree, Model diff; ``explain`` for the detail view's clicked cells."""
+    """Ablation, Output probabilities, Beam tree, Model diff, Head summaries; ``explain`` for the detail view's
+    clicked cells."""
 
     def __init__(self, state: DebugState, attention: Any, grid: Any, detail: Any,
                  parent: QWidget | None = None) -> None:
@@ -27,10 +29,12 @@ class DebugTabs(QTabWidget):
         self.beam = BeamTreeView(state)
         self.diff = ModelDiffView(state)
         self.explain = ExplainView(state)
+        self.summaries = HeadSummaryView(state)
         self.addTab(self.ablation, self.tr("Ablation"))
         self.addTab(self.decoding, self.tr("Output probabilities"))
         self.addTab(self.beam, self.tr("Beam tree"))
         self.addTab(self.diff, self.tr("Model diff"))
+        self.addTab(self.summaries, self.tr("Head summaries"))
         state.ablated_changed.connect(self._on_state_ablated_changed)
         state.inspect.inspected.connect(self._on_inspect_inspected)
         detail.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)

@@ -1,0 +1,137 @@
+"""The studio's head summaries (issue 13): every head's mean entropy, positional habits (previous / same / next /
+first / last), induction score and task alignment over a sentence set, as a sortable table and as a layers ×
+heads map per score — to find dead, positional, induction and aligning heads at a glance."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
+                               QTableView, QVBoxLayout, QWidget)
+
+from explorer.core.head_summaries import SCORES
+from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+
+COLUMNS = ("kind", "layer", "head", *SCORES)
+
+
+def _item(value: Any) -> QStandardItem:
+    """A table cell that sorts by its number (NaN last) and shows it rounded."""
+    item = QStandardItem()
+    if isinstance(value, float):
+        item.setData("–" if math.isnan(value) else f"{value:.3f}", Qt.ItemDataRole.DisplayRole)
+        item.setData(-math.inf if math.isnan(value) else value, Qt.ItemDataRole.UserRole)
+    else:
+        item.setData(str(value), Qt.ItemDataRole.DisplayRole)
+        item.setData(value, Qt.ItemDataRole.UserRole)
+    item.setEditable(False)
+    return item
+
+
+class HeadSummaryView(QWidget):
+    """Sentence set, Summarize, then a sortable table and the chosen score as one layers × heads map per kind."""
+
+    def __init__(self, state: DebugState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.summary: Any = None
+        self.set_combo = QComboBox(self)
+        self.set_combo.addItem(self.tr("loaded data, first N pairs"), "data")
+        self.set_combo.addItem(self.tr("the Inspect tab's text"), "probe")
+        self.count_spin = QSpinBox(self)
+        self.count_spin.setRange(1, 10_000)
+        self.count_spin.setValue(100)
+        self.count_spin.setPrefix(self.tr("N = "))
+        self.run_button = QPushButton(self.tr("Summarize heads"), self)
+        self.status = QLabel(self.tr("Summarize every head over a set of sentences."), self)
+        self.status.setWordWrap(True)
+        self.score_combo = QComboBox(self)
+        for name in SCORES:
+            self.score_combo.addItem(name, name)
+        self.table_model = QStandardItemModel(0, len(COLUMNS), self)
+        self.table_model.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table_model.setSortRole(Qt.ItemDataRole.UserRole)
+        self.table = QTableView(self)
+        self.table.setModel(self.table_model)
+        self.table.setSortingEnabled(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.maps = HeatmapGridWidget(max_columns=3)
+        top = QHBoxLayout()
+        for widget in (self.set_combo, self.count_spin, self.run_button):
+            top.addWidget(widget)
+        top.addStretch(1)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        score_row = QHBoxLayout()
+        score_row.addWidget(QLabel(self.tr("map of"), right))
+        score_row.addWidget(self.score_combo, 1)
+        right_layout.addLayout(score_row)
+        right_layout.addWidget(self.maps, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.table)
+        split.addWidget(right)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+        self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.score_combo.currentIndexChanged.connect(self._on_score_combo_current_index_changed)
+        state.summarized.connect(self._on_state_summarized)
+        state.failed.connect(self._on_state_failed)
+
+    def summarize(self) -> bool:
+        """Ask for the summaries of the chosen sentence set; False (with the reason shown) if there is none."""
+        try:
+            pairs = self.state.pairs(self.set_combo.currentData(), self.count_spin.value())
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return False
+        if not self.state.summarize(pairs):
+            return False
+        self.status.setText(self.tr("Summarizing every head over {n} sentence pair(s)…").format(n=len(pairs)))
+        return True
+
+    def _show_map(self) -> None:
+        if self.summary is None:
+            return
+        name = self.score_combo.currentData()
+        kinds = list(self.summary.scores)
+        matrices = [np.nan_to_num(self.summary.scores[k][name], nan=0.0).astype(np.float32) for k in kinds]
+        finite = [m for k in kinds for m in [self.summary.scores[k][name]] if np.isfinite(m).any()]
+        top = max((float(np.nanmax(m)) for m in finite), default=1.0)
+        self.maps.set_matrices(matrices, [self.tr("{kind}: layers × heads").format(kind=k) for k in kinds],
+                               levels=(0.0, top if top > 0 else 1.0))
+
+    # ---- slots ------------------------------------------------------------------------------------
+    @Slot()
+    def _on_run_button_clicked(self) -> None:
+        self.summarize()
+
+    @Slot(int)
+    def _on_score_combo_current_index_changed(self, _index: int) -> None:
+        self._show_map()
+
+    @Slot(object)
+    def _on_state_summarized(self, summary: Any) -> None:
+        self.summary = summary
+        self.table.setSortingEnabled(False)
+        self.table_model.removeRows(0, self.table_model.rowCount())
+        for row in summary.rows():
+            self.table_model.appendRow([_item(row[c] + 1 if c in ("layer", "head") else row[c]) for c in COLUMNS])
+        self.table.setSortingEnabled(True)
+        skipped = (self.tr(" · {n} sentence(s) skipped").format(n=len(summary.skipped)) if summary.skipped else "")
+        self.status.setText(self.tr("{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy "
+                                    "with high 'same'/'previous' marks a positional head, high 'induction' an "
+                                    "induction head.").format(heads=len(summary.rows()), n=summary.sentences,
+                                                              skipped=skipped))
+        self._show_map()
+
+    @Slot(str, str)
+    def _on_state_failed(self, tool: str, message: str) -> None:
+        if tool == "summary":
+            self.status.setText(self.tr("Could not summarize the heads: {why}").format(why=message))
