@@ -75,6 +75,7 @@ class HeadSummaryView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.table)
         split.addWidget(right)
+        split.setSizes([560, 300])  # the table's score columns first; the maps shrink
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.status)
@@ -104,7 +105,10 @@ class HeadSummaryView(QWidget):
         matrices = [np.nan_to_num(self.summary.scores[k][name], nan=0.0).astype(np.float32) for k in kinds]
         finite = [m for k in kinds for m in [self.summary.scores[k][name]] if np.isfinite(m).any()]
         top = max((float(np.nanmax(m)) for m in finite), default=1.0)
-        self.maps.set_matrices(matrices, [self.tr("{kind}: layers × heads").format(kind=k) for k in kinds],
+        same_shape = len({m.shape for m in matrices}) == 1
+        rows = [f"L{i + 1}" for i in range(matrices[0].shape[0])] if same_shape else None
+        cols = [f"h{j + 1}" for j in range(matrices[0].shape[1])] if same_shape else None
+        self.maps.set_matrices(matrices, kinds, row_labels=rows, col_labels=cols,
                                levels=(0.0, top if top > 0 else 1.0))
 
     # ---- slots ------------------------------------------------------------------------------------
