@@ -1,18 +1,14 @@
-"""The optimiser and gradient clipping of the book's training loop (d2l §9.7 ``grad_clipping``, Adam),
-written with ``foreach`` kernels and without host synchronisation.
+"""The optimiser of the book's training loop (d2l §11.7: Adam, gradient clipping at 1) on one flat buffer.
+
+Adam and the clipping are PyTorch's own (``torch.optim.Adam(fused=True)``, ``clip_grad_norm_``):
+``bench/kernel_ablation.py`` measured our hand-written versions against them and they did not win. What stays
+is the layout: every parameter is a view of one flat tensor, so the optimiser, the norm, zeroing the
+gradients and a distributed all-reduce each touch one tensor.
 """
 from __future__ import annotations
 
 import torch
 from torch import Tensor
-
-
-def clip_grad_norm(grads: list[Tensor], max_norm: float) -> Tensor:
-    """The book's ``grad_clipping``: if the global L2 norm exceeds ``max_norm``, scale every gradient by
-    ``max_norm / norm``. Done with ``foreach`` kernels and no host sync; returns the norm before clipping."""
-    norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    torch._foreach_mul_(grads, torch.clamp(max_norm / norm, max=1.0))
-    return norm
 
 
 def flatten_parameters(params: list[Tensor]) -> Tensor:
@@ -43,43 +39,30 @@ def flatten_parameters(params: list[Tensor]) -> Tensor:
     return flat
 
 
-class Adam:
-    """Adam (Kingma & Ba), the update of ``torch.optim.Adam(foreach=True)`` without its bookkeeping.
+def adam(flat: Tensor, lr: float) -> torch.optim.Adam:
+    """``torch.optim.Adam`` over the flat buffer: the fused kernel (one pass over the buffer, the fastest in
+    ``bench/kernel_ablation.py``) where the device has one, else the ``foreach`` kernels."""
+    try:
+        return torch.optim.Adam([flat], lr=lr, fused=True)
+    except RuntimeError:  # a device without a fused Adam
+        return torch.optim.Adam([flat], lr=lr, foreach=True)
 
-    Same arithmetic in the same order (so the same numbers), with the step count kept as a Python int:
-    ``torch.optim`` reads one step tensor per parameter back to the host every step, and importing it
-    pulls in ``torch._dynamo`` (seconds).
-    """
 
-    def __init__(self, params: list[Tensor], lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8) -> None:
-        self.params, self.lr, self.betas, self.eps = list(params), float(lr), betas, float(eps)
-        self.exp_avg = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
-        self.exp_avg_sq = [torch.zeros_like(p, memory_format=torch.preserve_format) for p in self.params]
-        self.steps = 0
+def adam_moments(optimizer: torch.optim.Adam, flat: Tensor) -> tuple[Tensor, Tensor, int]:
+    """Adam's first and second moments (N,) of ``flat`` and its step count (zeros and 0 before a step)."""
+    state = optimizer.state.get(flat)
+    if not state:
+        return torch.zeros_like(flat), torch.zeros_like(flat), 0
+    return state["exp_avg"], state["exp_avg_sq"], int(state["step"])
 
-    def zero_grad(self) -> None:
-        """Drop the gradients (the next backward pass allocates fresh ones)."""
-        for p in self.params:
-            p.grad = None
 
-    @torch.no_grad()
-    def step(self) -> None:
-        """One update of every parameter that has a gradient."""
-        have = [i for i, p in enumerate(self.params) if p.grad is not None]
-        if not have:
-            return
-        params = [self.params[i] for i in have]
-        grads = [self.params[i].grad for i in have]
-        m = [self.exp_avg[i] for i in have]
-        v = [self.exp_avg_sq[i] for i in have]
-        beta1, beta2 = self.betas
-        self.steps += 1
-        torch._foreach_lerp_(m, grads, 1 - beta1)
-        torch._foreach_mul_(v, beta2)
-        torch._foreach_addcmul_(v, grads, grads, 1 - beta2)
-        step_size = (self.lr / (1 - beta1 ** float(self.steps))) * -1
-        denom = torch._foreach_sqrt(v)
-        torch._foreach_div_(denom, (1 - beta2 ** float(self.steps)) ** 0.5)
-        torch._foreach_add_(denom, self.eps)
-        torch._foreach_addcdiv_(params, m, denom, step_size)
+def load_adam_moments(optimizer: torch.optim.Adam, flat: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
+                      steps: int) -> None:
+    """Continue Adam from saved moments (N,) and step count (an exact resume)."""
+    if steps == 0:
+        return  # nothing to continue: Adam starts from zeros
+    group = {k: v for k, v in optimizer.param_groups[0].items() if k != "params"}
+    # load_state_dict puts each value where this optimiser keeps it (the step on the device when fused)
+    optimizer.load_state_dict({"state": {0: {"step": torch.tensor(float(steps)), "exp_avg": exp_avg.clone(),
+                                             "exp_avg_sq": exp_avg_sq.clone()}},
+                               "param_groups": [{**group, "params": [0]}]})

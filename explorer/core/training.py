@@ -22,7 +22,7 @@ from explorer.core.distributed import RankFailure, share as _share
 from explorer.core.devices import TRAIN_BYTES_PER_PARAM, check_model_fits, free_memory, resolve_device
 from explorer.core.events import (
     EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent, TrainingEvent)
-from explorer.core.optim import Adam, clip_grad_norm, flatten_parameters
+from explorer.core.optim import adam, adam_moments, flatten_parameters, load_adam_moments
 from explorer.core.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.training_config import MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory
 from explorer.core.training_state import TrainerState, dropout_seed
@@ -37,6 +37,10 @@ __all__ = ["IGNORE", "MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigE
 
 IGNORE = -100  # label of padded target positions (skipped by the cross-entropy)
 _PAUSE_POLL_S = 0.05
+#: The book's ``grad_clipping`` (scale every gradient by ``max_norm / norm`` when the global norm exceeds it),
+#: PyTorch's version (it divides by ``norm + 1e-6``); returns the norm before clipping, without a host sync.
+#: Looked up at each step, so a test can wrap it.
+clip_grad_norm = torch.nn.utils.clip_grad_norm_
 
 
 def model_state(model: torch.nn.Module) -> dict[str, np.ndarray]:
@@ -104,7 +108,8 @@ class Trainer:
         if resume is not None:
             self._start_from(resume)
         self.model.to(self.device)
-        self._optimizer: Adam | None = None
+        self._optimizer: torch.optim.Adam | None = None
+        self._flat: Tensor | None = None  # the flat parameter buffer Adam updates (optim.flatten_parameters)
         self._shuffle: torch.Generator | None = None
         self._probe = self._make_probe(probe)
         self._stop = threading.Event()
@@ -140,10 +145,10 @@ class Trainer:
         if self.step != self.epoch * self.num_batches:
             raise RuntimeError("a trainer's state can only be taken at an epoch boundary")
         weights = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
-        if self._optimizer is not None and self._shuffle is not None:
-            opt = self._optimizer
-            m, v = opt.exp_avg[0].detach().to("cpu", copy=True), opt.exp_avg_sq[0].detach().to("cpu", copy=True)
-            adam_steps, rng = opt.steps, self._shuffle.get_state()
+        if self._optimizer is not None and self._flat is not None and self._shuffle is not None:
+            m, v, adam_steps = adam_moments(self._optimizer, self._flat)
+            m, v = m.detach().to("cpu", copy=True), v.detach().to("cpu", copy=True)
+            rng = self._shuffle.get_state()
         elif self._resume is not None:
             r = self._resume
             m, v, adam_steps, rng = r.exp_avg.clone(), r.exp_avg_sq.clone(), r.adam_steps, r.shuffle_rng.clone()
@@ -243,17 +248,15 @@ class Trainer:
         rank, world = (dist.rank, dist.world_size) if dist is not None else (0, 1)
         params = [p for p in model.parameters() if p.requires_grad]
         flat = flatten_parameters(params)  # one buffer: Adam and the norm are a few kernels, not a few per tensor
-        optimizer = Adam([flat], lr=cfg.lr)
+        optimizer = adam(flat, cfg.lr)
         shuffle = torch.Generator().manual_seed(cfg.seed)
         start_epoch = 0
         if self._resume is not None:
             r, self._resume = self._resume, None
-            optimizer.exp_avg[0].copy_(r.exp_avg)
-            optimizer.exp_avg_sq[0].copy_(r.exp_avg_sq)
-            optimizer.steps = r.adam_steps
+            load_adam_moments(optimizer, flat, r.exp_avg.to(dev), r.exp_avg_sq.to(dev), r.adam_steps)
             shuffle.set_state(r.shuffle_rng)
             start_epoch = r.epoch
-        self._optimizer, self._shuffle = optimizer, shuffle
+        self._optimizer, self._flat, self._shuffle = optimizer, flat, shuffle
         # Mixed precision: bfloat16 autocast (no loss scaling needed) on CUDA GPUs that support it.
         use_amp = cfg.amp and dev.type == "cuda" and torch.cuda.is_bf16_supported()
         model.train()
@@ -307,11 +310,10 @@ class Trainer:
                     loss_t = loss_sum.detach().float()
                     if dist is not None:
                         loss_t, votes = dist.all_reduce_step(flat.grad, loss_t, self._stop.is_set())
-                    grads = [flat.grad]
                     if cfg.grad_clip > 0:
-                        norm = clip_grad_norm(grads, cfg.grad_clip)
+                        norm = clip_grad_norm([flat], cfg.grad_clip, foreach=True)
                     else:
-                        norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
+                        norm = torch.linalg.vector_norm(flat.grad)
                     loss_value, norm_value = torch.stack([loss_t, norm.float()]).tolist()
                     if dist is not None and votes.item() > 0:  # some rank was asked to stop: all stop here
                         yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
