@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -166,10 +167,11 @@ def generate_text(model: InspectableModel, source: str, method: str = "greedy", 
     return inspection
 
 
-def full_head(model: InspectableModel, inspection: Inspection, name: str, layer: int,
-              head: int | None) -> np.ndarray:
+def full_head(model: InspectableModel, inspection: Inspection, name: str, layer: int, head: int | None,
+              stop: Callable[[], bool] | None = None) -> np.ndarray:
     """One head at full resolution ``(queries, keys)`` float32 (``head`` None: the mean over heads), from the
-    held maps or recomputed by the model (:meth:`InspectableModel.head_attention`)."""
+    held maps or recomputed by the model (:meth:`InspectableModel.head_attention`, once per head for the mean;
+    ``stop()`` is asked between heads and ends the work with a :class:`ModelError` when it says True)."""
     held = inspection.head_map(name, layer, head)
     if held is not None:
         return np.array(held, dtype=np.float32)
@@ -182,6 +184,8 @@ def full_head(model: InspectableModel, inspection: Inspection, name: str, layer:
     heads = model.describe().heads[kind]
     total: Any = None
     for h in range(heads):  # a running sum: one full map at a time, never the whole layer
+        if stop is not None and stop():
+            raise ModelError("stopped: another head was asked for")
         one = model.head_attention(inspection.source, inspection.target, kind, layer, h)
         total = one if total is None else np.add(total, one, out=total)
     return (total / np.float32(heads)).astype(np.float32, copy=False)

@@ -191,6 +191,8 @@ def test_a_bad_folder_shows_the_core_message_and_keeps_the_model_on_offer(qtbot,
     attention = panel.studio_state.attention
     qtbot.waitUntil(lambda: attention.inspection is not None, timeout=TIMEOUT)
     assert panel.grid.layout == (("encoder_self", 3, 2), ("decoder_self", 3, 2), ("cross", 3, 2))
+    panel.form.set_values({"num_layers": 5})  # the training grid is not prebuilt over an inspection
+    assert panel.grid.layout == (("encoder_self", 3, 2), ("decoder_self", 3, 2), ("cross", 3, 2))
     expected = open_model(path).attention("he's calm .", "il est calme .")
     click(qtbot, panel, "encoder_self", 2, 1)
     np.testing.assert_allclose(panel.detail.current_matrix(), expected.maps["encoder"][2][1], atol=1e-6)

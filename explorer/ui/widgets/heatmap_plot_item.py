@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,11 +19,13 @@ DEFAULT_COLORMAP = "viridis"
 _MAX_TICKS = 40  # up to this many labels an axis shows them all (smaller or vertical text)
 _UNSIZED = 1e9  # a view not laid out yet: judge labels as if there were room
 _MAX_OVERLAY_PIXELS = 2_000_000
+_ALL_LABELS = 200  # up to this many labels an axis places them all; beyond (a zoomed long axis), those in view
 
 
-def _as_image(m: np.ndarray) -> np.ndarray:
-    """A fresh float32, C-contiguous 2-D copy (ImageItem keeps a view of what it gets)."""
-    a = np.array(m, dtype=np.float32, order="C", copy=True)
+def _as_image(m: np.ndarray, owned: bool = False) -> np.ndarray:
+    """A fresh float32, C-contiguous 2-D copy (ImageItem keeps a view of what it gets); ``owned``: ``m`` is never
+    written by anyone else, so a float32 C-contiguous one is kept as it is (a 4,096² map: no 64 MB copy)."""
+    a = np.asarray(m, dtype=np.float32, order="C") if owned else np.array(m, dtype=np.float32, order="C", copy=True)
     if a.ndim != 2 or a.size == 0:
         raise ValueError(f"a heatmap needs a non-empty 2-D matrix, got shape {a.shape}")
     return a
@@ -124,6 +127,7 @@ class HeatmapPlotItem(pg.PlotItem):
         self.tick_sync = TickSync(self)  # a grid replaces it with one shared by all its tiles
         self.tick_sync.members.append(self)
         self._applied: tuple | None = None
+        self._tick_layout: TickLayout | None = None
         if compact:
             self.hideAxis("left")
             self.hideAxis("bottom")
@@ -136,12 +140,13 @@ class HeatmapPlotItem(pg.PlotItem):
         col_labels: Sequence[str] | None = None,
         mask: np.ndarray | None = None,
         levels: tuple[float, float] | None = (0.0, 1.0),
+        owned: bool = False,
     ) -> None:
         """Show matrix `m` (Q, K); `mask` bool (Q, K) with True = kept, False = drawn hatched.
 
-        `levels=None` scales colours to the data's range.
+        `levels=None` scales colours to the data's range; `owned=True`: `m` is never written again (not copied).
         """
-        img = _as_image(m)
+        img = _as_image(m, owned)
         q, k = img.shape
         rows = [str(x) for x in row_labels] if row_labels is not None else [str(i) for i in range(q)]
         cols = [str(x) for x in col_labels] if col_labels is not None else [str(j) for j in range(k)]
@@ -197,21 +202,46 @@ class HeatmapPlotItem(pg.PlotItem):
 
     def apply_tick_layout(self, layout: TickLayout) -> None:
         """Label every ``row_step``-th row and ``col_step``-th column at cell centres in the layout's font."""
-        key = (layout, self.row_labels, self.col_labels)
+        self._tick_layout = layout
+        self._place_ticks()
+
+    @staticmethod
+    def _span(n: int, view: Sequence[float], step: int) -> tuple[int, int, int]:
+        """``(start, stop, step)`` of the labels to place: all of them, or on a long zoomed axis those in view (on
+        whole steps, so labels do not jump while panning); never more than a few hundred, even when the layout
+        was decided for a smaller view than the one just set."""
+        if math.ceil(n / step) <= _ALL_LABELS:
+            return 0, n, step
+        start, stop = max(0, int(math.floor(view[0]))), min(n, int(math.ceil(view[1])) + 1)
+        step = max(step, math.ceil((stop - start) / _ALL_LABELS))
+        return start // step * step, stop, step
+
+    def _place_ticks(self) -> None:
+        layout = self._tick_layout
+        if layout is None:
+            return
+        x_view, y_view = self.vb.viewRange()
+        row_span = self._span(len(self.row_labels), y_view, layout.row_step)  # (start, stop, step)
+        col_span = self._span(len(self.col_labels), x_view, layout.col_step)
+        key = (layout, self.row_labels, self.col_labels, row_span, col_span)
         if key == self._applied:
             return
         self._applied = key
         font = self.tick_font()
         font.setPointSizeF(layout.point_size)
-        rows = [(i + 0.5, self.row_labels[i]) for i in range(0, len(self.row_labels), layout.row_step)]
-        cols = [(j + 0.5, self.col_labels[j]) for j in range(0, len(self.col_labels), layout.col_step)]
-        self.getAxis("left").set_token_ticks(rows, font, False, label_extents([t for _, t in rows], font, True))
-        self.getAxis("bottom").set_token_ticks(cols, font, layout.rotated,
-                                               label_extents([t for _, t in cols], font, layout.rotated))
+        rows = [(i + 0.5, self.row_labels[i]) for i in range(*row_span)]
+        cols = [(j + 0.5, self.col_labels[j]) for j in range(*col_span)]
+        every = (row_span[:2], col_span[:2]) == ((0, len(self.row_labels)), (0, len(self.col_labels)))
+        # a long axis measures all its labels (once per font), so its width does not change while panning
+        left = [t for _, t in rows] if every else self.row_labels
+        bottom = [t for _, t in cols] if every else self.col_labels
+        self.getAxis("left").set_token_ticks(rows, font, False, label_extents(left, font, True))
+        self.getAxis("bottom").set_token_ticks(cols, font, layout.rotated, label_extents(bottom, font, layout.rotated))
 
     def _on_view_resized(self, *_args) -> None:
         if self.matrix is not None and not self.compact:
             self.tick_sync.schedule()
+            self._place_ticks()  # a pan along a long axis: the labels in view
 
     def _set_mask(self, mask: np.ndarray | None) -> None:
         if mask is None:

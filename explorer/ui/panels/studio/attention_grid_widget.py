@@ -15,7 +15,8 @@ from typing import Any, Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QGraphicsItem, QWidget
+from PySide6.QtGui import QTransform
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
 from explorer.ui.palette import lookup_table, resolve
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP
@@ -25,6 +26,7 @@ ALIGNMENT_TIP = ("Alignment score of this cross-attention head: the mean weight 
                  "the task says each output should look at (1 = the ideal pattern, 0 = none of it)")
 KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
                "cross": "Encoder–decoder (cross) attention"}
+HEADS_PER_STAGE = 6  # thumbnails built per event-loop turn (a staged build)
 #: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in :data:`KINDS` order.
 GridLayout = tuple[tuple[str, int, int], ...]
 
@@ -81,15 +83,19 @@ class _ThumbnailImage(pg.ImageItem):
             self.clicked.emit()
 
 
-class Thumbnail(pg.ViewBox):
-    """One small heatmap in a fixed view: ``matrix`` (Q, K) in [0, 1], drawn through a colour LUT."""
+class Thumbnail(pg.GraphicsWidget):
+    """One small heatmap stretched over its cell of the layout: ``matrix`` (Q, K) in [0, 1], drawn through a colour
+    LUT, row 0 at the top. A bare layout item with its image scaled to fit (no view box: a third of the cost to
+    build and lay out, which counts for the 144 heads of a BERT)."""
 
     def __init__(self, lut: np.ndarray) -> None:
-        super().__init__(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
+        super().__init__()
         self.lut = lut  # (256, 4) uint8
-        self.image_item = _ThumbnailImage()
-        self.addItem(self.image_item)
         self.matrix: np.ndarray | None = None
+        self.image_item = _ThumbnailImage()
+        self.image_item.setParentItem(self)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(8, 8)
 
     def set_matrix(self, m: np.ndarray) -> None:
         """Show ``m`` (Q, K); values outside [0, 1] are clipped to the ends of the colour scale."""
@@ -98,8 +104,18 @@ class Thumbnail(pg.ViewBox):
         index = np.clip(np.rint(self.matrix * 255.0), 0, 255).astype(np.uint8)  # (Q, K)
         self.image_item.setImage(self.lut[index], autoLevels=False)  # (Q, K, 4) uint8
         if reshaped:
+            self._fit()
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(ev)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Scale the image's cells (one per token, or per pooled bin) onto this item's rectangle."""
+        if self.matrix is not None:
             q, k = self.matrix.shape
-            self.setRange(xRange=(0, k), yRange=(0, q), padding=0.0)
+            rect = self.rect()
+            self.image_item.setTransform(QTransform.fromScale(rect.width() / k, rect.height() / q))
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
@@ -209,15 +225,22 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.score_labels.append(labels)
         block.nextRow()
         block.addLabel(f"layer {layer + 1}", angle=-90, color=fg, size="8pt")
-        row = []
-        for h in range(heads):
+        self.plots[kind].append([])
+        # pyqtgraph lays the whole block out again after each item it adds (~2 ms each with 150 items): a wide
+        # layer goes in a few stages of at most HEADS_PER_STAGE heads, so no turn holds the GUI thread long
+        chunks = [partial(self._build_heads, block, kind, layer, h, min(heads, h + HEADS_PER_STAGE))
+                  for h in range(0, heads, HEADS_PER_STAGE)]
+        chunks[0]()
+        self._stages[:0] = chunks[1:]
+
+    def _build_heads(self, block: Any, kind: str, layer: int, start: int, stop: int) -> None:
+        for h in range(start, stop):
             thumb = Thumbnail(self._lut)
             thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
             thumb.image_item.setToolTip(f"{KIND_TITLES[kind]}, layer {layer + 1}, head {h + 1}: "
                                         "click for a large view")
             block.addItem(thumb)
-            row.append(thumb)
-        self.plots[kind].append(row)
+            self.plots[kind][layer].append(thumb)
 
     def _finish_build(self, layout: GridLayout) -> None:
         colormap = pg.colormap.get(resolve(DEFAULT_COLORMAP, self._palette))

@@ -3,6 +3,7 @@ folder (or any model ``core.inspect_model.open_model`` opens) or the studio's ow
 passes, generations and full-resolution heads computed for it off the GUI thread. Part of :class:`StudioState`."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from explorer.core.inspection import FULL_MAPS_BUDGET
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.model_state import ModelState
+from explorer.ui.process_settings import cyclic_gc_paused, freeze_long_lived_objects
 from explorer.ui.worker import LatestOnlyRunner
 
 DEFAULT_SOURCE = "The cat sat on the mat."
@@ -33,7 +35,9 @@ class HeadMap:
 def _open_job(path: str) -> tuple[Any, Any]:
     from explorer.core.inspect_model import open_model
 
-    model = open_model(path)
+    with cyclic_gc_paused():  # importing transformers makes ~230k objects: no full collection meanwhile
+        model = open_model(path)
+    freeze_long_lived_objects()  # nor later: they live as long as the app
     return model, model.describe()
 
 
@@ -49,10 +53,11 @@ def _generate_job(model: Any, source: str, method: str, beam_width: int) -> Any:
     return generate_text(model, source, method, beam_width)
 
 
-def _head_job(model: Any, inspection: Any, name: str, layer: int, head: int | None) -> HeadMap:
+def _head_job(model: Any, inspection: Any, name: str, layer: int, head: int | None,
+              stop: threading.Event) -> HeadMap:
     from explorer.core.inspection import full_head
 
-    return HeadMap(inspection, name, layer, head, full_head(model, inspection, name, layer, head))
+    return HeadMap(inspection, name, layer, head, full_head(model, inspection, name, layer, head, stop.is_set))
 
 
 def checkpoint_model(record: Any) -> Any:
@@ -109,6 +114,7 @@ class InspectState(QObject):
         self._runner.result_ready.connect(self._on_runner_result_ready)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.busy_changed.connect(self.busy_changed)
+        self._head_stop = threading.Event()  # set when a newer head is asked for (a mean stops between heads)
         self._heads = LatestOnlyRunner(self)
         self._heads.result_ready.connect(self._on_heads_result_ready)
         self._heads.failed.connect(self.head_failed)
@@ -185,10 +191,13 @@ class InspectState(QObject):
         if model is None or inspection is None:
             self.head_failed.emit("there is no inspection to take the head from")
             return
-        self._heads.submit(_head_job, model, inspection, name, layer, head)
+        self._head_stop.set()
+        self._head_stop = threading.Event()
+        self._heads.submit(_head_job, model, inspection, name, layer, head, self._head_stop)
 
     def shutdown(self, timeout_ms: int) -> None:
         self.opening = None
+        self._head_stop.set()
         for runner in (self._opener, self._runner, self._heads):
             runner.shutdown(min(timeout_ms, 1000))
 

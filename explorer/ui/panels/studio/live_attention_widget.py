@@ -93,8 +93,10 @@ class LiveAttention(QWidget):
 
     def prebuild(self, layers: int, heads: int) -> None:
         """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,
-        behind the hint), so that Start and the first snapshot find them ready."""
-        self.prebuild_layout(uniform_layout(layers, heads))
+        behind the hint), so that Start and the first snapshot find them ready. Not while an inspection is shown:
+        its thumbnails stay until Start replaces them."""
+        if not is_inspection(self.state.attention.current_snapshot()):
+            self.prebuild_layout(uniform_layout(layers, heads))
 
     def prebuild_layout(self, layout: GridLayout) -> None:
         """As :meth:`prebuild`, for any kinds, layers and heads (an inspected model's)."""
