@@ -69,7 +69,8 @@ def freeze_long_lived_objects() -> None:
 
     Importing transformers doubles the objects the collector walks (~210k → ~440k), and a full collection then
     holds the GIL for ~350 ms (measured), a GUI stall at some random later moment (a thumbnail click). Frozen
-    modules and classes are never walked again. Call it right after such an import (made under
-    :func:`cyclic_gc_paused`); no collection runs first, so garbage cycles alive at that moment stay (a few kB).
+    modules and classes are never walked again. Call it right after such an import, inside the
+    :func:`cyclic_gc_paused` block that made it (resumed first, the collector would walk them all at once: a
+    ~290 ms stall measured); no collection runs first, so garbage cycles alive at that moment stay (a few kB).
     """
     gc.freeze()

@@ -37,7 +37,7 @@ def _open_job(path: str) -> tuple[Any, Any]:
 
     with cyclic_gc_paused():  # importing transformers makes ~230k objects: no full collection meanwhile
         model = open_model(path)
-    freeze_long_lived_objects()  # nor later: they live as long as the app
+        freeze_long_lived_objects()  # nor later (frozen before the collector resumes, or it would walk them now)
     return model, model.describe()
 
 
