@@ -255,3 +255,20 @@ def test_the_app_opens_a_model_folder_given_on_the_command_line(root, tmp_path) 
     bad = subprocess.run([sys.executable, "-m", "explorer", str(empty), "--screenshots", str(out)], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "neither a model folder" in bad.stderr
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_the_inspect_tab_fits_a_projector(qtbot, root) -> None:
+    from layout_checks import settled_problems, window_around
+
+    panel = StudioPanel()
+    window = window_around(panel)
+    qtbot.addWidget(window)
+    try:
+        open_and_inspect(qtbot, panel, hf_tiny.folder("marian", root), hf_tiny.SOURCE)
+        assert panel.tabs.currentWidget() is panel.inspect_view and panel.grid.isVisible()
+        assert settled_problems(qtbot, window, panel) == []
+        panel.tabs.setCurrentIndex(0)  # the grid goes back under the loss curve
+        assert panel.grid.isVisible() and panel.live.parent() is panel.tabs.widget(0)
+    finally:
+        panel.shutdown(3000)

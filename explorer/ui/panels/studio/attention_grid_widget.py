@@ -9,12 +9,13 @@ already pooled to at most 64 × 64 bins (``core.inspection``), so 144 heads colo
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
@@ -252,6 +253,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._layout = layout
         self._staged_layout = None
+        self.setMinimumSize(self.minimumSize().expandedTo(self.content_minimum()))
+
+    def content_minimum(self) -> QSize:
+        """The least size that shows every block and the colour bar (titles and labels included)."""
+        hint = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        return QSize(math.ceil(hint.width()) + 2, math.ceil(hint.height()) + 2)
 
     def set_snapshot(self, snapshot: Any, scores: np.ndarray | None = None) -> None:
         """Draw a ``SnapshotEvent``-like object (``maps`` of ``(L, h, Tq, Tk)``, token lists) or an inspection

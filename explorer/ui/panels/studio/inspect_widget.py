@@ -47,7 +47,7 @@ class InspectView(QWidget):
         self.model_combo.setToolTip("The model the text is read by")
         self.source_edit = QPlainTextEdit(state.source, self)
         self.source_edit.setPlaceholderText("source text (an encoder–decoder translates it; GPT-2 continues it)")
-        self.source_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)
+        self.source_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)  # long texts scroll
         self.target_edit = QLineEdit(state.target, self)
         self.target_edit.setPlaceholderText("optional target: teacher-forced (none: the model's own output)")
         self.inspect_button = QPushButton("Inspect", self)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QSize, Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.inspect_model import SNAPSHOT_NAMES
@@ -61,7 +61,11 @@ class LiveAttention(QWidget):
     def _fit_grid(self, layout: GridLayout) -> None:
         """Thumbnails shrink with the window down to :data:`MIN_THUMBNAIL_PX`; below that the grid scrolls."""
         width = sum(heads * (MIN_THUMBNAIL_PX + 4) + 24 for _, _, heads in layout) + 70
-        self.grid.setMinimumSize(width, max(layers for _, layers, _ in layout) * (MIN_THUMBNAIL_PX + 22) + 40)
+        height = max(layers for _, layers, _ in layout) * (MIN_THUMBNAIL_PX + 22) + 40
+        if self.grid.layout == tuple(layout):  # built: its titles and labels may need more (a long block title)
+            self.grid.setMinimumSize(self.grid.content_minimum().expandedTo(QSize(width, height)))
+        else:
+            self.grid.setMinimumSize(width, height)
 
     # ---- state slots -------------------------------------------------------------------------
     @Slot(object)
