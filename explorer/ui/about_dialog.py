@@ -8,7 +8,7 @@ from importlib import metadata
 
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal, Slot, qVersion
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 import explorer
@@ -29,7 +29,7 @@ def library_versions() -> list[tuple[str, str]]:
         try:
             rows.append((dist, metadata.version(dist)))
         except metadata.PackageNotFoundError:
-            rows.append((dist, "not installed"))
+            rows.append((dist, QCoreApplication.translate("AboutDialog", "not installed")))
     return rows
 
 
@@ -55,7 +55,7 @@ def device_description() -> str:
         index = device.index if device.index is not None else torch.cuda.current_device()
         return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
     if device.type == "cpu":
-        return f"cpu ({torch.get_num_threads()} threads)"
+        return QCoreApplication.translate("DeviceStatus", "cpu ({count} threads)").format(count=torch.get_num_threads())
     return str(device)
 
 
@@ -75,7 +75,7 @@ class DeviceStatus(QLabel):
         self._after_module = after_module
         self._runner: LatestOnlyRunner | None = None
         self._closed = False
-        self._show("not detected yet" if probe else "unknown")
+        self._show(self.tr("not detected yet") if probe else self.tr("unknown"))
 
     def maybe_start(self, force: bool = False) -> None:
         """Start the probe if it has not run and (unless ``force``) its module is already loaded."""
@@ -83,7 +83,7 @@ class DeviceStatus(QLabel):
             return
         if not force and self._after_module and self._after_module not in sys.modules:
             return
-        self._show("detecting…")
+        self._show(self.tr("detecting…"))
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
         self._runner.failed.connect(self._on_runner_failed)
@@ -97,7 +97,7 @@ class DeviceStatus(QLabel):
 
     def _show(self, name: str) -> None:
         self.name = name
-        self.setText(f"Device: {name}")
+        self.setText(self.tr("Device: {name}").format(name=name))
 
     @Slot(object)
     def _on_runner_result_ready(self, name: object) -> None:
@@ -106,7 +106,7 @@ class DeviceStatus(QLabel):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self._on_runner_result_ready(f"unknown ({message})")
+        self._on_runner_result_ready(self.tr("unknown ({error})").format(error=message))
 
 
 class AboutDialog(QDialog):
@@ -114,7 +114,7 @@ class AboutDialog(QDialog):
 
     def __init__(self, device: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("About Attention Explorer")
+        self.setWindowTitle(self.tr("About Attention Explorer"))
         self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -134,13 +134,13 @@ class AboutDialog(QDialog):
         """Show ``device`` in the Device row (the probe may answer while the dialog is open)."""
         rows = "".join(
             f"<tr><td><b>{html.escape(name)}</b>&nbsp;&nbsp;</td><td>{html.escape(version)}</td></tr>"
-            for name, version in [*self._versions, ("Device", device)]
+            for name, version in [*self._versions, (self.tr("Device"), device)]
         )
         self.label.setText(
-            "<h3>Attention Explorer</h3>"
-            "<p>The attention chapter of <i>Dive into Deep Learning</i> (§11.1–11.7), made visible: "
-            "kernel regression, scoring functions, multi-head attention, positional encoding and a "
-            "small Transformer you can train and inspect.</p>"
-            f"<table>{rows}</table>"
+            "<h3>Attention Explorer</h3><p>"
+            + self.tr("The attention chapter of <i>Dive into Deep Learning</i> (§11.1–11.7), made visible: "
+                      "kernel regression, scoring functions, multi-head attention, positional encoding and a "
+                      "small Transformer you can train and inspect.")
+            + f"</p><table>{rows}</table>"
             f"<p style='color: gray'>{html.escape(sys.platform)}</p>"
         )

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.ui.open_argument import STUDIO, open_in_studio, path_problem, split_model_path
 from explorer.ui.panel_walker import PanelWalker
-from explorer.ui.settings import APPLICATION, ORGANIZATION, THEMES, AppSettings
+from explorer.ui.settings import APPLICATION, LANGUAGES, ORGANIZATION, THEMES, AppSettings
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render every panel to DIR/<panel>.png and exit")
     parser.add_argument("--panel", metavar="KEY", help="panel to open first (e.g. positional)")
     parser.add_argument("--theme", choices=THEMES, help="colour theme (remembered)")
+    parser.add_argument("--language", choices=LANGUAGES,
+                        help="language for this run: en (English), zh_CN (简体中文) or system (default: the one "
+                             "chosen in View → Language)")
     parser.add_argument("--size", metavar="WxH", type=_window_size, default=SCREENSHOT_SIZE,
                         help="window size for --screenshots (default 1280x820)")
     parser.add_argument("--bench-startup", action="store_true", help=argparse.SUPPRESS)
@@ -181,6 +184,9 @@ def start(argv: list[str] | None = None) -> Startup | int:
     if args.theme:
         settings.theme = args.theme
     theme.apply_app_theme(theme.resolve_dark(settings.theme))
+    from explorer.ui.i18n import language_manager
+
+    language_manager().apply(args.language or settings.language)  # before any text is made
     window = MainWindow(settings, device_probe=device_description)
     if args.panel:
         if args.panel not in window.keys():

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
     from explorer.ui.panels.base_panel import BasePanel
 
-LESSON_FILTER = f"Attention Explorer lesson (*{SUFFIX})"
+
 MESSAGE_MS = 10_000
 
 
@@ -200,7 +200,7 @@ class Classroom(QObject):
     @Slot()
     def _on_open_lesson_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self._window, self.tr("Open lesson"),
-                                              self._window.settings.get("lesson/last_dir"), LESSON_FILTER)
+                                              self._window.settings.get("lesson/last_dir"), self._lesson_filter())
         if path:
             self.open_lesson(path)
 
@@ -208,9 +208,12 @@ class Classroom(QObject):
     def _on_save_lesson_triggered(self) -> None:
         folder = self._window.settings.get("lesson/last_dir") or str(Path.home())
         path, _ = QFileDialog.getSaveFileName(self._window, self.tr("Save lesson"),
-                                              str(Path(folder) / f"lesson{SUFFIX}"), LESSON_FILTER)
+                                              str(Path(folder) / f"lesson{SUFFIX}"), self._lesson_filter())
         if path:
             self.save_lesson(path if path.lower().endswith(SUFFIX) else f"{path}{SUFFIX}")
+
+    def _lesson_filter(self) -> str:
+        return self.tr("Attention Explorer lesson (*{suffix})").format(suffix=SUFFIX)
 
     @Slot()
     def _on_export_all_triggered(self) -> None:

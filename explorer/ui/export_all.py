@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from explorer.ui.atomic_text import write_text_atomic
+from explorer.ui.panel_registry import panel_title
 from explorer.ui.panel_walker import PanelWalker
 from explorer.ui.widgets.export import ExportError, default_file_name, display_name, export_target
 
@@ -50,6 +51,18 @@ class ExportAllResult:
     cancelled: bool = False
 
 
+_INDEX_TITLE = QT_TRANSLATE_NOOP("ExportAll", "Attention Explorer export")
+_INDEX_HEADS = (QT_TRANSLATE_NOOP("ExportAll", "Panel"), QT_TRANSLATE_NOOP("ExportAll", "Plot"),
+                QT_TRANSLATE_NOOP("ExportAll", "Format"), QT_TRANSLATE_NOOP("ExportAll", "File"),
+                QT_TRANSLATE_NOOP("ExportAll", "Preview"))
+_NOT_EXPORTED = QT_TRANSLATE_NOOP("ExportAll", "Not exported")
+
+
+def _tr(text: str) -> str:
+    """One of the texts marked above, in the language in force (the index is written in it)."""
+    return QCoreApplication.translate("ExportAll", text)
+
+
 def index_html(result: ExportAllResult) -> str:
     """An HTML page listing every file of ``result`` by panel and plot, with the PNGs shown small."""
     rows: list[str] = []
@@ -60,12 +73,14 @@ def index_html(result: ExportAllResult) -> str:
                     f"<td>{file.fmt.upper()}</td><td><a href=\"{link}\">{html.escape(file.name)}</a></td>"
                     f"<td>{preview}</td></tr>")
     failures = "".join(f"<li>{html.escape(f)}</li>" for f in result.failures)
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Attention Explorer export</title>"
+    title = html.escape(_tr(_INDEX_TITLE))
+    heads = "".join(f"<th>{html.escape(_tr(h))}</th>" for h in _INDEX_HEADS)
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + title + "</title>"
             "<style>body{font-family:sans-serif} td,th{padding:4px 8px;text-align:left;vertical-align:top}"
-            "</style></head><body><h1>Attention Explorer export</h1>\n"
-            "<table><tr><th>Panel</th><th>Plot</th><th>Format</th><th>File</th><th>Preview</th></tr>\n"
+            "</style></head><body><h1>" + title + "</h1>\n"
+            "<table><tr>" + heads + "</tr>\n"
             + "\n".join(rows) + "\n</table>\n"
-            + (f"<h2>Not exported</h2><ul>{failures}</ul>\n" if failures else "")
+            + (f"<h2>{html.escape(_tr(_NOT_EXPORTED))}</h2><ul>{failures}</ul>\n" if failures else "")
             + "</body></html>\n")
 
 
@@ -132,12 +147,12 @@ class ExportAllJob(QObject):
             self._finish()
 
     def _title(self, key: str) -> str:
-        return next(spec.title for spec in self._window.specs if spec.key == key)
+        return next(panel_title(spec) for spec in self._window.specs if spec.key == key)
 
     def _on_walker_settled(self, key: str) -> None:
         panel = self._window.panel(key)
         if panel is None:
-            why = self._window.panel_error(key) or "it could not be built"
+            why = self._window.panel_error(key) or self.tr("it could not be built")
             self.result.failures.append(f"{self._title(key)}: {why}")
             return
         try:
@@ -160,8 +175,9 @@ class ExportAllJob(QObject):
             self._timer.start(LAYOUT_MS if self._revealed else 0)
             return
         fmt = formats.pop(0)
-        title, plot = self._title(key), display_name(target.name)
-        self.progressed.emit(len(self.result.files), f"Exporting {title}: {plot} ({fmt.upper()})…")
+        title, plot = self._title(key), target.label or display_name(target.name)
+        self.progressed.emit(len(self.result.files), self.tr("Exporting {panel}: {plot} ({format})…").format(
+            panel=title, plot=plot, format=fmt.upper()))
         name = default_file_name(key, target.name, fmt)
         try:
             export_target(target, self.result.folder / name, fmt, self._png_width if fmt == "png" else None)

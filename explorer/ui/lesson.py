@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from PySide6.QtCore import QCoreApplication
+
 from explorer.ui.atomic_text import write_text_atomic
-from explorer.ui.settings import PALETTES, PRESENTER_SCALES, THEMES
+
+translate = QCoreApplication.translate
+from explorer.ui.settings import LANGUAGES, PALETTES, PRESENTER_SCALES, THEMES
 
 FORMAT = "attention-explorer-lesson"
 VERSION = 1
 SUFFIX = ".json"
-LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # stored now, applied once translations exist
 _TOP_FIELDS = ("format", "version", "app_version", "current_panel", "theme", "palette", "presenter_scale",
                "language", "panels")
 _PANEL_FIELDS = ("settings", "model_file")
@@ -118,7 +121,7 @@ def read_lesson(path: str | os.PathLike[str], panel_keys: Iterable[str]) -> Open
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LessonError(f"Could not read {path}: {exc}") from exc
+        raise LessonError(translate("Lesson", "Could not read {path}: {error}").format(path=path, error=exc)) from exc
     return parse_lesson(text, panel_keys)
 
 
@@ -131,21 +134,25 @@ def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise LessonError(f"The file is not valid JSON: {exc}") from exc
+        raise LessonError(translate("Lesson", "The file is not valid JSON: {error}").format(error=exc)) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise LessonError("The file is not an Attention Explorer lesson.")
+        raise LessonError(translate("Lesson", "The file is not an Attention Explorer lesson."))
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise LessonError(f"The lesson has no valid version number (found {version!r}).")
+        raise LessonError(translate("Lesson", "The lesson has no valid version number (found {value}).").format(
+            value=repr(version)))
     keys = list(panel_keys)
-    lesson, skipped = Lesson(), [f"{name}: unknown field" for name in data if name not in _TOP_FIELDS]
+    lesson = Lesson()
+    skipped = [translate("Lesson", "{where}: unknown field").format(where=name)
+               for name in data if name not in _TOP_FIELDS]
 
     def choice(name: str, allowed: Iterable[str]) -> str | None:
         value = data.get(name)
         allowed = tuple(allowed)
         if value is None or value in allowed:
             return value
-        skipped.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+        skipped.append(translate("Lesson", "{where}: {value} is not one of {allowed}").format(
+            where=name, value=repr(value), allowed=", ".join(allowed)))
         return None
 
     lesson.current_panel = choice("current_panel", keys)
@@ -158,11 +165,11 @@ def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
         if ok and PRESENTER_SCALES[0] <= scale <= PRESENTER_SCALES[-1]:
             lesson.presenter_scale = float(scale)
         else:
-            skipped.append(f"presenter_scale: {scale!r} is not between {PRESENTER_SCALES[0]} and "
-                           f"{PRESENTER_SCALES[-1]}")
+            skipped.append(translate("Lesson", "{where}: {value} is not between {low} and {high}").format(
+                where="presenter_scale", value=repr(scale), low=PRESENTER_SCALES[0], high=PRESENTER_SCALES[-1]))
     panels = data.get("panels", {})
     if not isinstance(panels, dict):
-        skipped.append("panels: not an object")
+        skipped.append(translate("Lesson", "{where}: not an object").format(where="panels"))
         panels = {}
     for key, entry in panels.items():
         _read_panel(lesson, key, entry, keys, skipped)
@@ -172,25 +179,28 @@ def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
 def _read_panel(lesson: Lesson, key: str, entry: Any, keys: list[str], skipped: list[str]) -> None:
     where = f"panels.{key}"
     if key not in keys:
-        skipped.append(f"{where}: this version has no such panel")
+        skipped.append(translate("Lesson", "{where}: this version has no such panel").format(where=where))
         return
     if not isinstance(entry, dict):
-        skipped.append(f"{where}: not an object")
+        skipped.append(translate("Lesson", "{where}: not an object").format(where=where))
         return
-    skipped.extend(f"{where}.{name}: unknown field" for name in entry if name not in _PANEL_FIELDS)
+    skipped.extend(translate("Lesson", "{where}: unknown field").format(where=f"{where}.{name}")
+                   for name in entry if name not in _PANEL_FIELDS)
     settings = entry.get("settings", {})
     if not isinstance(settings, dict):
-        skipped.append(f"{where}.settings: not an object")
+        skipped.append(translate("Lesson", "{where}: not an object").format(where=f"{where}.settings"))
         settings = {}
     kept: dict[str, Any] = {}
     for name, value in settings.items():
         if not name.strip("/") or not is_setting_value(value):
-            skipped.append(f"{where}.settings.{name}: {type(value).__name__} is not a setting value")
+            skipped.append(translate("Lesson", "{where}: {type} is not a setting value").format(
+                where=f"{where}.settings.{name}", type=type(value).__name__))
             continue
         try:
             decode_setting(value)
         except ValueError:  # (binascii.Error is one)
-            skipped.append(f"{where}.settings.{name}: not valid base64")
+            skipped.append(translate("Lesson", "{where}: not valid base64").format(
+                where=f"{where}.settings.{name}"))
             continue
         kept[name] = value
     lesson.panels[key] = kept
@@ -199,4 +209,5 @@ def _read_panel(lesson: Lesson, key: str, entry: Any, keys: list[str], skipped: 
         if key == "studio" and isinstance(model, str) and model.strip():
             lesson.studio_model = model
         else:
-            skipped.append(f"{where}.model_file: {model!r} is not a file name")
+            skipped.append(translate("Lesson", "{where}: {value} is not a file name").format(
+                where=f"{where}.model_file", value=repr(model)))

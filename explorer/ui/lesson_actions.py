@@ -9,9 +9,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from explorer import __version__
+from explorer.ui.i18n import language_manager
 from explorer.ui.lesson import Lesson, OpenedLesson, read_lesson, write_lesson
 from explorer.ui.lesson_store import apply_panel, capture_panel, safely, stored_panel
 
@@ -50,14 +51,15 @@ class LessonController(QObject):
                 if captured is None:
                     continue
                 panels[key], names = captured
-                dropped.extend(f"panels.{key}.settings.{name}: no JSON form" for name in names)
+                dropped.extend(self.tr("panels.{key}.settings.{name}: no JSON form").format(key=key, name=name)
+                               for name in names)
             elif key in self._pending:
                 panels[key] = dict(self._pending[key])
             elif window.panel_error(key) is None:
                 panels[key] = stored_panel(window.settings.qsettings, key)
         lesson = Lesson(current_panel=window.current_key(), theme=window.settings.theme,
                         palette=window.settings.palette, presenter_scale=window.settings.presenter_scale,
-                        language="system", panels=panels, studio_model=self._studio_model())
+                        language=language_manager().choice, panels=panels, studio_model=self._studio_model())
         return lesson, dropped
 
     def _studio_model(self) -> str | None:
@@ -88,6 +90,8 @@ class LessonController(QObject):
             window.classroom.set_palette(lesson.palette)
         if lesson.presenter_scale is not None:
             window.classroom.set_presenter_scale(lesson.presenter_scale)
+        if lesson.language is not None:
+            window.set_language(lesson.language)
         model = self._locate(lesson.studio_model, Path(path).parent, skipped)
         self._pending_model = None
         for key, values in lesson.panels.items():
@@ -133,11 +137,13 @@ class LessonController(QObject):
         for candidate in (Path(model).expanduser(), folder / Path(model).name):
             if candidate.is_file():
                 return str(candidate)
-        skipped.append(f"panels.studio.model_file: {model} was not found")
+        skipped.append(QCoreApplication.translate("LessonController", "panels.studio.model_file: {file} was not found")
+                       .format(file=model))
         return None
 
     @staticmethod
     def _open_model(studio: BasePanel, model: str, problems: list[str]) -> None:
         opener = getattr(studio, "open_model", None)
         if opener is None or safely("panels.studio.model_file", lambda: opener(model), problems) is False:
-            problems.append(f"panels.studio.model_file: the studio did not open {model}")
+            problems.append(QCoreApplication.translate(
+                "LessonController", "panels.studio.model_file: the studio did not open {file}").format(file=model))

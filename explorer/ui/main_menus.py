@@ -1,5 +1,5 @@
-"""The main window's menu bar: File (exports, lessons), View (panels, theme, palette, explanation, presenter
-mode, lock), the current panel's menu, Help."""
+"""The main window's menu bar: File (exports, lessons), View (panels, theme, language, palette, explanation,
+presenter mode, lock), the current panel's menu, Help."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
-from explorer.ui.panel_registry import PanelSpec
-from explorer.ui.settings import PRESENTER_SCALES, THEMES
+from explorer.ui.i18n import LANGUAGE_NAMES, translate
+from explorer.ui.panel_registry import PanelSpec, panel_title
+from explorer.ui.settings import LANGUAGES, PRESENTER_SCALES, THEMES
 
 
 @dataclass
@@ -44,6 +45,7 @@ class MenuActions:
     panels: list[QAction]
     panel_group: QActionGroup
     theme_group: QActionGroup
+    language_group: QActionGroup
     explanation: QAction
     about: QAction
     help_menu: QMenu
@@ -58,6 +60,11 @@ class MenuActions:
         """Tick the theme entry for ``mode``."""
         for action in self.theme_group.actions():
             action.setChecked(action.data() == mode)
+
+    def check_language(self, choice: str) -> None:
+        """Tick the language entry for ``choice`` (``system``, ``en`` or ``zh_CN``)."""
+        for action in self.language_group.actions():
+            action.setChecked(action.data() == choice)
 
     def show_panel_menu(self, bar: QMenuBar, key: str, menu: QMenu | None) -> None:
         """Insert ``menu`` for ``key`` (once, before Help) and show only the menu of ``key``."""
@@ -78,26 +85,27 @@ def _add(menu: QMenu, text: str, shortcut: str = "", checkable: bool = False, ch
 
 
 def build_menus(bar: QMenuBar, specs: tuple[PanelSpec, ...], theme_mode: str, explanation_visible: bool,
-                owner: QWidget, palette: str = "standard", presenter_scale: float = 1.5) -> MenuActions:
+                owner: QWidget, palette: str = "standard", presenter_scale: float = 1.5,
+                language: str = "system") -> MenuActions:
     """Fill ``bar`` and return its actions (unconnected)."""
-    file_menu = bar.addMenu("&File")
-    export = file_menu.addAction("&Export current plot…")
+    file_menu = bar.addMenu(translate("MainMenus", "&File"))
+    export = file_menu.addAction(translate("MainMenus", "&Export current plot…"))
     export.setShortcut(QKeySequence("Ctrl+E"))
-    export_all = _add(file_menu, "Export &all plots and tables…", "Ctrl+Shift+E")
-    timelapse = _add(file_menu, "Export training &time-lapse…")
+    export_all = _add(file_menu, translate("MainMenus", "Export &all plots and tables…"), "Ctrl+Shift+E")
+    timelapse = _add(file_menu, translate("MainMenus", "Export training &time-lapse…"))
     file_menu.addSeparator()
-    open_lesson = _add(file_menu, "&Open lesson…", "Ctrl+O")
-    save_lesson = _add(file_menu, "&Save lesson…", "Ctrl+S")
+    open_lesson = _add(file_menu, translate("MainMenus", "&Open lesson…"), "Ctrl+O")
+    save_lesson = _add(file_menu, translate("MainMenus", "&Save lesson…"), "Ctrl+S")
     file_menu.addSeparator()
-    quit_action = file_menu.addAction("&Quit")
+    quit_action = file_menu.addAction(translate("MainMenus", "&Quit"))
     quit_action.setShortcut(QKeySequence("Ctrl+Q"))
     quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
-    view_menu = bar.addMenu("&View")
+    view_menu = bar.addMenu(translate("MainMenus", "&View"))
     panel_group = QActionGroup(owner)
     panels: list[QAction] = []
     for i, spec in enumerate(specs, 1):
-        action = view_menu.addAction(spec.title)
+        action = view_menu.addAction(panel_title(spec))
         action.setCheckable(True)
         action.setData(spec.key)
         if i <= 9:
@@ -105,34 +113,44 @@ def build_menus(bar: QMenuBar, specs: tuple[PanelSpec, ...], theme_mode: str, ex
         panel_group.addAction(action)
         panels.append(action)
     view_menu.addSeparator()
-    theme_menu = view_menu.addMenu("&Theme")
+    theme_menu = view_menu.addMenu(translate("MainMenus", "&Theme"))
     theme_group = QActionGroup(owner)
+    theme_names = {"system": translate("MainMenus", "Follow system"), "light": translate("MainMenus", "Light"),
+                   "dark": translate("MainMenus", "Dark")}
     for mode in THEMES:
-        action = theme_menu.addAction("Follow system" if mode == "system" else mode.capitalize())
+        action = theme_menu.addAction(theme_names[mode])
         action.setCheckable(True)
         action.setData(mode)
         action.setChecked(mode == theme_mode)
         theme_group.addAction(action)
-    colour_blind = _add(view_menu, "&Colour-blind-safe colours", checkable=True, checked=palette == "colour_blind")
-    explanation = view_menu.addAction("Show formula and &explanation")
+    language_menu = view_menu.addMenu(translate("MainMenus", "&Language"))
+    language_group = QActionGroup(owner)
+    for choice in LANGUAGES:  # each language by its own name, so anyone finds theirs
+        name = LANGUAGE_NAMES.get(choice) or translate("MainMenus", "Follow system")
+        action = _add(language_menu, name, checkable=True, checked=choice == language)
+        action.setData(choice)
+        language_group.addAction(action)
+    colour_blind = _add(view_menu, translate("MainMenus", "&Colour-blind-safe colours"), checkable=True,
+                        checked=palette == "colour_blind")
+    explanation = view_menu.addAction(translate("MainMenus", "Show formula and &explanation"))
     explanation.setCheckable(True)
     explanation.setShortcut(QKeySequence("Ctrl+I"))
     explanation.setChecked(explanation_visible)
     view_menu.addSeparator()
-    presenter = _add(view_menu, "&Presenter mode", "F11", checkable=True)
-    scale_menu = view_menu.addMenu("Presenter &scale")
+    presenter = _add(view_menu, translate("MainMenus", "&Presenter mode"), "F11", checkable=True)
+    scale_menu = view_menu.addMenu(translate("MainMenus", "Presenter &scale"))
     scale_group = QActionGroup(owner)
     for scale in PRESENTER_SCALES:
         action = _add(scale_menu, f"{scale * 100:.0f} %", checkable=True)
         action.setData(scale)
         scale_group.addAction(action)
-    lock = _add(view_menu, "&Lock controls", "Ctrl+Shift+L", checkable=True)
+    lock = _add(view_menu, translate("MainMenus", "&Lock controls"), "Ctrl+Shift+L", checkable=True)
     classroom = ClassroomActions(export_all, timelapse, open_lesson, save_lesson, presenter, scale_group,
                                  colour_blind, lock)
     classroom.check_scale(presenter_scale)
 
-    help_menu = bar.addMenu("&Help")
-    about = help_menu.addAction("&About Attention Explorer")
+    help_menu = bar.addMenu(translate("MainMenus", "&Help"))
+    about = help_menu.addAction(translate("MainMenus", "&About Attention Explorer"))
     about.setMenuRole(QAction.MenuRole.AboutRole)
-    return MenuActions(export, quit_action, panels, panel_group, theme_group, explanation, about, help_menu,
-                       classroom)
+    return MenuActions(export, quit_action, panels, panel_group, theme_group, language_group, explanation, about,
+                       help_menu, classroom)

@@ -9,15 +9,16 @@ import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
 from explorer.ui.about_dialog import DeviceStatus
 from explorer.ui.classroom import Classroom
+from explorer.ui.i18n import language_manager
 from explorer.ui.main_menus import build_menus
-from explorer.ui.panel_registry import PANELS, SECTIONS, PanelSpec
+from explorer.ui.panel_registry import PANELS, PanelSpec, panel_section, panel_title
 from explorer.ui.panel_stack import PanelStack
 from explorer.ui.settings import AppSettings
 from explorer.ui.shortcut_guard import ShortcutGuard
@@ -62,13 +63,13 @@ class MainWindow(QMainWindow):
         self._painted = False
         self._shut_down = False
         self._status: dict[str, tuple[str, float]] = {}  # panel key -> (message, monotonic expiry)
+        self.shown_language = language_manager().language  # the language of the texts on screen
         self.setWindowTitle("Attention Explorer")
         self.setAcceptDrops(True)
 
         self.nav = QListWidget(self)
-        self.nav.addItems([f"{i}. {spec.title}" for i, spec in enumerate(self.specs, 1)])
-        for row, spec in enumerate(self.specs):
-            self.nav.item(row).setToolTip(SECTIONS.get(spec.key, spec.title))
+        self.nav.addItems([""] * len(self.specs))
+        self._set_navigation_texts()
         self.nav.setMinimumWidth(180)
         self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
         self.stack = PanelStack(self.specs, self)
@@ -165,7 +166,7 @@ class MainWindow(QMainWindow):
         if self.stack.currentWidget() is not self.stack.page(key):
             self._show_status_of(key)  # another panel's message does not belong here
         self.stack.show_page(key)
-        self.setWindowTitle(f"{self.specs[row].title} — Attention Explorer")
+        self.setWindowTitle(self.tr("{panel} — Attention Explorer").format(panel=panel_title(self.specs[row])))
         self._panel_actions[row].setChecked(True)
         self._update_panel_menu()
 
@@ -218,7 +219,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         self.menu_actions = build_menus(self.menuBar(), self.specs, self.settings.theme,
                                         self.settings.get("view/explanation_visible"), self, self.settings.palette,
-                                        self.settings.presenter_scale)
+                                        self.settings.presenter_scale, language_manager().choice)
         self.export_action = self.menu_actions.export
         self.explanation_action = self.menu_actions.explanation
         self._panel_actions = self.menu_actions.panels
@@ -226,6 +227,7 @@ class MainWindow(QMainWindow):
         self.menu_actions.quit.triggered.connect(self.close)
         self.menu_actions.panel_group.triggered.connect(self._on_panel_group_triggered)
         self.menu_actions.theme_group.triggered.connect(self._on_theme_group_triggered)
+        self.menu_actions.language_group.triggered.connect(self._on_language_group_triggered)
         self.menu_actions.explanation.toggled.connect(self._on_explanation_action_toggled)
         self.menu_actions.about.triggered.connect(self.show_about)
 
@@ -250,11 +252,11 @@ class MainWindow(QMainWindow):
         panel = self.stack.panel(self.current_key())
         targets = self._ask(panel.export_targets) if panel is not None else None
         if not targets:
-            self.statusBar().showMessage("This panel has no plot to export.", 5000)
+            self.statusBar().showMessage(self.tr("This panel has no plot to export."), 5000)
             return
         written = run_export_dialog(targets, self.current_key(), self.settings, self)
         if written is not None:
-            self.statusBar().showMessage(f"Exported {written}", 10_000)
+            self.statusBar().showMessage(self.tr("Exported {path}").format(path=written), 10_000)
 
     @Slot()
     def show_about(self) -> None:
@@ -303,6 +305,50 @@ class MainWindow(QMainWindow):
     @Slot(QAction)
     def _on_theme_group_triggered(self, action: QAction) -> None:
         self.set_theme_mode(action.data())
+
+    # ------------------------------------------------------------------ language
+    def set_language(self, choice: str) -> None:
+        """Show the app in ``choice`` (``system``, ``en`` or ``zh_CN``) from now on, remembered; the texts on
+        screen change at once (``changeEvent``)."""
+        self.settings.language = choice
+        self.menu_actions.check_language(choice)
+        language_manager().apply(choice)
+
+    @Slot(QAction)
+    def _on_language_group_triggered(self, action: QAction) -> None:
+        self.set_language(action.data())
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Re-set every text of the window, its panels, menus and dialogs in the language in force."""
+        from explorer.ui.retranslate import converter_for, retranslate_tree
+
+        new = language_manager().language
+        if new == self.shown_language:
+            return
+        old, self.shown_language = self.shown_language, new
+        self._set_navigation_texts()
+        self.setWindowTitle(self.tr("{panel} — Attention Explorer").format(
+            panel=panel_title(self.specs[max(self.nav.currentRow(), 0)])))
+        for action, spec in zip(self._panel_actions, self.specs):
+            action.setText(panel_title(spec))
+        roots = [self, *(w for w in QApplication.topLevelWidgets() if not isinstance(w, QMainWindow))]
+        retranslate_tree(roots, old, new)
+        convert = converter_for(old, new).convert  # the status bar draws its message itself: not a widget's text
+        self._status = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._status.items()}
+        message = self.statusBar().currentMessage()
+        if message:
+            self.statusBar().showMessage(convert(message) or message, STATUS_MESSAGE_MS)
+
+    def _set_navigation_texts(self) -> None:
+        for row, spec in enumerate(self.specs):
+            item = self.nav.item(row)
+            item.setText(f"{row + 1}. {panel_title(spec)}")
+            item.setToolTip(panel_section(spec))
 
     @Slot(Qt.ColorScheme)
     def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
@@ -356,16 +402,18 @@ class MainWindow(QMainWindow):
                 handled = bool(panel.handle_drop(paths))
             except Exception as exc:  # a panel's failure to open a file is a message, not a crash
                 log.exception("handle_drop failed")
-                self.statusBar().showMessage(f"Could not open the dropped file: {exc}", 10_000)
+                self.statusBar().showMessage(self.tr("Could not open the dropped file: {error}").format(error=exc),
+                                             10_000)
                 return False
         if not handled:
-            self.statusBar().showMessage("This panel does not open dropped files.", 5000)
+            self.statusBar().showMessage(self.tr("This panel does not open dropped files."), 5000)
         return handled
 
     def confirm_close(self, reasons: list[str]) -> bool:
         """Ask whether to quit although panels are busy (tests replace this)."""
         text = "\n".join(f"• {r}" for r in reasons)
-        answer = QMessageBox.question(self, "Quit Attention Explorer?", f"{text}\n\nQuit anyway?",
+        answer = QMessageBox.question(self, self.tr("Quit Attention Explorer?"),
+                                      self.tr("{reasons}\n\nQuit anyway?").format(reasons=text),
                                       QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                                       QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
 #: Our options that take a value (the argument after them is never a model path).
-VALUE_OPTIONS = ("--screenshots", "--panel", "--theme", "--size")
+VALUE_OPTIONS = ("--screenshots", "--panel", "--theme", "--language", "--size")
 STUDIO = "studio"
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 if TYPE_CHECKING:
     from explorer.ui.panels.base_panel import BasePanel
 
 
 class PanelSpec(NamedTuple):
-    """One navigation entry: ``(key, title, "module:Class")``."""
+    """One navigation entry: ``(key, title, "module:Class")``; ``title`` is English, :func:`panel_title`
+    translates it."""
 
     key: str
     title: str
@@ -17,32 +20,48 @@ class PanelSpec(NamedTuple):
 
 
 PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("attention_cues", "Queries, keys and values",
+    PanelSpec("attention_cues", QT_TRANSLATE_NOOP("Panels", "Queries, keys and values"),
               "explorer.ui.panels.attention_cues.attention_cues_panel:AttentionCuesPanel"),
-    PanelSpec("kernel_regression", "Kernel regression",
+    PanelSpec("kernel_regression", QT_TRANSLATE_NOOP("Panels", "Kernel regression"),
               "explorer.ui.panels.kernel_regression.kernel_regression_panel:KernelRegressionPanel"),
-    PanelSpec("scoring", "Scoring functions", "explorer.ui.panels.scoring.scoring_panel:ScoringPanel"),
-    PanelSpec("multihead", "Multi-head attention", "explorer.ui.panels.multihead.multihead_panel:MultiHeadPanel"),
-    PanelSpec("architecture_comparison", "CNN vs RNN vs attention",
+    PanelSpec("scoring", QT_TRANSLATE_NOOP("Panels", "Scoring functions"),
+              "explorer.ui.panels.scoring.scoring_panel:ScoringPanel"),
+    PanelSpec("multihead", QT_TRANSLATE_NOOP("Panels", "Multi-head attention"),
+              "explorer.ui.panels.multihead.multihead_panel:MultiHeadPanel"),
+    PanelSpec("architecture_comparison", QT_TRANSLATE_NOOP("Panels", "CNN vs RNN vs attention"),
               "explorer.ui.panels.architecture_comparison.architecture_panel:ArchitecturePanel"),
-    PanelSpec("positional", "Positional encoding", "explorer.ui.panels.positional.positional_panel:PositionalPanel"),
-    PanelSpec("transformer_anatomy", "Transformer anatomy",
+    PanelSpec("positional", QT_TRANSLATE_NOOP("Panels", "Positional encoding"),
+              "explorer.ui.panels.positional.positional_panel:PositionalPanel"),
+    PanelSpec("transformer_anatomy", QT_TRANSLATE_NOOP("Panels", "Transformer anatomy"),
               "explorer.ui.panels.transformer_anatomy.anatomy_panel:AnatomyPanel"),
-    PanelSpec("studio", "Transformer studio", "explorer.ui.panels.studio.studio_panel:StudioPanel"),
+    PanelSpec("studio", QT_TRANSLATE_NOOP("Panels", "Transformer studio"),
+              "explorer.ui.panels.studio.studio_panel:StudioPanel"),
 )
 
 
-# The book section each panel follows (navigation tooltips).
+# The book section each panel follows (navigation tooltips; the Chinese edition numbers the chapter 10).
 SECTIONS: dict[str, str] = {
-    "attention_cues": "§11.1 Queries, keys, and values (attention cues)",
-    "kernel_regression": "§11.2 Attention pooling by similarity (Nadaraya–Watson)",
-    "scoring": "§11.3 Attention scoring functions",
-    "multihead": "§11.5 Multi-head attention",
-    "architecture_comparison": "§11.6.2 Comparing CNNs, RNNs, and self-attention",
-    "positional": "§11.6 Self-attention and positional encoding",
-    "transformer_anatomy": "§11.7.1–11.7.4 The Transformer: FFN, add & norm, encoder and decoder blocks",
-    "studio": "§11.7 The Transformer architecture",
+    "attention_cues": QT_TRANSLATE_NOOP("Panels", "§11.1 Queries, keys, and values (attention cues)"),
+    "kernel_regression": QT_TRANSLATE_NOOP("Panels", "§11.2 Attention pooling by similarity (Nadaraya–Watson)"),
+    "scoring": QT_TRANSLATE_NOOP("Panels", "§11.3 Attention scoring functions"),
+    "multihead": QT_TRANSLATE_NOOP("Panels", "§11.5 Multi-head attention"),
+    "architecture_comparison": QT_TRANSLATE_NOOP("Panels", "§11.6.2 Comparing CNNs, RNNs, and self-attention"),
+    "positional": QT_TRANSLATE_NOOP("Panels", "§11.6 Self-attention and positional encoding"),
+    "transformer_anatomy": QT_TRANSLATE_NOOP(
+        "Panels", "§11.7.1–11.7.4 The Transformer: FFN, add & norm, encoder and decoder blocks"),
+    "studio": QT_TRANSLATE_NOOP("Panels", "§11.7 The Transformer architecture"),
 }
+
+
+def panel_title(spec: PanelSpec) -> str:
+    """The title of ``spec`` in the language in force."""
+    return QCoreApplication.translate("Panels", spec.title)
+
+
+def panel_section(spec: PanelSpec) -> str:
+    """The book section ``spec`` follows (its navigation tool tip), in the language in force."""
+    section = SECTIONS.get(spec.key)
+    return QCoreApplication.translate("Panels", section) if section else panel_title(spec)
 
 
 class PanelLoadError(RuntimeError):
@@ -68,12 +87,15 @@ def load_panel_class(target: str) -> type[BasePanel]:
     """
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
-        raise PanelLoadError(f"Malformed panel target {target!r} (expected 'module:Class').")
+        raise PanelLoadError(QCoreApplication.translate(
+            "Panels", "Malformed panel target {target} (expected 'module:Class').").format(target=repr(target)))
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any import-time failure becomes a readable error page
-        raise PanelLoadError(f"Could not import {module_name}: {type(exc).__name__}: {exc}") from exc
+        raise PanelLoadError(QCoreApplication.translate("Panels", "Could not import {module}: {error}").format(
+            module=module_name, error=f"{type(exc).__name__}: {exc}")) from exc
     try:
         return getattr(module, class_name)
     except AttributeError as exc:
-        raise PanelLoadError(f"Module {module_name} has no class {class_name}.") from exc
+        raise PanelLoadError(QCoreApplication.translate("Panels", "Module {module} has no class {name}.").format(
+            module=module_name, name=class_name)) from exc

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
-from explorer.ui.panel_registry import PanelLoadError, PanelSpec, load_panel_class
+from explorer.ui.panel_registry import PanelLoadError, PanelSpec, load_panel_class, panel_title
 from explorer.ui.panels.base_panel import BasePanel
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ class ErrorPage(QWidget):
     def __init__(self, title: str, message: str, details: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.message = message
-        heading = QLabel(f"<h3>{html.escape(title)} could not be opened</h3><p>{html.escape(message)}</p>", self)
+        heading = QLabel(self.tr("<h3>{title} could not be opened</h3><p>{message}</p>").format(
+            title=html.escape(title), message=html.escape(message)), self)
         heading.setWordWrap(True)
         heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text = QPlainTextEdit(details, self)
@@ -68,7 +69,7 @@ class PanelStack(QStackedWidget):
         self._panels: dict[str, BasePanel] = {}
         self._errors: dict[str, str] = {}
         for spec in self.specs:
-            page = Placeholder(f"Opening {spec.title}…", self)
+            page = Placeholder(self.tr("Opening {title}…").format(title=panel_title(spec)), self)
             page.setAlignment(Qt.AlignmentFlag.AlignCenter)
             page.painted.connect(functools.partial(self.placeholder_painted.emit, spec.key))
             self._pages[spec.key] = page
@@ -110,12 +111,12 @@ class PanelStack(QStackedWidget):
         try:
             panel = load_panel_class(spec.target)(parent=None)
             if not isinstance(panel, BasePanel):
-                raise PanelLoadError(f"{spec.target} is not a BasePanel.")
+                raise PanelLoadError(self.tr("{target} is not a BasePanel.").format(target=spec.target))
         except Exception as exc:  # a broken panel must never take the window down
             message = str(exc) if isinstance(exc, PanelLoadError) else f"{type(exc).__name__}: {exc}"
             log.warning("panel %s could not be built: %s", key, message)
             self._errors[key] = message
-            self._install(key, ErrorPage(spec.title, message, traceback.format_exc()))
+            self._install(key, ErrorPage(panel_title(spec), message, traceback.format_exc()))
             self.panel_failed.emit(key, message)
             return None
         self._panels[key] = panel

@@ -17,6 +17,7 @@ ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
 SETTINGS_FILE = "attention-explorer.ini"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
+LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # follow the system, English, 简体中文 (explorer.ui.i18n)
 PALETTES: tuple[str, ...] = ("standard", "colour_blind")  # explorer.ui.palette holds the colour maps
 PRESENTER_SCALES: tuple[float, ...] = (1.25, 1.5, 1.75, 2.0)
 
@@ -25,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "window/splitter": b"",
     "window/last_panel": "attention_cues",  # the first panel (book §11.1)
     "view/theme": "system",
+    "view/language": "system",  # explorer.ui.i18n.LANGUAGES
     "view/explanation_visible": True,
     "export/last_dir": "",
     "export/last_format": "png",
@@ -144,6 +146,18 @@ class AppSettings:
         if value not in THEMES:
             raise ValueError(f"Unknown theme {value!r}; choose one of {', '.join(THEMES)}.")
         self.set("view/theme", value)
+
+    @property
+    def language(self) -> str:
+        """``"system"``, ``"en"`` or ``"zh_CN"``."""
+        value = self.get("view/language")
+        return value if value in LANGUAGES else DEFAULTS["view/language"]
+
+    @language.setter
+    def language(self, value: str) -> None:
+        if value not in LANGUAGES:
+            raise ValueError(f"Unknown language {value!r}; choose one of {', '.join(LANGUAGES)}.")
+        self.set("view/language", value)
 
     @property
     def last_panel(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
 
 SIZES = ((960, 540), (1280, 720), (1920, 1080))
-NO_HISTORY = ("The Transformer studio has no attention history yet: train a model there (or open one), "
-              "then export its time-lapse.")
+NO_HISTORY = QT_TRANSLATE_NOOP("Timelapse", "The Transformer studio has no attention history yet: train a model there "
+                                            "(or open one), then export its time-lapse.")
+translate = QCoreApplication.translate
 
 
 def studio_run(window: MainWindow) -> tuple[Any, list[Any]] | None:
@@ -41,9 +42,9 @@ def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: s
     run = studio_run(window)
     fmt = format_of(path)
     if run is None or fmt not in available_formats():
-        bar.showMessage(NO_HISTORY if run is None else
-                        f"Cannot write {Path(path).name}: choose a .gif, .png or (with imageio-ffmpeg) .mp4 file.",
-                        10_000)
+        bar.showMessage(translate("Timelapse", NO_HISTORY) if run is None else translate(
+            "Timelapse", "Cannot write {name}: choose a .gif, .png or (with imageio-ffmpeg) .mp4 file.").format(
+            name=Path(path).name), 10_000)
         return None
     state, snapshots = run
     table = state.loss.steps.view()  # (n, 4): step, epoch, seconds, loss
@@ -57,8 +58,10 @@ def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: s
     job = TimelapseJob(timelapse, lookup_table("viridis", window.settings.palette), path, fmt, fps, size,
                        window.dark, classroom)
     job.progressed.connect(lambda done, total: bar.showMessage(
-        f"Drawing the time-lapse: frame {done} of {total}…" if done < total else "Encoding the time-lapse…"))
-    job.finished.connect(lambda written: bar.showMessage(f"Wrote the time-lapse {written}.", 10_000))
+        translate("Timelapse", "Drawing the time-lapse: frame {done} of {total}…").format(done=done, total=total)
+        if done < total else translate("Timelapse", "Encoding the time-lapse…")))
+    job.finished.connect(lambda written: bar.showMessage(
+        translate("Timelapse", "Wrote the time-lapse {path}.").format(path=written), 10_000))
     job.failed.connect(lambda why: bar.showMessage(why, 10_000))
     classroom.timelapse_job = job
     job.start()
@@ -71,17 +74,18 @@ class TimelapseDialog(QDialog):
     def __init__(self, snapshot: Any, selected: tuple[str, int, int] | None, directory: str, fps: int,
                  max_frames: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export training time-lapse")
+        self.setWindowTitle(self.tr("Export training time-lapse"))
         self._snapshot = snapshot
         self._heads: list[tuple[int, int] | None] = [None]  # what each entry of the head combo stands for
         self.kind_combo = QComboBox(self)
         for kind, title in KIND_TITLES.items():
-            self.kind_combo.addItem(title, kind)
+            self.kind_combo.addItem(translate("Timelapse", title), kind)
         self.head_combo = QComboBox(self)
         self.frames_spin = QSpinBox(self)
         self.frames_spin.setRange(2, 2000)
         self.frames_spin.setValue(max_frames)
-        self.frames_spin.setToolTip("At most this many snapshots, evenly spread over the run (first and last kept)")
+        self.frames_spin.setToolTip(
+            self.tr("At most this many snapshots, evenly spread over the run (first and last kept)"))
         self.fps_spin = QSpinBox(self)
         self.fps_spin.setRange(1, 30)
         self.fps_spin.setValue(fps)
@@ -89,7 +93,7 @@ class TimelapseDialog(QDialog):
         for w, h in SIZES:
             self.size_combo.addItem(f"{w} × {h}", (w, h))
         self.path_edit = QLineEdit(str(Path(directory or Path.home()) / "attention-timelapse.gif"), self)
-        browse = QPushButton("Browse…", self)
+        browse = QPushButton(self.tr("Browse…"), self)
         browse.clicked.connect(self._on_browse_clicked)
         row = QHBoxLayout()
         row.addWidget(self.path_edit, 1)
@@ -102,12 +106,12 @@ class TimelapseDialog(QDialog):
         buttons.accepted.connect(self._on_buttons_accepted)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
-        form.addRow("Attention", self.kind_combo)
-        form.addRow("Head", self.head_combo)
-        form.addRow("Frames (at most)", self.frames_spin)
-        form.addRow("Frames per second", self.fps_spin)
-        form.addRow("Size", self.size_combo)
-        form.addRow("File", row)
+        form.addRow(self.tr("Attention"), self.kind_combo)
+        form.addRow(self.tr("Head"), self.head_combo)
+        form.addRow(self.tr("Frames (at most)"), self.frames_spin)
+        form.addRow(self.tr("Frames per second"), self.fps_spin)
+        form.addRow(self.tr("Size"), self.size_combo)
+        form.addRow(self.tr("File"), row)
         form.addRow(self.error_label)
         form.addRow(buttons)
         self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_current_index_changed)
@@ -128,14 +132,14 @@ class TimelapseDialog(QDialog):
         layers, heads = self._snapshot.maps[self.kind_combo.currentData()].shape[:2]
         self.head_combo.clear()
         self._heads = [None, *((layer, head) for layer in range(layers) for head in range(heads))]
-        self.head_combo.addItem("Every head (a grid)")
+        self.head_combo.addItem(self.tr("Every head (a grid)"))
         for layer, head in self._heads[1:]:
-            self.head_combo.addItem(f"Layer {layer + 1}, head {head + 1}")
+            self.head_combo.addItem(self.tr("Layer {layer}, head {head}").format(layer=layer + 1, head=head + 1))
 
     @Slot()
     def _on_browse_clicked(self) -> None:
-        filters = [f"{FORMAT_NAMES[f]} (*.{f})" for f in available_formats()]
-        path, _ = QFileDialog.getSaveFileName(self, "Export training time-lapse", self.path_edit.text(),
+        filters = [f"{translate('Timelapse', FORMAT_NAMES[f])} (*.{f})" for f in available_formats()]
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export training time-lapse"), self.path_edit.text(),
                                               ";;".join(filters))
         if path:
             self.path_edit.setText(path)
@@ -145,9 +149,9 @@ class TimelapseDialog(QDialog):
         path = Path(self.path_edit.text().strip()).expanduser()
         if format_of(path) not in available_formats():
             names = ", ".join(f".{f}" for f in available_formats())
-            self.error_label.setText(f"Choose a file ending in one of {names}.")
+            self.error_label.setText(self.tr("Choose a file ending in one of {names}.").format(names=names))
         elif not path.parent.is_dir():
-            self.error_label.setText(f"The folder {path.parent} does not exist.")
+            self.error_label.setText(self.tr("The folder {folder} does not exist.").format(folder=path.parent))
         else:
             self.path_edit.setText(str(path))
             self.accept()
@@ -157,7 +161,7 @@ def run_timelapse_dialog(window: MainWindow, classroom: Classroom) -> TimelapseJ
     """Ask for the options, then start the time-lapse; says in the status bar when there is nothing to show."""
     run = studio_run(window)
     if run is None:
-        window.statusBar().showMessage(NO_HISTORY, 10_000)
+        window.statusBar().showMessage(translate("Timelapse", NO_HISTORY), 10_000)
         return None
     state, snapshots = run
     settings = window.settings

@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
 from explorer.core.timelapse import Timelapse
 from explorer.ui.timelapse_render import render_frame
 from explorer.ui.worker import function_worker
 
-FORMAT_NAMES = {"gif": "Animated GIF", "mp4": "MP4 video", "png": "PNG frames"}
+FORMAT_NAMES = {"gif": QT_TRANSLATE_NOOP("Timelapse", "Animated GIF"),
+                "mp4": QT_TRANSLATE_NOOP("Timelapse", "MP4 video"),
+                "png": QT_TRANSLATE_NOOP("Timelapse", "PNG frames")}  # translate("Timelapse", …) them
 
 
 def available_formats() -> list[str]:
@@ -180,4 +182,4 @@ class TimelapseJob(QObject):
     @Slot(object)
     def _on_worker_errored(self, exc: object) -> None:
         self.running, self._worker = False, None
-        self.failed.emit(f"Could not write the time-lapse: {exc}")
+        self.failed.emit(self.tr("Could not write the time-lapse: {error}").format(error=exc))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
 
 from explorer.core.timelapse import Timelapse, TimelapseFrame, colorize
 
-KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
-               "cross": "Encoder–decoder (cross) attention"}
+KIND_TITLES = {"encoder_self": QT_TRANSLATE_NOOP("Timelapse", "Encoder self-attention"),
+               "decoder_self": QT_TRANSLATE_NOOP("Timelapse", "Decoder self-attention"),
+               "cross": QT_TRANSLATE_NOOP("Timelapse", "Encoder–decoder (cross) attention")}  # translate() them
+translate = QCoreApplication.translate
 COLOURS = {False: ("#ffffff", "#202020", "#1f77b4", "#d62728", "#c8c8c8"),  # background, text, curve, marker,
            True: ("#000000", "#d4d4d4", "#6ea6ff", "#ff6b6b", "#505050")}  # grid lines
 MAX_TOKEN_LABELS = 24
@@ -19,15 +21,17 @@ MAX_TOKEN_LABELS = 24
 
 def frame_caption(timelapse: Timelapse, frame: TimelapseFrame) -> tuple[str, str]:
     """The two caption lines of ``frame``: what is shown, and when (step, epoch, loss)."""
-    title = KIND_TITLES[timelapse.kind]
+    title = translate("Timelapse", KIND_TITLES[timelapse.kind])
     if timelapse.head is not None:
-        what = f"{title}, layer {timelapse.head[0] + 1}, head {timelapse.head[1] + 1}"
+        what = translate("Timelapse", "{map}, layer {layer}, head {head}").format(
+            map=title, layer=timelapse.head[0] + 1, head=timelapse.head[1] + 1)
     else:
-        what = f"{title}: every head (rows are layers, columns heads)"
+        what = translate("Timelapse", "{map}: every head (rows are layers, columns heads)").format(map=title)
     if math.isfinite(frame.loss):
-        when = f"Step {frame.step}, epoch {frame.epoch}: loss {frame.loss:.3f}"
+        when = translate("Timelapse", "Step {step}, epoch {epoch}: loss {loss:.3f}").format(
+            step=frame.step, epoch=frame.epoch, loss=frame.loss)
     else:
-        when = f"Step {frame.step}, epoch {frame.epoch}"
+        when = translate("Timelapse", "Step {step}, epoch {epoch}").format(step=frame.step, epoch=frame.epoch)
     return what, when
 
 
@@ -115,9 +119,9 @@ def _draw_loss(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, a
     plot = area.adjusted(metrics.horizontalAdvance("00.000") + 6, 2 * metrics.height(), -4,
                          -2 * metrics.height() - 4)
     painter.drawText(QRectF(area.left(), area.top(), area.width(), metrics.height()),
-                     Qt.AlignmentFlag.AlignLeft, "Training loss (per token)")
+                     Qt.AlignmentFlag.AlignLeft, translate("Timelapse", "Training loss (per token)"))
     painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height(), plot.width(), metrics.height()),
-                     Qt.AlignmentFlag.AlignHCenter, "step")
+                     Qt.AlignmentFlag.AlignHCenter, translate("Timelapse", "step"))
     painter.setPen(QPen(grid, 1))
     painter.drawRect(plot)
     if not keep.any():

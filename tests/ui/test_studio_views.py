@@ -83,7 +83,7 @@ def test_dropped_dataset_reports_pairs_and_skipped_lines(qtbot, panel, tmp_path)
         assert "Loading fra.txt" in panel.data.info.text() and not panel.controls.start_button.isEnabled()
     assert loaded.args == [True]
     info = panel.data.info.text()
-    assert "20 pairs" in info and "1 malformed line(s) skipped (line 6)" in info
+    assert "20 pairs" in info and "1 malformed line skipped (line 6)" in info
     assert panel.data.probe() == ("hello 0 .", "bonjour 0 .")
     bad = tmp_path / "broken.txt"
     bad.write_bytes(b"go .\tva !\n\xff\xfe\xfa\tbad\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QLabel, QMenu, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.widgets.collapsible_box import CollapsibleBox
@@ -37,12 +37,15 @@ class ExportTarget:
     row_labels : Callable[[], tuple[str, list[str]]] | None
         For a matrix whose rows are tokens: the name of the label column and one label per row of ``data``
         (written as the CSV's first column, quoted as needed). ``None``: rows are not labelled.
+    label : str
+        The name shown to the user, in the language in force ('' shows ``name`` made readable).
     """
 
     name: str
     graphics: Any
     csv: Callable[[], tuple[list[str], np.ndarray]] | None = None
     row_labels: Callable[[], tuple[str, list[str]]] | None = None
+    label: str = ""
 
 
 class BasePanel(QWidget):
@@ -51,6 +54,9 @@ class BasePanel(QWidget):
     Subclasses set the class attributes, call ``super().__init__(parent)`` and then add their
     widgets to ``self.body_layout`` (below the collapsible formula box). Every hook has a harmless
     default, so a panel overrides only what it needs.
+
+    ``title``, ``formula_html`` and ``explanation_html`` are English, marked for translation with
+    ``QT_TRANSLATE_NOOP("<class name>", …)`` (``"Panels"`` for the title); :meth:`class_text` translates them.
     """
 
     key: str = "base"
@@ -67,8 +73,8 @@ class BasePanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
 
-        self.explanation_box = CollapsibleBox("Formula and explanation", self)
-        self.formula_label = QLabel(self.formula_html, self.explanation_box.content)
+        self.explanation_box = CollapsibleBox(self.tr("Formula and explanation"), self)
+        self.formula_label = QLabel(self.formula_text(), self.explanation_box.content)
         self.formula_label.setTextFormat(Qt.TextFormat.RichText)
         self.formula_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.formula_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
@@ -77,7 +83,7 @@ class BasePanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.3)
         self.formula_label.setFont(font)
         self.formula_label.setVisible(bool(self.formula_html))
-        self.explanation_label = QLabel(self.explanation_html, self.explanation_box.content)
+        self.explanation_label = QLabel(self.class_text("explanation_html"), self.explanation_box.content)
         self.explanation_label.setTextFormat(Qt.TextFormat.RichText)
         self.explanation_label.setWordWrap(True)
         self.explanation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
@@ -103,6 +109,28 @@ class BasePanel(QWidget):
         self.body_layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.body, 1)
         self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
+
+    # ------------------------------------------------------------------ translation
+    def class_text(self, name: str) -> str:
+        """The class attribute ``name`` (``title``, ``formula_html``, ``explanation_html``) in the language in
+        force, translated in the context of the class that sets it (``"Panels"`` for titles)."""
+        text = getattr(self, name)
+        if not text:
+            return text
+        if name == "title":
+            return QCoreApplication.translate("Panels", text)
+        owner = next((c for c in type(self).__mro__ if name in vars(c)), type(self))
+        return QCoreApplication.translate(owner.__name__, text)
+
+    def formula_text(self) -> str:
+        """The formula shown above the panel, in the language in force (default: ``formula_html`` translated)."""
+        return self.class_text("formula_html")
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.formula_label.setText(self.formula_text())
+            self.explanation_label.setText(self.class_text("explanation_html"))
+        super().changeEvent(event)
 
     # ------------------------------------------------------------------ helpers for subclasses
     def settings_key(self, name: str) -> str:

@@ -15,10 +15,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from PySide6.QtCore import QSignalBlocker, Slot
+from PySide6.QtCore import QCoreApplication, QSignalBlocker, Slot
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSpinBox, QWidget)
+
+translate = QCoreApplication.translate
 
 if TYPE_CHECKING:
     from explorer.ui.panels.base_panel import ExportTarget
@@ -29,6 +31,7 @@ FORMATS: tuple[str, ...] = ("png", "svg", "csv")
 
 class ExportError(Exception):
     """An export failed; the message is fit for users."""
+
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -71,7 +74,7 @@ def render_image(graphics: Any, width: int | None = None) -> QImage:
     source = exporter.getSourceRect()
     logical = exporter.getTargetRect()  # (0, 0, on-screen width, height)
     if logical.width() <= 0 or logical.height() <= 0:
-        raise ExportError("The plot has no size yet (is it shown?).")
+        raise ExportError(translate("Export", "The plot has no size yet (is it shown?)."))
     scale = width / logical.width() if width is not None and width > 0 else 1.0
     image = QImage(round(logical.width() * scale), round(logical.height() * scale), QImage.Format.Format_ARGB32)
     image.setDevicePixelRatio(scale)
@@ -99,11 +102,12 @@ def export_png(graphics: Any, path: str | os.PathLike[str], width: int | None = 
     except ExportError:
         raise
     except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
-        raise ExportError(f"Could not render the plot as PNG: {exc}") from exc
+        raise ExportError(translate("Export", "Could not render the plot as PNG: {error}").format(
+            error=exc)) from exc
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if image is None or image.isNull() or not image.save(buffer, "PNG"):
-        raise ExportError("Could not encode the plot as PNG.")
+        raise ExportError(translate("Export", "Could not encode the plot as PNG."))
     _write(path, bytes(buffer.data().data()))
     return path
 
@@ -144,7 +148,8 @@ def export_svg(graphics: Any, path: str | os.PathLike[str]) -> Path:
         with _closed_paths_tolerated():
             data = pge.SVGExporter(_export_item(graphics)).export(toBytes=True)
     except Exception as exc:  # pyqtgraph raises bare Exception for an empty plot
-        raise ExportError(f"Could not render the plot as SVG: {exc}") from exc
+        raise ExportError(translate("Export", "Could not render the plot as SVG: {error}").format(
+            error=exc)) from exc
     _write(path, data)
     return path
 
@@ -160,17 +165,20 @@ def csv_text(header: list[str], data: Any, row_labels: tuple[str, list[str]] | N
     if table.ndim == 1:
         table = table.reshape(-1, 1)  # (rows,) -> (rows, 1)
     if table.ndim != 2 or table.shape[1] != len(header):
-        raise ExportError(f"The table has shape {table.shape} but {len(header)} column name(s).")
+        raise ExportError(translate("Export", "The table has shape {shape} but {count} column names.").format(
+            shape=table.shape, count=len(header)))
     buffer = io.StringIO()
     if row_labels is None:
         for name in header:
             if re.search(r'[",\n\r]', name):
-                raise ExportError(f"Column name {name!r} contains a comma, quote or line break.")
+                raise ExportError(translate(
+                    "Export", "Column name {name} contains a comma, quote or line break.").format(name=repr(name)))
         np.savetxt(buffer, table, fmt="%.9g", delimiter=",", header=",".join(header), comments="")
         return buffer.getvalue()
     name, labels = row_labels
     if len(labels) != table.shape[0]:
-        raise ExportError(f"The table has {table.shape[0]} row(s) but {len(labels)} row label(s).")
+        raise ExportError(translate("Export", "The table has {rows} rows but {labels} row labels.").format(
+            rows=table.shape[0], labels=len(labels)))
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([name, *header])
     for label, row in zip(labels, table):
@@ -182,13 +190,15 @@ def export_csv(target: ExportTarget, path: str | os.PathLike[str]) -> Path:
     """Write the numbers behind ``target`` (its ``csv()`` callable) to a CSV file."""
     path = Path(path)
     if target.csv is None:
-        raise ExportError(f"“{target.name}” has no table of numbers to export.")
+        raise ExportError(translate("Export", "“{name}” has no table of numbers to export.").format(
+            name=target.label or display_name(target.name)))
     try:
         header, data = target.csv()
     except ExportError:
         raise
     except Exception as exc:
-        raise ExportError(f"Could not collect the numbers of “{target.name}”: {exc}") from exc
+        raise ExportError(translate("Export", "Could not collect the numbers of “{name}”: {error}").format(
+            name=target.label or display_name(target.name), error=exc)) from exc
     labels = target.row_labels() if target.row_labels is not None else None
     _write(path, csv_text(list(header), data, labels).encode("utf-8"))
     return path
@@ -200,7 +210,8 @@ def export_target(target: ExportTarget, path: str | os.PathLike[str], fmt: str |
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
-        raise ExportError(f"Unknown export format {fmt!r}; choose PNG, SVG or CSV.")
+        raise ExportError(translate("Export", "Unknown export format {format}; choose PNG, SVG or CSV.").format(
+            format=repr(fmt)))
     if fmt == "png":
         return export_png(target.graphics, path, width)
     if fmt == "svg":
@@ -210,11 +221,12 @@ def export_target(target: ExportTarget, path: str | os.PathLike[str], fmt: str |
 
 def _write(path: Path, data: bytes) -> None:
     if not path.parent.is_dir():
-        raise ExportError(f"The folder {path.parent} does not exist.")
+        raise ExportError(translate("Export", "The folder {folder} does not exist.").format(folder=path.parent))
     try:
         _atomic_write(path, data)
     except OSError as exc:
-        raise ExportError(f"Could not write {path}: {exc.strerror or exc}") from exc
+        raise ExportError(translate("Export", "Could not write {path}: {error}").format(
+            path=path, error=exc.strerror or exc)) from exc
 
 
 def display_name(target_name: str) -> str:
@@ -248,7 +260,7 @@ class ExportDialog(QDialog):
     def __init__(self, targets: list[ExportTarget], panel_key: str, directory: str = "",
                  fmt: str = "png", png_width: int = 1600, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export plot")
+        self.setWindowTitle(self.tr("Export plot"))
         self._targets = targets
         self._panel_key = panel_key
         self._directory = directory or str(Path.home())
@@ -256,7 +268,7 @@ class ExportDialog(QDialog):
 
         self.target_combo = QComboBox(self)
         for target in targets:
-            self.target_combo.addItem(display_name(target.name), target.name)
+            self.target_combo.addItem(target.label or display_name(target.name), target.name)
         self.format_combo = QComboBox(self)
         for name in FORMATS:
             self.format_combo.addItem(name.upper(), name)
@@ -266,7 +278,7 @@ class ExportDialog(QDialog):
         self.width_spin.setSuffix(" px")
         self.width_spin.setValue(png_width)
         self.path_edit = QLineEdit(self)
-        browse = QPushButton("Browse…", self)
+        browse = QPushButton(self.tr("Browse…"), self)
         browse.clicked.connect(self._on_browse_clicked)
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
@@ -280,10 +292,10 @@ class ExportDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
 
         form = QFormLayout(self)
-        form.addRow("Plot", self.target_combo)
-        form.addRow("Format", self.format_combo)
-        form.addRow("PNG width", self.width_spin)
-        form.addRow("File", path_row)
+        form.addRow(self.tr("Plot"), self.target_combo)
+        form.addRow(self.tr("Format"), self.format_combo)
+        form.addRow(self.tr("PNG width"), self.width_spin)
+        form.addRow(self.tr("File"), path_row)
         form.addRow(self.error_label)
         form.addRow(self.buttons)
         self.target_combo.currentIndexChanged.connect(self._on_target_combo_current_index_changed)
@@ -323,8 +335,9 @@ class ExportDialog(QDialog):
 
     @Slot()
     def _on_browse_clicked(self) -> None:
-        filters = [f"{name.upper()} files (*.{name})" for name in FORMATS]
-        path, chosen = QFileDialog.getSaveFileName(self, "Export plot", self.path_edit.text(), ";;".join(filters),
+        filters = [self.tr("{format} files (*.{suffix})").format(format=name.upper(), suffix=name) for name in FORMATS]
+        path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export plot"), self.path_edit.text(),
+                                                   ";;".join(filters),
                                                    filters[FORMATS.index(self.fmt())])
         if path:
             fmt = FORMATS[filters.index(chosen)] if chosen in filters else self.fmt()
@@ -336,7 +349,7 @@ class ExportDialog(QDialog):
     def _on_buttons_accepted(self) -> None:
         text = self.path_edit.text().strip()
         if not text:
-            self.error_label.setText("Choose a file name.")
+            self.error_label.setText(self.tr("Choose a file name."))
             return
         target = self._targets[self.target_combo.currentIndex()]
         path = Path(text).expanduser()

@@ -36,10 +36,14 @@ def labeled_slider(lo: int, hi: int, value: int, tip: str = "") -> QLabeledSlide
     return slider
 
 
-def combo_box(items: list[str], current: str, tip: str = "") -> QComboBox:
+def combo_box(items: list[tuple[str, str]], current: str, tip: str = "") -> QComboBox:
+    """A combo of ``(key, text)`` items (``text`` in the language in force) with ``current`` (a key) chosen.
+
+    The key is the item's data: code and settings use it, so neither depends on the language shown."""
     combo = QComboBox()
-    combo.addItems(items)
-    combo.setCurrentText(current)
+    for key, text in items:
+        combo.addItem(text, key)
+    combo.setCurrentIndex(max(0, combo.findData(current)))
     combo.setToolTip(tip)
     return combo
 
@@ -64,7 +68,8 @@ def control_value(widget: QWidget) -> object:
     if isinstance(widget, QCheckBox):
         return widget.isChecked()
     if isinstance(widget, QComboBox):
-        return widget.currentText()
+        data = widget.currentData()
+        return data if isinstance(data, str) else widget.currentText()
     if isinstance(widget, QLineEdit):
         return widget.text()
     raise TypeError(f"no settings support for {type(widget).__name__}")
@@ -80,8 +85,11 @@ def set_control_value(widget: QWidget, stored: object) -> None:
         elif isinstance(widget, QCheckBox):
             widget.setChecked(bool(value))
         elif isinstance(widget, QComboBox):
-            if widget.findText(str(value)) >= 0:
-                widget.setCurrentText(str(value))
+            index = widget.findData(str(value))
+            if index < 0:
+                index = widget.findText(str(value))  # a combo without keys
+            if index >= 0:
+                widget.setCurrentIndex(index)
         elif isinstance(widget, QLineEdit):
             widget.setText(str(value))
 

@@ -164,9 +164,11 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
     # --- slots -----------------------------------------------------------------------------
     def _on_tile_cell_hovered(self, tile: int, row: int, col: int, value: float) -> None:
         plot = self.plots[tile]
-        text = f"{self.titles[tile]}: {plot.row_labels[row]} → {plot.col_labels[col]} = {value:.4g}"
         if plot.mask is not None and not plot.mask[row, col]:
-            text += " (masked)"
+            text = self.tr("{title}: {row} → {col} = {value:.4g} (masked)")
+        else:
+            text = "{title}: {row} → {col} = {value:.4g}"
+        text = text.format(title=self.titles[tile], row=plot.row_labels[row], col=plot.col_labels[col], value=value)
         self.readout.setText(text, color=self._fg())
         self.cell_hovered.emit(tile, row, col, value)
 

@@ -143,9 +143,11 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
 
     # --- slots -----------------------------------------------------------------------------
     def _on_image_cell_hovered(self, row: int, col: int, value: float) -> None:
-        text = f"{self.row_labels[row]} → {self.col_labels[col]}: {value:.4g}"
         if self.mask is not None and not self.mask[row, col]:
-            text += " (masked)"
+            text = self.tr("{row} → {col}: {value:.4g} (masked)")
+        else:
+            text = "{row} → {col}: {value:.4g}"
+        text = text.format(row=self.row_labels[row], col=self.col_labels[col], value=value)
         if not self.compact:
             self.readout.setText(text, color="#dddddd" if self.plot.dark else "#222222")
         self.setToolTip(text)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
 from explorer.core.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
-from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable
+from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable, architecture_name
 from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, LayerDrawing
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
@@ -23,11 +23,13 @@ class ArchitecturePanel(BasePanel):
     """The three ways of mixing n tokens compared by cost, sequential steps and path length."""
 
     key = "architecture_comparison"
-    title = "CNN vs RNN vs attention"
-    formula_html = (
+    title = QT_TRANSLATE_NOOP("Panels", "CNN vs RNN vs attention")
+    formula_html = QT_TRANSLATE_NOOP(
+        "ArchitecturePanel",
         "multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &nbsp;|&nbsp; sequential operations: "
         "1, n, 1 &nbsp;|&nbsp; maximum path length: ⌈(n−1)/((k−1)/2)⌉, n, 1")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP(
+        "ArchitecturePanel",
         "Three layers turn n tokens of width d into n outputs. A convolution of kernel size k mixes neighbours in "
         "parallel but needs a stack of layers before the first token reaches the last (O(n/k)); an RNN walks the "
         "sequence one step at a time (O(n) sequential operations and path); self-attention joins every pair in one "
@@ -39,26 +41,27 @@ class ArchitecturePanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: ComparisonResult | None = None
-        self.n_slider = labeled_slider(2, 2048, 64, "n: number of tokens")
-        self.d_slider = labeled_slider(1, 1024, 128, "d: width of each token (channels, hidden size)")
-        self.k_slider = labeled_slider(3, 15, 3, "k: kernel size of the convolution (odd)")
+        self.n_slider = labeled_slider(2, 2048, 64, self.tr("n: number of tokens"))
+        self.d_slider = labeled_slider(1, 1024, 128, self.tr("d: width of each token (channels, hidden size)"))
+        self.k_slider = labeled_slider(3, 15, 3, self.tr("k: kernel size of the convolution (odd)"))
         self.k_slider.setSingleStep(2)
         self.k_slider.setPageStep(2)
-        self.projections_check = QCheckBox("count W_q, W_k, W_v, W_o")
-        self.projections_check.setToolTip("add the self-attention layer's four d×d projections (4·n·d²)")
+        self.projections_check = QCheckBox(self.tr("count W_q, W_k, W_v, W_o"))
+        self.projections_check.setToolTip(self.tr("add the self-attention layer's four d×d projections (4·n·d²)"))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        group = form_group("Sizes", [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
+        group = form_group(self.tr("Sizes"), [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
                                      ("", self.projections_check), ("", self.summary)])
 
-        self.cost_plot = pg.PlotWidget(title="multiply–adds against n")
+        self.cost_plot = pg.PlotWidget(title=self.tr("multiply–adds against n"))
         self.cost_plot.setLogMode(x=True, y=True)
-        self.cost_plot.setLabel("bottom", "n (tokens)")
+        self.cost_plot.setLabel("bottom", self.tr("n (tokens)"))
         self.cost_plot.setMenuEnabled(False)
         self.cost_plot.getPlotItem().hideButtons()
         self.legend = self.cost_plot.addLegend(offset=(10, 10), brush=pg.mkBrush(255, 255, 255, 200))
-        self.curves = {a: self.cost_plot.plot(pen=pg.mkPen(COLOURS[a], width=2), name=a) for a in ARCHITECTURES}
+        self.curves = {a: self.cost_plot.plot(pen=pg.mkPen(COLOURS[a], width=2), name=architecture_name(a))
+                       for a in ARCHITECTURES}
         self.markers = self.cost_plot.plot(pen=None, symbol="o", symbolSize=8,
                                            symbolBrush=[COLOURS[a] for a in ARCHITECTURES])
         self.n_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", width=1))
@@ -70,8 +73,8 @@ class ArchitecturePanel(BasePanel):
         self.drawing = LayerDrawing()
         self.table = CostTable()
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.cost_plot, "Cost against n")
-        self.tabs.addTab(self.drawing, "Paths through the layers")
+        self.tabs.addTab(self.cost_plot, self.tr("Cost against n"))
+        self.tabs.addTab(self.drawing, self.tr("Paths through the layers"))
         plots = QWidget()
         plots_layout = QVBoxLayout(plots)
         plots_layout.setContentsMargins(0, 0, 0, 0)
@@ -115,15 +118,19 @@ class ArchitecturePanel(BasePanel):
         log_n = np.log10(r.n)
         self.n_line.setPos(log_n)  # in log mode, positions are log10 values
         self.cross_line.setPos(np.log10(r.crossover))
-        self.cross_line.label.setFormat(f"self-attention dearest from n = {r.crossover:,}")
+        self.cross_line.label.setFormat(self.tr("self-attention dearest from n = {n:,}").format(n=r.crossover))
         self.cost_plot.setXRange(0, np.log10(r.n_axis[-1]), padding=0.02)
         self.table.show_result(r)
         self.drawing.draw(r.n, r.k)
-        drawn = (f"The drawings show the first {self.drawing.drawn_tokens} tokens." if r.n > self.drawing.drawn_tokens
-                 else "")
-        self.summary.setText(
-            f"At n = {r.n:,}: <b>{r.most_expensive}</b> costs the most.<br>Self-attention is the dearest from "
-            f"n = <b>{r.crossover:,}</b>{' (every n)' if r.crossover == 1 else ''}. {drawn}")
+        if r.crossover == 1:
+            dearest = self.tr("Self-attention is the dearest for every n.")
+        else:
+            dearest = self.tr("Self-attention is the dearest from n = <b>{n:,}</b>.").format(n=r.crossover)
+        lines = [self.tr("At n = {n:,}: <b>{name}</b> costs the most.").format(
+            n=r.n, name=architecture_name(r.most_expensive)), dearest]
+        if r.n > self.drawing.drawn_tokens:
+            lines.append(self.tr("The drawings show the first {count} tokens.").format(count=self.drawing.drawn_tokens))
+        self.summary.setText("<br>".join(lines))
 
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)
@@ -147,8 +154,9 @@ class ArchitecturePanel(BasePanel):
             r = self.result
             return ["n", *ARCHITECTURES], np.column_stack([r.n_axis, *(r.curves[a] for a in ARCHITECTURES)])
 
-        return [ExportTarget("cost_against_n", self.cost_plot, curves_csv),
-                ExportTarget("layers_and_table", self.drawing, self.table.csv_table)]
+        return [ExportTarget("cost_against_n", self.cost_plot, curves_csv, label=self.tr("Cost against n")),
+                ExportTarget("layers_and_table", self.drawing, self.table.csv_table,
+                             label=self.tr("Layers and table"))]
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)

@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from explorer.core.architecture_costs import ARCHITECTURES, ComparisonResult
 
-ROWS = (("multiply–adds", "cost", ("O(knd²)", "O(nd²)", "O(n²d)")),
-        ("sequential operations", "sequential", ("O(1)", "O(n)", "O(1)")),
-        ("maximum path length", "path", ("O(n/k)", "O(n)", "O(1)")))
+ROWS = ((QT_TRANSLATE_NOOP("CostTable", "multiply–adds"), "cost", ("O(knd²)", "O(nd²)", "O(n²d)")),
+        (QT_TRANSLATE_NOOP("CostTable", "sequential operations"), "sequential", ("O(1)", "O(n)", "O(1)")),
+        (QT_TRANSLATE_NOOP("CostTable", "maximum path length"), "path", ("O(n/k)", "O(n)", "O(1)")))
+#: The core's architectures by their names on screen (CNN and RNN are names in every language).
+_ARCHITECTURE_NAMES = {"self-attention": QT_TRANSLATE_NOOP("CostTable", "self-attention")}
+
+
+def architecture_name(arch: str) -> str:
+    """``arch`` (one of core's ``ARCHITECTURES``) as shown, in the language in force."""
+    return QCoreApplication.translate("CostTable", _ARCHITECTURE_NAMES.get(arch, arch))
 
 
 class CostTable(QTableWidget):
@@ -17,8 +24,8 @@ class CostTable(QTableWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(len(ROWS), len(ARCHITECTURES), parent)
-        self.setHorizontalHeaderLabels(list(ARCHITECTURES))
-        self.setVerticalHeaderLabels([label for label, _, _ in ROWS])
+        self.setHorizontalHeaderLabels([architecture_name(a) for a in ARCHITECTURES])
+        self.setVerticalHeaderLabels([self.tr(label) for label, _, _ in ROWS])
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)

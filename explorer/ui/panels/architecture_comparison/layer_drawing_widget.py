@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from explorer.core.architecture_costs import ARCHITECTURES
 from explorer.core.layer_graphs import LayerGraph, Node, first_to_last, hops
+from explorer.ui.panels.architecture_comparison.cost_table_widget import architecture_name
 
 MAX_DRAWN = 12  # tokens drawn: beyond this the CNN's stack of layers turns into a grey blur
 PATH_COLOUR, DARK_PATH_COLOUR = "#d62728", "#ff6b6b"
@@ -79,10 +80,13 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
         for row, name in enumerate(ARCHITECTURES):
             graph, path = first_to_last(name, shown, k)
             self.hop_counts[name] = hops(path)
-            what = f"CNN (k = {k})" if name == "CNN" else name
-            layers = f", {graph.levels} layers" if name == "CNN" else ""
-            hop = "hop" if hops(path) == 1 else "hops"
-            self.plots[name].draw(graph, path, f"{what}: x₁ → position {shown} in {hops(path)} {hop}{layers}", fg)
+            if name == "CNN":
+                title = self.tr("CNN (k = {k}, layers: {layers}): x₁ → position {position} in %n hop(s)", "",
+                                hops(path)).format(k=k, layers=graph.levels, position=shown)
+            else:
+                title = self.tr("{name}: x₁ → position {position} in %n hop(s)", "", hops(path)).format(
+                    name=architecture_name(name), position=shown)
+            self.plots[name].draw(graph, path, title, fg)
             self.ci.layout.setRowStretchFactor(row, max(2, graph.levels + 1))  # taller for a deep CNN
 
     def apply_theme(self, dark: bool) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSettings, QSignalBlocker, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
@@ -22,7 +22,13 @@ from explorer.ui.widgets.log_slider_widget import LogSlider
 from explorer.ui.widgets.side_column_widget import SideColumn
 from explorer.ui.worker import LatestOnlyRunner
 
-HEATMAP_MODES = ("q, then q = kᵢ", "identity (eye)")
+HEATMAP_MODES = (QT_TRANSLATE_NOOP("AttentionCuesPanel", "q, then q = kᵢ"),
+                 QT_TRANSLATE_NOOP("AttentionCuesPanel", "identity (eye)"))
+#: The core's scorers (keys of the combo) by their names on screen.
+SCORER_NAMES = {"dot product": QT_TRANSLATE_NOOP("AttentionCuesPanel", "dot product"),
+                "scaled dot product": QT_TRANSLATE_NOOP("AttentionCuesPanel", "scaled dot product"),
+                "additive": QT_TRANSLATE_NOOP("AttentionCuesPanel", "additive"),
+                "gaussian": QT_TRANSLATE_NOOP("AttentionCuesPanel", "gaussian")}
 DEFAULT_QUERY = (0.5, -0.5)
 
 
@@ -41,14 +47,16 @@ class AttentionCuesPanel(BasePanel):
     """A query (volitional cue) against keys (non-volitional cues) paired with values."""
 
     key = "attention_cues"
-    title = "Queries, keys and values"
-    formula_html = (
+    title = QT_TRANSLATE_NOOP("Panels", "Queries, keys and values")
+    formula_html = QT_TRANSLATE_NOOP(
+        "AttentionCuesPanel",
         "α(<b>q</b>, <b>k</b><sub>i</sub>) = softmax<sub>i</sub>(a(<b>q</b>, <b>k</b><sub>i</sub>) / T), &nbsp;"
         "attention pooling f(<b>q</b>) = Σ<sub>i</sub> α(<b>q</b>, <b>k</b><sub>i</sub>) v<sub>i</sub> "
         "&nbsp;|&nbsp; a = <b>q</b>·<b>k</b> &nbsp;·&nbsp; <b>q</b>·<b>k</b>/√d &nbsp;·&nbsp; "
         "<b>w</b><sub>v</sub><sup>⊤</sup>tanh(<b>W</b><sub>q</sub><b>q</b> + <b>W</b><sub>k</sub><b>k</b>) "
         "&nbsp;·&nbsp; −‖<b>q</b> − <b>k</b>‖²/2")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP(
+        "AttentionCuesPanel",
         "Each input is a value v<sub>i</sub> paired with a key <b>k</b><sub>i</sub> (a non-volitional cue); "
         "the query <b>q</b> is the volitional cue. A score a(<b>q</b>, <b>k</b>) says how well they match, a "
         "softmax makes weights that sum to one, and attention pooling averages the values with them. "
@@ -62,19 +70,22 @@ class AttentionCuesPanel(BasePanel):
         super().__init__(parent)
         self.cues: CueSet | None = None
         self.result: CuesResult | None = None
-        self.scorer_combo = combo_box(list(SCORERS), "gaussian", "the scoring function a(q, k)")
+        self.scorer_combo = combo_box([(s, self.tr(SCORER_NAMES.get(s, s))) for s in SCORERS], "gaussian",
+                                      self.tr("the scoring function a(q, k)"))
         self.temperature_slider = LogSlider(0.01, 100.0, 1.0, prefix="T = ")
-        self.temperature_slider.setToolTip("temperature: the scores are divided by T before the softmax")
+        self.temperature_slider.setToolTip(self.tr("temperature: the scores are divided by T before the softmax"))
         self.temperature_slider.slider.setMinimumWidth(70)
         self.temperature_slider.label.setMinimumWidth(52)
-        self.keys_spin = spin_box(1, 12, 6, "number of keys (and values)")
-        self.seed_spin = spin_box(0, 9999, 0, "random layout of the keys, their values and the additive weights")
-        self.x_spin = _coordinate_box(DEFAULT_QUERY[0], "the query's first coordinate")
-        self.y_spin = _coordinate_box(DEFAULT_QUERY[1], "the query's second coordinate")
-        self.heatmap_combo = combo_box(list(HEATMAP_MODES), HEATMAP_MODES[0], "rows of the heatmap")
-        self.field_check = QCheckBox("show f(q) over the plane")
+        self.keys_spin = spin_box(1, 12, 6, self.tr("number of keys (and values)"))
+        self.seed_spin = spin_box(0, 9999, 0,
+                                  self.tr("random layout of the keys, their values and the additive weights"))
+        self.x_spin = _coordinate_box(DEFAULT_QUERY[0], self.tr("the query's first coordinate"))
+        self.y_spin = _coordinate_box(DEFAULT_QUERY[1], self.tr("the query's second coordinate"))
+        self.heatmap_combo = combo_box([(m, self.tr(m)) for m in HEATMAP_MODES], HEATMAP_MODES[0],
+                                       self.tr("rows of the heatmap"))
+        self.field_check = QCheckBox(self.tr("show f(q) over the plane"))
         self.field_check.setChecked(True)
-        self.field_check.setToolTip("colour each place by f(q) for a query there")
+        self.field_check.setToolTip(self.tr("colour each place by f(q) for a query there"))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         query = QWidget()
@@ -82,21 +93,22 @@ class AttentionCuesPanel(BasePanel):
         query_row.setContentsMargins(0, 0, 0, 0)
         query_row.addWidget(self.x_spin)
         query_row.addWidget(self.y_spin)
-        group = form_group("Cues", [("scoring", self.scorer_combo), ("temperature", self.temperature_slider),
-                                    ("keys", self.keys_spin), ("seed", self.seed_spin), ("query q", query),
-                                    ("heatmap", self.heatmap_combo), ("", self.field_check), ("", self.summary)])
+        group = form_group(self.tr("Cues"), [
+            (self.tr("scoring"), self.scorer_combo), (self.tr("temperature"), self.temperature_slider),
+            (self.tr("keys"), self.keys_spin), (self.tr("seed"), self.seed_spin), (self.tr("query q"), query),
+            (self.tr("heatmap"), self.heatmap_combo), ("", self.field_check), ("", self.summary)])
 
         self.plane = CuePlane()
-        self.plane.setTitle("drag the query q")
-        self.bars_plot = pg.PlotWidget(title="weights α(q, kᵢ)")
+        self.plane.setTitle(self.tr("drag the query q"))
+        self.bars_plot = pg.PlotWidget(title=self.tr("weights α(q, kᵢ)"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=KEY_COLOUR)
         self.bars_plot.addItem(self.bars)
         self.bars_plot.setYRange(0, 1)
         self.bars_plot.setMouseEnabled(x=False, y=False)
         self.bars_plot.getPlotItem().hideButtons()
         self.bars_plot.setMenuEnabled(False)
-        self.heatmap = HeatmapWidget(title="weights")
-        self.heatmap.set_axis_labels("queries", "keys")
+        self.heatmap = HeatmapWidget(title=self.tr("weights"))
+        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
         fit_titles(self.plane, self.bars_plot)
         plots = QWidget()
         grid = QGridLayout(plots)
@@ -151,7 +163,7 @@ class AttentionCuesPanel(BasePanel):
 
     def recompute(self, field: bool = True) -> None:
         """Weights for the query now (and, with ``field``, ask for the pooled output over the plane)."""
-        scorer, temperature = self.scorer_combo.currentText(), self.temperature_slider.value()
+        scorer, temperature = self.scorer_combo.currentData(), self.temperature_slider.value()
         try:
             self.result = cues_demo(self.cues, self.query(), scorer, temperature,
                                     identity=self.heatmap_combo.currentIndex() == 1)
@@ -174,12 +186,13 @@ class AttentionCuesPanel(BasePanel):
         best = int(np.argmax(r.weights))
         self.bars_plot.setTitle(f"α(q, kᵢ);  f(q) = {r.output:.2f}")
         self.heatmap.set_matrix(r.grid_weights, r.grid_rows, labels, levels=(0.0, 1.0))
-        self.heatmap.set_title("torch.eye(K)" if self.heatmap_combo.currentIndex() == 1 else "weights")
+        self.heatmap.set_title("torch.eye(K)" if self.heatmap_combo.currentIndex() == 1 else self.tr("weights"))
         self.heatmap.highlight_row(0 if self.heatmap_combo.currentIndex() == 0 else None)
         entropy = float(-(r.weights * np.log(np.clip(r.weights, 1e-300, None))).sum())
-        self.summary.setText(
-            f"largest weight: k{best} ({r.weights[best]:.2f})\nf(q) = Σ αᵢvᵢ = {r.output:.3g}\n"
-            f"entropy {entropy:.2f} of at most {np.log(len(labels)):.2f} nats")
+        self.summary.setText(self.tr(
+            "largest weight: k{best} ({weight:.2f})\nf(q) = Σ αᵢvᵢ = {output:.3g}\n"
+            "entropy {entropy:.2f} of at most {most:.2f} nats").format(
+                best=best, weight=r.weights[best], output=r.output, entropy=entropy, most=np.log(len(labels))))
 
     # --- slots --------------------------------------------------------------------------------
     @Slot(object)
@@ -189,7 +202,8 @@ class AttentionCuesPanel(BasePanel):
 
     @Slot(str)
     def _on_field_runner_failed(self, message: str) -> None:
-        self.show_inline_message(f"The pooled output could not be computed: {message}")
+        self.show_inline_message(
+            self.tr("The pooled output could not be computed: {message}").format(message=message))
 
     @Slot()
     def _on_setting_changed(self, *_args) -> None:
@@ -234,9 +248,9 @@ class AttentionCuesPanel(BasePanel):
             return (["key", "x", "y", "value", "score", "weight"],
                     np.column_stack([np.arange(len(c.keys)), c.keys, c.values, r.scores, r.weights]))
 
-        return [ExportTarget("plane", self.plane, keys_csv),
-                ExportTarget("weights", self.bars_plot, keys_csv),
-                ExportTarget("heatmap", self.heatmap, self.heatmap.csv_table)]
+        return [ExportTarget("plane", self.plane, keys_csv, label=self.tr("Plane")),
+                ExportTarget("weights", self.bars_plot, keys_csv, label=self.tr("Weights")),
+                ExportTarget("heatmap", self.heatmap, self.heatmap.csv_table, label=self.tr("Heatmap"))]
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)

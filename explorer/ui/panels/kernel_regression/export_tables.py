@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explorer.ui.i18n import translate
 from explorer.ui.panels.base_panel import ExportTarget
 
 if TYPE_CHECKING:
@@ -35,7 +36,10 @@ def export_targets(panel: KernelRegressionPanel) -> list[ExportTarget]:
         n = len(panel.losses)
         return ["epoch", "loss", "w"], np.column_stack([np.arange(1, n + 1), panel.losses, panel.w_history])
 
-    return [ExportTarget("fit", panel.fit_plot, fit_table),
-            ExportTarget("attention_weights", panel.heatmap, weights_table),
-            ExportTarget("query_weights", panel.stem_plot, stem_table),
-            ExportTarget("parametric_loss", panel.loss_plot, loss_table)]
+    return [ExportTarget("fit", panel.fit_plot, fit_table, label=translate("KernelRegressionPanel", "Fit")),
+            ExportTarget("attention_weights", panel.heatmap, weights_table,
+                         label=translate("KernelRegressionPanel", "Attention weights")),
+            ExportTarget("query_weights", panel.stem_plot, stem_table,
+                         label=translate("KernelRegressionPanel", "Weights of one test point")),
+            ExportTarget("parametric_loss", panel.loss_plot, loss_table,
+                         label=translate("KernelRegressionPanel", "Parametric loss"))]

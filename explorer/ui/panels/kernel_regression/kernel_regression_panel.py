@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from explorer.core import kernel_regression as kr
@@ -32,7 +32,7 @@ class KernelRegressionPanel(BasePanel):
     """Nadaraya–Watson regression on the book's toy data, with its (test × train) weights."""
 
     key = "kernel_regression"
-    title = "Kernel regression"
+    title = QT_TRANSLATE_NOOP("Panels", "Kernel regression")
     formula_html = kernel_formula("gaussian")
     explanation_html = EXPLANATION_HTML
 
@@ -96,7 +96,10 @@ class KernelRegressionPanel(BasePanel):
     # ------------------------------------------------------------------ public API
     @property
     def kernel_name(self) -> str:
-        return self.kernel_combo.currentText()
+        return self.kernel_combo.currentData()
+
+    def formula_text(self) -> str:
+        return kernel_formula(self.kernel_name if hasattr(self, "controls") else "gaussian")
 
     @property
     def bandwidth(self) -> float:
@@ -117,7 +120,7 @@ class KernelRegressionPanel(BasePanel):
 
     def shown_weights(self) -> np.ndarray:
         """The (test × train) weights the heatmap shows: nonparametric or the trained parametric ones."""
-        if self.shown_combo.currentText() == "parametric" and self.param_weights is not None:
+        if self.shown_combo.currentData() == "parametric" and self.param_weights is not None:
             return self.param_weights
         return self.weights
 
@@ -186,9 +189,13 @@ class KernelRegressionPanel(BasePanel):
         # colours span 0..max so that wide kernels over many points (all weights small) stay visible
         self.heatmap.set_matrix(shown, rows, cols, levels=(0.0, max(float(shown.max()), 1e-12)))
         rows, cols = self._block_rows, self._block_cols
-        blocks = ([f"mean of {rows} test points"] if rows > 1 else []) + \
-            ([f"sum of {cols} training points"] if cols > 1 else [])
-        self.heatmap.set_note(f"each cell: {', '.join(blocks)}" if blocks else "")
+        if rows > 1 and cols > 1:
+            note = self.tr("each cell: mean of {rows} test points, sum of {cols} training points")
+        elif rows > 1:
+            note = self.tr("each cell: mean of {rows} test points")
+        else:
+            note = self.tr("each cell: sum of {cols} training points") if cols > 1 else ""
+        self.heatmap.set_note(note.format(rows=rows, cols=cols))
 
     def _draw_points(self) -> None:
         self.plots.show_points(self.x_train, self.y_train, self.y_truth)
@@ -210,10 +217,10 @@ class KernelRegressionPanel(BasePanel):
     def _draw_training(self) -> None:
         epochs = np.arange(1, len(self.losses) + 1)
         self.loss_item.setData(epochs, np.asarray(self.losses))
-        self.plots.set_title(self.loss_plot, "loss per epoch (parametric)")
+        self.plots.set_title(self.loss_plot, self.tr("loss per epoch (parametric)"))
         if self.learned_w is not None:
-            self.w_label.setText(f"learned w = {self.learned_w:.4g} (h = 1/|w| = "
-                                 f"{kr.bandwidth_from_w(self.learned_w):.3g})")
+            self.w_label.setText(self.tr("learned w = {w:.4g} (h = 1/|w| = {h:.3g})").format(
+                w=self.learned_w, h=kr.bandwidth_from_w(self.learned_w)))
 
     # ------------------------------------------------------------------ slots
     @Slot()
@@ -282,13 +289,14 @@ class KernelRegressionPanel(BasePanel):
         if self.trainer.is_running():
             return
         if self.x_train.size < 2:
-            self.show_inline_message("The parametric model needs at least two training points (leave-one-out).")
+            self.show_inline_message(
+                self.tr("The parametric model needs at least two training points (leave-one-out)."))
             return
         data = kr.RegressionData(self.x_train.copy(), self.y_train.copy(), self.x_test.copy(), self.y_truth.copy())
         self.losses, self.w_history = [], []
         self.clear_inline_message()
         self.train_button.setEnabled(False)
-        self.train_button.setText("Training…")
+        self.train_button.setText(self.tr("Training…"))
         self.trainer.start(data, self.lr_spin.value(), self.epochs_spin.value(), self.seed_spin.value())
 
     @Slot(object)
@@ -302,23 +310,23 @@ class KernelRegressionPanel(BasePanel):
 
     @Slot(str)
     def _on_trainer_failed(self, message: str) -> None:
-        self.show_inline_message(f"Training w failed: {message}")
+        self.show_inline_message(self.tr("Training w failed: {message}").format(message=message))
 
     @Slot()
     def _on_trainer_finished(self) -> None:
         self.train_button.setEnabled(True)
-        self.train_button.setText("Train w")
+        self.train_button.setText(self.tr("Train w"))
         if self.learned_w is not None and self.losses:
             if self.isVisible():  # the status bar belongs to the panel on screen
-                self.status_message.emit(f"Parametric kernel regression: loss {self.losses[-1]:.4g}, "
-                                         f"w = {self.learned_w:.4g}")
+                self.status_message.emit(self.tr("Parametric kernel regression: loss {loss:.4g}, w = {w:.4g}")
+                                         .format(loss=self.losses[-1], w=self.learned_w))
             with QSignalBlocker(self.shown_combo):
-                self.shown_combo.setCurrentText("parametric")
+                self.shown_combo.setCurrentIndex(self.shown_combo.findData("parametric"))
             self._refit()
 
     # ------------------------------------------------------------------ shell hooks
     def busy_reason(self) -> str | None:
-        return "The parametric model is still training." if self.trainer.is_running() else None
+        return self.tr("The parametric model is still training.") if self.trainer.is_running() else None
 
     def shutdown(self, timeout_ms: int) -> None:
         self.trainer.shutdown(timeout_ms)

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core import kernel_regression as kr
+from explorer.ui.i18n import translate
+from explorer.ui.panels.kernel_regression.panel_texts import KERNEL_NAMES
 from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints, stem_xy
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
@@ -37,42 +39,44 @@ class KernelRegressionControls(QWidget):
         self.noise_spin = QDoubleSpinBox(minimum=0.0, maximum=5.0, singleStep=0.1, value=DEFAULTS["noise"])
         self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1, value=DEFAULTS["seed"])
         self.kernel_combo = QComboBox()
-        self.kernel_combo.addItems(list(kr.KERNELS))
+        for name in kr.KERNELS:
+            self.kernel_combo.addItem(translate("KernelRegressionPanel", KERNEL_NAMES.get(name, name)), name)
         self.bandwidth_slider = LogSlider(value=DEFAULTS["bandwidth"])
         self.lr_spin = QDoubleSpinBox(minimum=0.001, maximum=10.0, singleStep=0.1, decimals=3, value=DEFAULTS["lr"])
         self.epochs_spin = QSpinBox(minimum=1, maximum=500, value=DEFAULTS["epochs"])
-        self.train_button = QPushButton("Train w")
+        self.train_button = QPushButton(self.tr("Train w"))
         self.shown_combo = QComboBox()
-        self.shown_combo.addItems(["nonparametric", "parametric"])
-        self.w_label = QLabel("w: not trained yet")
+        self.shown_combo.addItem(self.tr("nonparametric"), "nonparametric")
+        self.shown_combo.addItem(self.tr("parametric"), "parametric")
+        self.w_label = QLabel(self.tr("w: not trained yet"))
         self.w_label.setWordWrap(True)
         self.kernel_plot = pg.PlotWidget()
         self.kernel_plot.setFixedHeight(110)
         self.kernel_plot.setMenuEnabled(False)
         self.kernel_plot.setMouseEnabled(False, False)
         self.kernel_plot.hideButtons()
-        self.kernel_plot.setTitle("kernel K(d / h)", size="8pt")
+        self.kernel_plot.setTitle(self.tr("kernel K(d / h)"), size="8pt")
         self.kernel_item = self.kernel_plot.plot(fillLevel=0.0)
 
-        data_box = QGroupBox("Data")
+        data_box = QGroupBox(self.tr("Data"))
         data_form = QFormLayout(data_box)
-        data_form.addRow("training points", self.n_train_spin)
-        data_form.addRow("test points", self.n_test_spin)
-        data_form.addRow("noise σ", self.noise_spin)
-        data_form.addRow("seed", self.seed_spin)
-        kernel_box = QGroupBox("Kernel")
+        data_form.addRow(self.tr("training points"), self.n_train_spin)
+        data_form.addRow(self.tr("test points"), self.n_test_spin)
+        data_form.addRow(self.tr("noise σ"), self.noise_spin)
+        data_form.addRow(self.tr("seed"), self.seed_spin)
+        kernel_box = QGroupBox(self.tr("Kernel"))
         kernel_form = QFormLayout(kernel_box)
-        kernel_form.addRow("kernel", self.kernel_combo)
-        kernel_form.addRow(QLabel("bandwidth h (log scale):"))
+        kernel_form.addRow(self.tr("kernel"), self.kernel_combo)
+        kernel_form.addRow(QLabel(self.tr("bandwidth h (log scale):")))
         kernel_form.addRow(self.bandwidth_slider)
         kernel_form.addRow(self.kernel_plot)
-        param_box = QGroupBox("Parametric (learnable w)")
+        param_box = QGroupBox(self.tr("Parametric (learnable w)"))
         param_form = QFormLayout(param_box)
-        param_form.addRow("learning rate", self.lr_spin)
-        param_form.addRow("epochs", self.epochs_spin)
+        param_form.addRow(self.tr("learning rate"), self.lr_spin)
+        param_form.addRow(self.tr("epochs"), self.epochs_spin)
         param_form.addRow(self.train_button)
         param_form.addRow(self.w_label)
-        param_form.addRow("heatmap shows", self.shown_combo)
+        param_form.addRow(self.tr("heatmap shows"), self.shown_combo)
         for form in (data_form, kernel_form, param_form):
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         side = QVBoxLayout(self)
@@ -85,21 +89,21 @@ class KernelRegressionControls(QWidget):
         """Every control's value, keyed as in `DEFAULTS` (without `query`, which the panel owns)."""
         return dict(n_train=self.n_train_spin.value(), n_test=self.n_test_spin.value(),
                     noise=self.noise_spin.value(), seed=self.seed_spin.value(),
-                    kernel=self.kernel_combo.currentText(), bandwidth=self.bandwidth_slider.value(),
-                    lr=self.lr_spin.value(), epochs=self.epochs_spin.value(), shown=self.shown_combo.currentText())
+                    kernel=self.kernel_combo.currentData(), bandwidth=self.bandwidth_slider.value(),
+                    lr=self.lr_spin.value(), epochs=self.epochs_spin.value(), shown=self.shown_combo.currentData())
 
     def set_values(self, read: Callable[[str, type], Any]) -> None:
-        """Set every control from `read(name, type)` without emitting; unknown combo texts are skipped."""
+        """Set every control from `read(name, type)` without emitting; unknown combo keys are skipped."""
         spins = dict(n_train=(self.n_train_spin, int), n_test=(self.n_test_spin, int), noise=(self.noise_spin, float),
                      seed=(self.seed_spin, int), lr=(self.lr_spin, float), epochs=(self.epochs_spin, int))
         for name, (spin, kind) in spins.items():
             with QSignalBlocker(spin):
                 spin.setValue(read(name, kind))
         for combo, name in ((self.kernel_combo, "kernel"), (self.shown_combo, "shown")):
-            text = str(read(name, str))
-            if combo.findText(text) >= 0:
+            index = combo.findData(str(read(name, str)))
+            if index >= 0:
                 with QSignalBlocker(combo):
-                    combo.setCurrentText(text)
+                    combo.setCurrentIndex(index)
         self.bandwidth_slider.set_value(read("bandwidth", float))
 
     def apply_pens(self, dark: bool) -> None:
@@ -114,32 +118,32 @@ class KernelRegressionPlots(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._titles: dict[int, str] = {}
-        self.fit_plot = pg.PlotWidget(title="Nadaraya–Watson fit")
+        self.fit_plot = pg.PlotWidget(title=self.tr("Nadaraya–Watson fit"))
         self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.fit_plot.setLabel("bottom", "x")
         self.fit_plot.setLabel("left", "y")
-        self.truth_item = self.fit_plot.plot(name="truth 2 sin x + x^0.8")
-        self.fit_item = self.fit_plot.plot(name="nonparametric fit")
-        self.param_item = self.fit_plot.plot(name="parametric fit")
-        self.points_item = DraggablePoints(size=7, symbol="o", name="training points (drag me)")
+        self.truth_item = self.fit_plot.plot(name=self.tr("truth 2 sin x + x^0.8"))
+        self.fit_item = self.fit_plot.plot(name=self.tr("nonparametric fit"))
+        self.param_item = self.fit_plot.plot(name=self.tr("parametric fit"))
+        self.points_item = DraggablePoints(size=7, symbol="o", name=self.tr("training points (drag me)"))
         self.fit_plot.addItem(self.points_item)
         self.query_line = pg.InfiniteLine(angle=90, movable=True)
         self.fit_plot.addItem(self.query_line)
         for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
             item.setZValue(z)  # curves above the (possibly many) points
-        self.heatmap = HeatmapWidget(title="attention weights")
-        self.heatmap.set_axis_labels("test x", "train x")
+        self.heatmap = HeatmapWidget(title=self.tr("attention weights"))
+        self.heatmap.set_axis_labels(self.tr("test x"), self.tr("train x"))
         self.heatmap.plot.max_ticks = 8
-        self.stem_plot = pg.PlotWidget(title="weights of one test point")
-        self.stem_plot.setLabel("bottom", "training x")
-        self.stem_plot.setLabel("left", "weight")
+        self.stem_plot = pg.PlotWidget(title=self.tr("weights of one test point"))
+        self.stem_plot.setLabel("bottom", self.tr("training x"))
+        self.stem_plot.setLabel("left", self.tr("weight"))
         self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
         self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title="loss per epoch")
-        self.loss_plot.setLabel("bottom", "epoch")
-        self.loss_plot.setLabel("left", "Σ squared error")
+        self.loss_plot = pg.PlotWidget(title=self.tr("loss per epoch"))
+        self.loss_plot.setLabel("bottom", self.tr("epoch"))
+        self.loss_plot.setLabel("left", self.tr("Σ squared error"))
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
         fit_titles(self.fit_plot, self.stem_plot, self.loss_plot)
 
@@ -171,7 +175,7 @@ class KernelRegressionPlots(QWidget):
             self.stem_tops.setData(x_train, weights)
         else:
             self.stem_tops.setData([], [])
-        self.set_title(self.stem_plot, f"weights of test point x = {x_query:.2f}")
+        self.set_title(self.stem_plot, self.tr("weights of test point x = {x:.2f}").format(x=x_query))
         self.heatmap.highlight_row(heatmap_row)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(x_query)

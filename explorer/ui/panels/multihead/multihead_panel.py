@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QWidget
 from superqt.utils import qdebounced
 
@@ -17,7 +17,8 @@ from explorer.ui.widgets.form_controls import combo_box, form_group, restore_con
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.side_column_widget import SideColumn
 
-INPUT_MODES = ("typed sentence", "random input")
+INPUT_MODES = (QT_TRANSLATE_NOOP("MultiHeadPanel", "typed sentence"),
+               QT_TRANSLATE_NOOP("MultiHeadPanel", "random input"))  # keys of the combo, and its English texts
 DEFAULT_SENTENCE = "the cat sat on the mat because it was tired ."
 
 
@@ -25,13 +26,15 @@ class MultiHeadPanel(BasePanel):
     """Per-head self-attention weights of a random `MultiHeadAttention`."""
 
     key = "multihead"
-    title = "Multi-head attention"
+    title = QT_TRANSLATE_NOOP("Panels", "Multi-head attention")
     drawn = Signal()  # the heatmaps show a new result
-    formula_html = (
+    formula_html = QT_TRANSLATE_NOOP(
+        "MultiHeadPanel",
         "head<sub>i</sub> = softmax(<b>QW</b><sub>i</sub><sup>(q)</sup> (<b>KW</b><sub>i</sub><sup>(k)</sup>)"
         "<sup>⊤</sup> / √(d/h)) <b>VW</b><sub>i</sub><sup>(v)</sup> &nbsp;&nbsp; "
         "MultiHead(<b>Q</b>, <b>K</b>, <b>V</b>) = [head<sub>1</sub>, …, head<sub>h</sub>] <b>W</b><sub>o</sub>")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP(
+        "MultiHeadPanel",
         "Instead of one attention over the full hidden vector, multi-head attention cuts it into h equal "
         "slices (so num_hiddens must be divisible by num_heads), gives each slice its own query, key and "
         "value projections, and lets every head attend on its own; the heads' outputs are joined and mixed "
@@ -43,25 +46,27 @@ class MultiHeadPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: MultiHeadResult | None = None
-        self.hiddens_spin = spin_box(1, 256, 16, "num_hiddens: size of each token's hidden vector")
-        self.heads_spin = spin_box(1, 16, 4, "num_heads: into how many slices the hidden vector is cut")
-        self.mode_combo = combo_box(list(INPUT_MODES), INPUT_MODES[0], "attend over a typed sentence or random vectors")
+        self.hiddens_spin = spin_box(1, 256, 16, self.tr("num_hiddens: size of each token's hidden vector"))
+        self.heads_spin = spin_box(1, 16, 4, self.tr("num_heads: into how many slices the hidden vector is cut"))
+        self.mode_combo = combo_box([(m, self.tr(m)) for m in INPUT_MODES], INPUT_MODES[0],
+                                    self.tr("attend over a typed sentence or random vectors"))
         self.sentence_edit = QLineEdit(DEFAULT_SENTENCE)
-        self.sentence_edit.setToolTip("words and punctuation become tokens (at most 40)")
+        self.sentence_edit.setToolTip(self.tr("words and punctuation become tokens (at most 40)"))
         self.sentence_edit.setCursorPosition(0)
-        self.tokens_spin = spin_box(2, 40, 8, "number of random input vectors")
-        self.seed_spin = spin_box(0, 9999, 0, "seed of the embeddings and projections")
-        self.positions_check = QCheckBox("add positional encoding")
-        self.positions_check.setToolTip("add the sinusoidal P (§11.6) to the embeddings first")
-        self.stretch_check = QCheckBox("stretch colours to the data")
-        self.stretch_check.setToolTip("colour range = smallest..largest weight instead of 0..1")
+        self.tokens_spin = spin_box(2, 40, 8, self.tr("number of random input vectors"))
+        self.seed_spin = spin_box(0, 9999, 0, self.tr("seed of the embeddings and projections"))
+        self.positions_check = QCheckBox(self.tr("add positional encoding"))
+        self.positions_check.setToolTip(self.tr("add the sinusoidal P (§11.6) to the embeddings first"))
+        self.stretch_check = QCheckBox(self.tr("stretch colours to the data"))
+        self.stretch_check.setToolTip(self.tr("colour range = smallest..largest weight instead of 0..1"))
         self.info_label = QLabel()
         self.info_label.setWordWrap(True)
         self.info_label.setTextFormat(Qt.TextFormat.RichText)
-        group = form_group("Heads and input", [
-            ("num_hiddens", self.hiddens_spin), ("num_heads", self.heads_spin), ("input", self.mode_combo),
-            ("sentence", self.sentence_edit), ("tokens", self.tokens_spin), ("seed", self.seed_spin),
-            ("", self.positions_check), ("", self.stretch_check), ("", self.info_label)])
+        group = form_group(self.tr("Heads and input"), [
+            ("num_hiddens", self.hiddens_spin), ("num_heads", self.heads_spin), (self.tr("input"), self.mode_combo),
+            (self.tr("sentence"), self.sentence_edit), (self.tr("tokens"), self.tokens_spin),
+            (self.tr("seed"), self.seed_spin), ("", self.positions_check), ("", self.stretch_check),
+            ("", self.info_label)])
         self._form: QFormLayout = group.layout()
         side = SideColumn(width=240)  # a short window scrolls the controls instead of squeezing them
         side.add_widget(group)
@@ -95,19 +100,19 @@ class MultiHeadPanel(BasePanel):
     def recompute(self) -> None:
         """Ask core (on a worker thread) for the heads' weights; impossible settings are explained inline."""
         hiddens, heads = self.hiddens_spin.value(), self.heads_spin.value()
-        typed = self.mode_combo.currentText() == INPUT_MODES[0]
+        typed = self.mode_combo.currentData() == INPUT_MODES[0]
         try:
             check_heads(hiddens, heads)  # instant feedback, no torch needed
         except DemoError as err:
             self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
             self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
-            self.info_label.setText(f"num_hiddens = {hiddens} splits evenly into "
-                                    f"{', '.join(map(str, head_choices(hiddens)))} heads.")
+            self.info_label.setText(self.tr("num_hiddens = {hiddens} splits evenly into {choices} heads.").format(
+                hiddens=hiddens, choices=", ".join(map(str, head_choices(hiddens)))))
             return
-        self.info_label.setText(f"each head sees <b>{hiddens // heads}</b> of the {hiddens} dimensions; "
-                                f"its scores are divided by √{hiddens // heads}.<br>"
-                                "Click a cell to outline that query in every head.")
+        self.info_label.setText(self.tr("each head sees <b>{size}</b> of the {hiddens} dimensions; its scores are "
+                                        "divided by √{size}.<br>Click a cell to outline that query in every head.")
+                                .format(size=hiddens // heads, hiddens=hiddens))
         self.runner.submit(multihead_demo, num_hiddens=hiddens, num_heads=heads,
                            sentence=self.sentence_edit.text() if typed else None,
                            num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
@@ -119,7 +124,8 @@ class MultiHeadPanel(BasePanel):
             return
         n = r.weights.shape[0]
         tiles = [*r.weights, r.average]
-        titles = [f"head {i + 1}" for i in range(n)] + ([f"average of {n} heads"] if n > 1 else ["average"])
+        titles = ([self.tr("head {number}").format(number=i + 1) for i in range(n)]
+                  + [self.tr("average of {count} heads").format(count=n) if n > 1 else self.tr("average")])
         self.grid.set_matrices(tiles, titles=titles, row_labels=r.tokens, col_labels=r.tokens,
                                levels=None if self.stretch_check.isChecked() else (0.0, 1.0),
                                columns=min(4, math.ceil(math.sqrt(n + 1))))
@@ -127,7 +133,7 @@ class MultiHeadPanel(BasePanel):
         self.drawn.emit()
 
     def _sync_controls(self) -> None:
-        typed = self.mode_combo.currentText() == INPUT_MODES[0]
+        typed = self.mode_combo.currentData() == INPUT_MODES[0]
         self._form.setRowVisible(self.sentence_edit, typed)
         self._form.setRowVisible(self.tokens_spin, not typed)
 
@@ -165,8 +171,8 @@ class MultiHeadPanel(BasePanel):
         r = self.result
         weights = r.weights[tile] if tile < r.weights.shape[0] else r.average
         best = int(np.argmax(weights[row]))
-        self.status_message.emit(f"{self.grid.titles[tile]}: '{r.tokens[row]}' attends most to "
-                                 f"'{r.tokens[best]}' ({weights[row, best]:.2f})")
+        self.status_message.emit(self.tr("{head}: '{query}' attends most to '{key}' ({weight:.2f})").format(
+            head=self.grid.titles[tile], query=r.tokens[row], key=r.tokens[best], weight=weights[row, best]))
 
     # --- panel hooks --------------------------------------------------------------------------
     def save_settings(self, settings: QSettings) -> None:
@@ -178,7 +184,7 @@ class MultiHeadPanel(BasePanel):
         self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
-        return [ExportTarget("heads", self.grid, self._heads_csv)]
+        return [ExportTarget("heads", self.grid, self._heads_csv, label=self.tr("Heads"))]
 
     def _heads_csv(self) -> tuple[list[str], np.ndarray]:
         """One line per (head, query, key); the last head index is the average."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QTabWidget, QWidget
 from superqt.utils import qthrottled
 
@@ -26,12 +26,14 @@ class PositionalPanel(BasePanel):
     """Sinusoidal positional encoding and its relative-position property."""
 
     key = "positional"
-    title = "Positional encoding"
-    formula_html = (
+    title = QT_TRANSLATE_NOOP("Panels", "Positional encoding")
+    formula_html = QT_TRANSLATE_NOOP(
+        "PositionalPanel",
         "p<sub>i, 2j</sub> = sin(iω<sub>j</sub>), &nbsp;p<sub>i, 2j+1</sub> = cos(iω<sub>j</sub>), "
         "&nbsp;ω<sub>j</sub> = 10000<sup>−2j/d</sup> &nbsp;&nbsp;|&nbsp;&nbsp; P[i+δ] = M(δ) P[i], &nbsp;"
         "M(δ) = blocks [[cos δω<sub>j</sub>, sin δω<sub>j</sub>], [−sin δω<sub>j</sub>, cos δω<sub>j</sub>]]")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP(
+        "PositionalPanel",
         "Self-attention treats its input as a set, so the Transformer adds a position signal to each token: "
         "row i of P. Each pair of columns is a sine and a cosine of the position at its own frequency, fast "
         "on the left and slower to the right, much like the bits of a binary counter, where the lowest bit "
@@ -43,42 +45,43 @@ class PositionalPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: PositionalResult | None = None
-        self.dim_spin = spin_box(1, 128, 32, "encoding_dim d: number of columns of P")
-        self.steps_spin = spin_box(2, 200, 60, "num_steps: number of positions (rows of P)")
-        self.first_col_spin = spin_box(0, 127, 6, "first column drawn as a curve")
-        self.last_col_spin = spin_box(0, 127, 9, f"last column drawn as a curve (at most {MAX_CURVES})")
-        self.delta_slider = labeled_slider(-54, 49, 5, "offset δ (i + δ stays a row of P)")
-        self.row_slider = labeled_slider(0, 54, 10, "position i whose encoding is shifted by δ")
+        self.dim_spin = spin_box(1, 128, 32, self.tr("encoding_dim d: number of columns of P"))
+        self.steps_spin = spin_box(2, 200, 60, self.tr("num_steps: number of positions (rows of P)"))
+        self.first_col_spin = spin_box(0, 127, 6, self.tr("first column drawn as a curve"))
+        self.last_col_spin = spin_box(0, 127, 9, self.tr("last column drawn as a curve (at most {count})").format(
+            count=MAX_CURVES))
+        self.delta_slider = labeled_slider(-54, 49, 5, self.tr("offset δ (i + δ stays a row of P)"))
+        self.row_slider = labeled_slider(0, 54, 10, self.tr("position i whose encoding is shifted by δ"))
         cols = QHBoxLayout()
         cols.addWidget(self.first_col_spin)
-        cols.addWidget(QLabel("to"))
+        cols.addWidget(QLabel(self.tr("to")))
         cols.addWidget(self.last_col_spin)
         cols_widget = QWidget()
         cols_widget.setLayout(cols)
         cols.setContentsMargins(0, 0, 0, 0)
         self.offset_label = QLabel()
         self.offset_label.setWordWrap(True)
-        group = form_group("Encoding", [("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin),
-                                        ("columns", cols_widget), ("offset δ", self.delta_slider),
-                                        ("row i", self.row_slider), ("", self.offset_label)])
+        group = form_group(self.tr("Encoding"), [
+            ("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin), (self.tr("columns"), cols_widget),
+            (self.tr("offset δ"), self.delta_slider), (self.tr("row i"), self.row_slider), ("", self.offset_label)])
 
         self.p_map = HeatmapWidget(colormap=DIVERGING, title="P", levels=(-1.0, 1.0))
-        self.p_map.set_axis_labels("position i", "dimension")
-        self.curves_plot = pg.PlotWidget(title="columns of P")
-        self.curves_plot.setLabel("bottom", "position i")
+        self.p_map.set_axis_labels(self.tr("position i"), self.tr("dimension"))
+        self.curves_plot = pg.PlotWidget(title=self.tr("columns of P"))
+        self.curves_plot.setLabel("bottom", self.tr("position i"))
         self.curves_legend = self.curves_plot.addLegend(offset=(-5, 5), brush=pg.mkBrush(255, 255, 255, 190))
         self.curves = [self.curves_plot.plot(pen=pg.mkPen(c, width=2)) for c in CURVE_COLOURS]
         self.binary_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2, max_ticks=12)
         self.m_map = HeatmapWidget(colormap=DIVERGING, title="M(δ)", levels=(-1.0, 1.0))
         self.check_plot = pg.PlotWidget(title="P[i+δ] and M(δ)P[i]")
-        self.check_plot.setLabel("bottom", "dimension")
+        self.check_plot.setLabel("bottom", self.tr("dimension"))
         self.check_plot.addLegend(offset=(-5, -5), brush=pg.mkBrush(255, 255, 255, 190))
         self.start_curve = self.check_plot.plot(pen=pg.mkPen("#aaaaaa", width=1), name="P[i]")
         self.target_curve = self.check_plot.plot(pen=pg.mkPen("#1f77b4", width=3), name="P[i+δ]")
         self.mapped_curve = self.check_plot.plot(pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                                                  symbol="x", symbolPen="#d62728", symbolSize=7, name="M(δ)P[i]")
-        self.sim_map = HeatmapWidget(title="similarity P Pᵀ")
-        self.sim_map.set_axis_labels("position", "position")
+        self.sim_map = HeatmapWidget(title=self.tr("similarity P Pᵀ"))
+        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
         for heatmap in (self.p_map, self.m_map, self.sim_map):
             heatmap.plot.max_ticks = 16  # positions and dimensions: a readable few, not every index
 
@@ -95,8 +98,8 @@ class PositionalPanel(BasePanel):
         offsets_grid.addWidget(self.sim_map, 1, 0)
         offsets_grid.addWidget(self.check_plot, 0, 1, 2, 1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(encoding, "The encoding P")
-        self.tabs.addTab(offsets, "Relative positions")
+        self.tabs.addTab(encoding, self.tr("The encoding P"))
+        self.tabs.addTab(offsets, self.tr("Relative positions"))
         fit_titles(self.curves_plot, self.check_plot)
         side = SideColumn(width=230)  # a short window scrolls the controls instead of squeezing them
         side.add_widget(group)
@@ -151,14 +154,14 @@ class PositionalPanel(BasePanel):
             if k < len(cols):
                 curve.setData(positions, r.P[:, cols[k]])
                 curve.setVisible(True)
-                self.curves_legend.addItem(curve, f"col {cols[k]}")
+                self.curves_legend.addItem(curve, self.tr("col {index}").format(index=cols[k]))
             else:
                 curve.setData([], [])
                 curve.setVisible(False)
         bits = r.binary.shape[1]
         n = min(r.binary.shape[0], steps)  # fewer than 8 positions: as many numbers as rows of P
         self.binary_grid.set_matrices(
-            [r.binary[:n], r.P[:n]], titles=["bits of i", f"P[0..{n - 1}]"],
+            [r.binary[:n], r.P[:n]], titles=[self.tr("bits of i"), f"P[0..{n - 1}]"],
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
         self.sim_map.set_matrix(r.similarity, levels=None)
@@ -175,8 +178,13 @@ class PositionalPanel(BasePanel):
             self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
             for curve in (self.start_curve, self.target_curve, self.mapped_curve):
                 curve.setData([], [])
-            self.check_plot.setTitle("M(δ)P[i]: not available")
-            self.offset_label.setText(r.offset_message)
+            self.check_plot.setTitle(self.tr("M(δ)P[i]: not available"))
+            if d % 2:
+                self.offset_label.setText(self.tr("M(δ) needs an even encoding_dim (got {dim}): the last sine column "
+                                                  "has no cosine partner to rotate with.").format(dim=d))
+            else:
+                self.offset_label.setText(self.tr("row i = {row} and i + δ = {target} must both lie in 0..{last}")
+                                          .format(row=i, target=i + delta, last=steps - 1))
             self.offset_label.setStyleSheet("color: #c0392b;")
             return
         dims = np.arange(d)
@@ -185,7 +193,8 @@ class PositionalPanel(BasePanel):
         self.target_curve.setData(dims, r.target)
         self.mapped_curve.setData(dims, r.mapped)
         self.check_plot.setTitle(f"P[{i + delta}] vs M({delta})P[{i}]")
-        self.offset_label.setText(r.offset_message)
+        self.offset_label.setText(self.tr("max |P[i+δ] − M(δ)P[i]| over all i: {error:.2e}").format(
+            error=r.max_error))
         self.offset_label.setStyleSheet("")
 
     # --- slots --------------------------------------------------------------------------------
@@ -246,11 +255,11 @@ class PositionalPanel(BasePanel):
             return ["number", *[f"bit{j}" for j in range(b.shape[1])]], np.column_stack([np.arange(len(b)), b])
 
         return [ExportTarget("P", self.p_map, self.p_map.csv_table),
-                ExportTarget("columns", self.curves_plot, curves_csv),
-                ExportTarget("binary", self.binary_grid, binary_csv),
-                ExportTarget("offset_matrix", self.m_map, self.m_map.csv_table),
-                ExportTarget("offset_check", self.check_plot, check_csv),
-                ExportTarget("similarity", self.sim_map, self.sim_map.csv_table)]
+                ExportTarget("columns", self.curves_plot, curves_csv, label=self.tr("Columns of P")),
+                ExportTarget("binary", self.binary_grid, binary_csv, label=self.tr("Binary analogy")),
+                ExportTarget("offset_matrix", self.m_map, self.m_map.csv_table, label=self.tr("Offset matrix M(δ)")),
+                ExportTarget("offset_check", self.check_plot, check_csv, label=self.tr("Offset check")),
+                ExportTarget("similarity", self.sim_map, self.sim_map.csv_table, label=self.tr("Similarity P Pᵀ"))]
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)

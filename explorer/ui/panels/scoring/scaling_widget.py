@@ -36,13 +36,13 @@ class ScalingSection(QWidget):
         super().__init__(parent)
         self.result: ScalingResult | None = None
         self.sweep: EntropySweep | None = None
-        self.d_slider = labeled_slider(1, 512, 64, "size d of the query and key vectors")
-        self.keys_spin = spin_box(2, 50, 10, "number of keys each query's softmax runs over")
+        self.d_slider = labeled_slider(1, 512, 64, self.tr("size d of the query and key vectors"))
+        self.keys_spin = spin_box(2, 50, 10, self.tr("number of keys each query's softmax runs over"))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        controls = form_group("Why divide by √d?", [("d", self.d_slider), ("keys", self.keys_spin),
-                                                    ("", self.summary)])
+        controls = form_group(self.tr("Why divide by √d?"), [("d", self.d_slider), (self.tr("keys"), self.keys_spin),
+                                                             ("", self.summary)])
         controls.setMinimumWidth(230)
 
         self.plots = pg.GraphicsLayoutWidget()
@@ -50,8 +50,9 @@ class ScalingSection(QWidget):
         self.scaled_plot = self.plots.addPlot(row=0, col=1)
         self.entropy_hist_plot = self.plots.addPlot(row=1, col=0)
         self.entropy_plot = self.plots.addPlot(row=1, col=1)
-        for plot, title in ((self.raw_plot, "raw q·k"), (self.scaled_plot, "scaled q·k/√d"),
-                            (self.entropy_hist_plot, "entropy per query"), (self.entropy_plot, "entropy vs d")):
+        for plot, title in ((self.raw_plot, self.tr("raw q·k")), (self.scaled_plot, self.tr("scaled q·k/√d")),
+                            (self.entropy_hist_plot, self.tr("entropy per query")),
+                            (self.entropy_plot, self.tr("entropy vs d"))):
             install_fitting_title(plot)  # titles shrink with the plots instead of widening them
             plot.setTitle(title)
         self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
@@ -63,20 +64,20 @@ class ScalingSection(QWidget):
                                                             brush=RAW_COLOUR + "60", pen=RAW_COLOUR)
         self.scaled_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
                                                                brush=SCALED_COLOUR + "60", pen=SCALED_COLOUR)
-        self.entropy_hist_plot.setLabel("bottom", "entropy (nats)")
+        self.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
         self.entropy_plot.addLegend(offset=(10, -10))  # bottom left: the curves leave it empty
         self.entropy_plot.setLogMode(x=True, y=False)
         self.raw_sweep = self.entropy_plot.plot(pen=RAW_COLOUR, symbol="o", symbolSize=5,
-                                                symbolBrush=RAW_COLOUR, name="raw")
+                                                symbolBrush=RAW_COLOUR, name=self.tr("raw"))
         self.scaled_sweep = self.entropy_plot.plot(pen=SCALED_COLOUR, symbol="o", symbolSize=5,
-                                                   symbolBrush=SCALED_COLOUR, name="scaled")
+                                                   symbolBrush=SCALED_COLOUR, name=self.tr("scaled"))
         self.now_marker = self.entropy_plot.plot(pen=None, symbol="star", symbolSize=14,
                                                  symbolBrush="#27ae60")
         self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-                                            label="ln K (uniform)", labelOpts={"position": 0.3})
+                                            label=self.tr("ln K (uniform)"), labelOpts={"position": 0.3})
         self.entropy_plot.addItem(self.uniform_line)
         self.entropy_plot.setLabel("bottom", "d")
-        self.entropy_plot.setLabel("left", "mean entropy (nats)")
+        self.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
         for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot):
             plot.getAxis("left").enableAutoSIPrefix(False)  # densities; an SI caption would eat the width
 
@@ -129,14 +130,15 @@ class ScalingSection(QWidget):
         self.scaled_entropy_hist.setData(result.scaled_entropy_hist.edges, result.scaled_entropy_hist.counts)
         self.now_marker.setData([result.dim, result.dim],
                                 [result.raw_entropy.mean(), result.scaled_entropy.mean()])
-        self.raw_plot.setTitle(f"raw q·k (var {result.raw_var:.1f})")
-        self.scaled_plot.setTitle(f"q·k/√d (var {result.scaled_var:.2f})")
-        self.summary.setText(
-            f"Var(q·k) = <b>{result.raw_var:.1f}</b> ≈ d = {result.dim}<br>"
-            f"Var(q·k/√d) = <b>{result.scaled_var:.2f}</b> ≈ 1<br>"
-            f"softmax entropy over {result.num_keys} keys:<br>"
-            f"&nbsp; raw <b>{result.raw_entropy.mean():.2f}</b>, scaled <b>{result.scaled_entropy.mean():.2f}</b> "
-            f"(uniform {result.max_entropy:.2f}) nats")
+        self.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
+        self.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
+        self.summary.setText(self.tr(
+            "Var(q·k) = <b>{raw_var:.1f}</b> ≈ d = {dim}<br>"
+            "Var(q·k/√d) = <b>{scaled_var:.2f}</b> ≈ 1<br>"
+            "softmax entropy over {keys} keys:<br>"
+            "&nbsp; raw <b>{raw:.2f}</b>, scaled <b>{scaled:.2f}</b> (uniform {uniform:.2f}) nats").format(
+                raw_var=result.raw_var, dim=result.dim, scaled_var=result.scaled_var, keys=result.num_keys,
+                raw=result.raw_entropy.mean(), scaled=result.scaled_entropy.mean(), uniform=result.max_entropy))
         self.drawn.emit()
 
     @Slot(str)
@@ -167,10 +169,13 @@ class ScalingSection(QWidget):
             raw, scaled = self.result.raw_entropy_hist, self.result.scaled_entropy_hist
             return header, np.column_stack([raw.edges[:-1], raw.edges[1:], raw.counts, scaled.counts])
 
-        return [ExportTarget("raw_dot_products", self.raw_plot, hist_csv("raw_hist")),
-                ExportTarget("scaled_dot_products", self.scaled_plot, hist_csv("scaled_hist")),
-                ExportTarget("entropy_per_query", self.entropy_hist_plot, entropy_csv),
-                ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv)]
+        return [ExportTarget("raw_dot_products", self.raw_plot, hist_csv("raw_hist"),
+                             label=self.tr("Raw dot products")),
+                ExportTarget("scaled_dot_products", self.scaled_plot, hist_csv("scaled_hist"),
+                             label=self.tr("Scaled dot products")),
+                ExportTarget("entropy_per_query", self.entropy_hist_plot, entropy_csv,
+                             label=self.tr("Entropy per query")),
+                ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv, label=self.tr("Entropy vs d"))]
 
     def apply_theme(self, dark: bool) -> None:
         self.plots.setBackground("k" if dark else "w")

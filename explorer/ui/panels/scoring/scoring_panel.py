@@ -4,7 +4,7 @@ with 1-D or 2-D valid lengths, and the 1/√d scaling demo. Numbers come from co
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QSettings, QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
 from explorer.core.attention_demos import (DemoError, ScoringResult, clamp_lengths, default_lengths, parse_lengths,
@@ -17,8 +17,10 @@ from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.side_column_widget import SideColumn
 
 MAX_BATCH = 4
-MASK_MODES = ("no mask", "valid length per sequence (1-D)", "valid lengths per query (2-D)")
-SHOW_MODES = ("attention weights", "raw scores")
+MASK_MODES = (QT_TRANSLATE_NOOP("ScoringPanel", "no mask"),
+              QT_TRANSLATE_NOOP("ScoringPanel", "valid length per sequence (1-D)"),
+              QT_TRANSLATE_NOOP("ScoringPanel", "valid lengths per query (2-D)"))  # keys, and English texts
+SHOW_MODES = (QT_TRANSLATE_NOOP("ScoringPanel", "attention weights"), QT_TRANSLATE_NOOP("ScoringPanel", "raw scores"))
 DEFAULT_LENGTHS = (2, 6, 10, 10)
 
 
@@ -26,14 +28,14 @@ class ScoringPanel(BasePanel):
     """Two scoring functions on the same queries, keys and values, side by side."""
 
     key = "scoring"
-    title = "Scoring functions"
+    title = QT_TRANSLATE_NOOP("Panels", "Scoring functions")
     drawn = Signal()  # the heatmaps show a new result
-    formula_html = (
+    formula_html = QT_TRANSLATE_NOOP("ScoringPanel",
         "additive: a(<b>q</b>, <b>k</b>) = <b>w</b><sub>v</sub><sup>⊤</sup> tanh(<b>W</b><sub>q</sub><b>q</b>"
         " + <b>W</b><sub>k</sub><b>k</b>) &nbsp;&nbsp;|&nbsp;&nbsp; scaled dot product: "
         "a(<b>q</b>, <b>k</b>) = <b>q</b><sup>⊤</sup><b>k</b> / √d &nbsp;→&nbsp; "
         "softmax(<b>QK</b><sup>⊤</sup>/√d)<b>V</b>")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP("ScoringPanel",
         "An attention score says how well a query matches a key; a softmax over the keys turns the scores "
         "into weights that sum to one, and the output is the weighted average of the values. The additive "
         "scorer learns a small one-layer network and works even when queries and keys differ in size; the "
@@ -46,31 +48,35 @@ class ScoringPanel(BasePanel):
         super().__init__(parent)
         self.result: ScoringResult | None = None
         self._messages: dict[str, str] = {}
-        self.batch_size_spin = spin_box(1, MAX_BATCH, 2, "number of sequences in the batch")
-        self.batch_index_spin = spin_box(0, 1, 0, "which sequence of the batch the heatmaps show")
-        self.queries_spin = spin_box(1, 16, 4, "number of queries Q")
-        self.keys_spin = spin_box(1, 20, 10, "number of keys (and values) K")
-        self.dim_spin = spin_box(1, 64, 8, "size d of queries and keys")
-        self.hidden_spin = spin_box(1, 64, 8, "hidden size h of the additive scorer")
-        self.seed_spin = spin_box(0, 9999, 0, "random seed for Q, K, V and the additive weights")
-        self.show_combo = combo_box(list(SHOW_MODES), SHOW_MODES[0], "draw the weights or the raw scores")
-        self.mask_combo = combo_box(list(MASK_MODES), MASK_MODES[1], "how keys are masked")
-        self.length_spins = [spin_box(0, 10, n, f"valid keys of sequence {b}") for b, n in enumerate(DEFAULT_LENGTHS)]
+        self.batch_size_spin = spin_box(1, MAX_BATCH, 2, self.tr("number of sequences in the batch"))
+        self.batch_index_spin = spin_box(0, 1, 0, self.tr("which sequence of the batch the heatmaps show"))
+        self.queries_spin = spin_box(1, 16, 4, self.tr("number of queries Q"))
+        self.keys_spin = spin_box(1, 20, 10, self.tr("number of keys (and values) K"))
+        self.dim_spin = spin_box(1, 64, 8, self.tr("size d of queries and keys"))
+        self.hidden_spin = spin_box(1, 64, 8, self.tr("hidden size h of the additive scorer"))
+        self.seed_spin = spin_box(0, 9999, 0, self.tr("random seed for Q, K, V and the additive weights"))
+        self.show_combo = combo_box([(m, self.tr(m)) for m in SHOW_MODES], SHOW_MODES[0],
+                                    self.tr("draw the weights or the raw scores"))
+        self.mask_combo = combo_box([(m, self.tr(m)) for m in MASK_MODES], MASK_MODES[1],
+                                    self.tr("how keys are masked"))
+        self.length_spins = [spin_box(0, 10, n, self.tr("valid keys of sequence {index}").format(index=b))
+                             for b, n in enumerate(DEFAULT_LENGTHS)]
         self.length_edits = [QLineEdit(" ".join(map(str, default_lengths(4, 10, b)))) for b in range(MAX_BATCH)]
         for b, edit in enumerate(self.length_edits):
-            edit.setToolTip(f"valid keys for each query of sequence {b}, e.g. '1 2 3 4'")
-        inputs = form_group("Queries, keys, values", [
-            ("batch size", self.batch_size_spin), ("show sequence", self.batch_index_spin),
-            ("queries Q", self.queries_spin), ("keys K", self.keys_spin), ("size d", self.dim_spin),
-            ("hidden h (additive)", self.hidden_spin), ("seed", self.seed_spin), ("show", self.show_combo)])
-        self.lengths_group = QGroupBox("Masking")
+            edit.setToolTip(self.tr("valid keys for each query of sequence {index}, e.g. '1 2 3 4'").format(index=b))
+        inputs = form_group(self.tr("Queries, keys, values"), [
+            (self.tr("batch size"), self.batch_size_spin), (self.tr("show sequence"), self.batch_index_spin),
+            (self.tr("queries Q"), self.queries_spin), (self.tr("keys K"), self.keys_spin),
+            (self.tr("size d"), self.dim_spin), (self.tr("hidden h (additive)"), self.hidden_spin),
+            (self.tr("seed"), self.seed_spin), (self.tr("show"), self.show_combo)])
+        self.lengths_group = QGroupBox(self.tr("Masking"))
         self._lengths_form = QFormLayout(self.lengths_group)
         self._lengths_form.addRow(self.mask_combo)
         for b in range(MAX_BATCH):
             row = QHBoxLayout()
             row.addWidget(self.length_spins[b])
             row.addWidget(self.length_edits[b], 1)
-            self._lengths_form.addRow(f"sequence {b}", row)
+            self._lengths_form.addRow(self.tr("sequence {index}").format(index=b), row)
 
         side = SideColumn()  # a short window scrolls the controls instead of squeezing them
         side.add_widget(inputs)
@@ -86,8 +92,8 @@ class ScoringPanel(BasePanel):
         self.scaling.failed.connect(self._on_scaling_failed)
         self.scaling.drawn.connect(self._on_scaling_drawn)
         self.tabs = QTabWidget()  # one section at a time: each gets the whole panel, even on a projector
-        self.tabs.addTab(scorers, "Additive vs scaled dot product")
-        self.tabs.addTab(self.scaling, "Why divide by √d?")
+        self.tabs.addTab(scorers, self.tr("Additive vs scaled dot product"))
+        self.tabs.addTab(self.scaling, self.tr("Why divide by √d?"))
         self.body_layout.addWidget(self.tabs)
         self.set_message_area(self.grid)  # over the heatmaps (on the √d tab: the right of the panel)
 
@@ -119,7 +125,7 @@ class ScoringPanel(BasePanel):
     # --- compute and draw ---------------------------------------------------------------------
     def valid_lens(self) -> list[int] | list[list[int]] | None:
         """The valid lengths the controls describe (raises `DemoError` for unreadable text)."""
-        mode = MASK_MODES.index(self.mask_combo.currentText())
+        mode = MASK_MODES.index(self.mask_combo.currentData())
         batch, q, k = self.batch_size_spin.value(), self.queries_spin.value(), self.keys_spin.value()
         if mode == 0:
             return None
@@ -130,7 +136,7 @@ class ScoringPanel(BasePanel):
             try:
                 lengths.append(parse_lengths(self.length_edits[b].text(), q, k))
             except DemoError as err:
-                raise DemoError(f"sequence {b}: {err}") from None
+                raise DemoError(self.tr("sequence {index}: {error}").format(index=b, error=err)) from None
         return lengths
 
     def recompute(self) -> None:
@@ -152,11 +158,12 @@ class ScoringPanel(BasePanel):
         if r is None:
             return
         b = self._batch()
-        scores = self.show_combo.currentText() == SHOW_MODES[1]
+        scores = self.show_combo.currentData() == SHOW_MODES[1]
         add, dot = (r.additive_scores, r.dot_scores) if scores else (r.additive_weights, r.dot_weights)
-        what = "score" if scores else "weight"
+        titles = ([self.tr("additive scores"), self.tr("scaled dot-product scores")] if scores
+                  else [self.tr("additive weights"), self.tr("scaled dot-product weights")])
         self.grid.set_matrices(
-            [add[b], dot[b]], titles=[f"additive {what}s", f"scaled dot-product {what}s"],
+            [add[b], dot[b]], titles=titles,
             row_labels=[f"q{i}" for i in range(add.shape[1])], col_labels=[f"k{j}" for j in range(add.shape[2])],
             mask=None if r.keep.all() else r.keep[b], levels=None if scores else (0.0, 1.0))
         self.drawn.emit()
@@ -168,7 +175,7 @@ class ScoringPanel(BasePanel):
     def _sync_controls(self) -> None:
         """Ranges and visibility that follow other controls (no signals echo back)."""
         batch, k = self.batch_size_spin.value(), self.keys_spin.value()
-        mode = MASK_MODES.index(self.mask_combo.currentText())
+        mode = MASK_MODES.index(self.mask_combo.currentData())
         with QSignalBlocker(self.batch_index_spin):
             self.batch_index_spin.setMaximum(batch - 1)
         q = self.queries_spin.value()
@@ -216,11 +223,12 @@ class ScoringPanel(BasePanel):
             b = self._batch()
             add = " ".join(f"{w:.2f}" for w in self.result.additive_weights[b, row])
             dot = " ".join(f"{w:.2f}" for w in self.result.dot_weights[b, row])
-            self.status_message.emit(f"q{row}: additive [{add}]  ·  dot product [{dot}]")
+            self.status_message.emit(self.tr("q{row}: additive [{additive}]  ·  dot product [{dot}]").format(
+                row=row, additive=add, dot=dot))
 
     @Slot(str)
     def _on_scaling_failed(self, message: str) -> None:
-        self._set_message("scaling", f"Scaling demo: {message}")
+        self._set_message("scaling", self.tr("Scaling demo: {message}").format(message=message))
 
     @Slot()
     def _on_scaling_drawn(self) -> None:
@@ -255,7 +263,8 @@ class ScoringPanel(BasePanel):
         self.scaling.request()
 
     def export_targets(self) -> list[ExportTarget]:
-        return [ExportTarget("weights", self.grid, self._weights_csv), *self.scaling.export_targets()]
+        return [ExportTarget("weights", self.grid, self._weights_csv, label=self.tr("Weights")),
+                *self.scaling.export_targets()]
 
     def _weights_csv(self) -> tuple[list[str], np.ndarray]:
         header = ["query", "key", "additive_weight", "dot_product_weight", "additive_score", "dot_score", "kept"]

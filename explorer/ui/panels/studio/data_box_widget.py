@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
                                QSpinBox, QWidget)
 
 from explorer.core.tasks import default_probe
-from explorer.ui.panels.studio.data_loading import BOOK_PROBE, SOURCES, LoadRequest, source_label
+from explorer.ui.panels.studio.data_loading import BOOK_PROBE, SOURCES, LoadRequest, source_label, source_name
 
 if TYPE_CHECKING:
     from explorer.ui.panels.studio.data_state import DataState
@@ -32,7 +32,8 @@ class DataBox(QGroupBox):
     open_file_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Data", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Data"))
         self._data_state: DataState | None = None
         self._probe_edited = False
         form = QFormLayout(self)
@@ -40,28 +41,28 @@ class DataBox(QGroupBox):
         self.source_combo = QComboBox(self)
         self.source_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source_combo.setMinimumContentsLength(8)  # long file names are elided, not widening the column
-        for label, spec in SOURCES:
-            self.source_combo.addItem(label, spec)
-        self.open_button = QPushButton("Open…", self)
-        self.open_button.setToolTip("Open a Tatoeba-style file (English<TAB>French per line, .txt/.tsv/.zip)")
+        for _label, spec in SOURCES:
+            self.source_combo.addItem(source_label(spec), spec)
+        self.open_button = QPushButton(self.tr("Open…"), self)
+        self.open_button.setToolTip(self.tr("Open a Tatoeba-style file (English<TAB>French per line, .txt/.tsv/.zip)"))
         row = QHBoxLayout()
         row.addWidget(self.source_combo, 1)
         row.addWidget(self.open_button)
-        form.addRow("source", row)
+        form.addRow(self.tr("source"), row)
         self.num_examples = QSpinBox(self)
         self.num_examples.setRange(1, 10_000_000)
         self.num_examples.setValue(600)
         self.num_examples.setKeyboardTracking(False)
-        form.addRow("pairs to use", self.num_examples)
+        form.addRow(self.tr("pairs to use"), self.num_examples)
         self.info = QLabel("", self)
         self.info.setWordWrap(True)
         form.addRow(self.info)
         self.probe_src = QLineEdit(BOOK_PROBE[0], self)
         self.probe_tgt = QLineEdit(BOOK_PROBE[1], self)
-        self.probe_src.setToolTip("Source sentence whose attention is drawn while training")
-        self.probe_tgt.setToolTip("Its target sentence (teacher-forced into the decoder)")
-        form.addRow("probe source", self.probe_src)
-        form.addRow("probe target", self.probe_tgt)
+        self.probe_src.setToolTip(self.tr("Source sentence whose attention is drawn while training"))
+        self.probe_tgt.setToolTip(self.tr("Its target sentence (teacher-forced into the decoder)"))
+        form.addRow(self.tr("probe source"), self.probe_src)
+        form.addRow(self.tr("probe target"), self.probe_tgt)
         self.source_combo.currentIndexChanged.connect(self._on_source_combo_current_index_changed)
         self.num_examples.valueChanged.connect(self._on_num_examples_value_changed)
         self.open_button.clicked.connect(self._on_open_button_clicked)
@@ -104,14 +105,17 @@ class DataBox(QGroupBox):
                 self.choose_file(current.spec)
         source = data.source
         if data.loading is not None:
-            self.info.setText(f"Loading {source_label(data.loading.spec)}…")
+            self.info.setText(self.tr("Loading {source}…").format(source=source_label(data.loading.spec)))
         elif source is not None:
-            skipped = ""
             if source.skipped:
-                lines = ", ".join(map(str, source.skipped_lines[:5])) + ("…" if source.skipped > 5 else "")
-                skipped = f" · {source.skipped} malformed line(s) skipped (line {lines})"
-            self.info.setText(f"{source.name} · vocabulary {data.vocab_sizes[0]} source / "
-                              f"{data.vocab_sizes[1]} target tokens{skipped}")
+                text = self.tr("{source} · vocabulary {source_tokens} source / {target_tokens} target tokens · "
+                               "%n malformed line(s) skipped (line {lines})", "", source.skipped)
+            else:
+                text = self.tr("{source} · vocabulary {source_tokens} source / {target_tokens} target tokens")
+            lines = ", ".join(map(str, source.skipped_lines[:5])) + ("…" if source.skipped > 5 else "")
+            self.info.setText(text.format(source=source_name(data.loaded.spec, source) if data.loaded else source.name,
+                                          source_tokens=data.vocab_sizes[0], target_tokens=data.vocab_sizes[1],
+                                          lines=lines))
         elif data.error:
             self.info.setText(f"<span style='color:#c0392b'>{escape(data.error)}</span>")
         if data.loading is None and not self._probe_edited:
@@ -139,7 +143,7 @@ class DataBox(QGroupBox):
         with QSignalBlocker(self.source_combo):
             index = self.source_combo.findData(path)
             if index < 0:
-                self.source_combo.addItem(f"File: {Path(path).name}", path)
+                self.source_combo.addItem(self.tr("File: {name}").format(name=Path(path).name), path)
                 index = self.source_combo.count() - 1
             self.source_combo.setCurrentIndex(index)
         return previous

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
 from explorer.core.data_sources import DataSource, load_source
 from explorer.core.text import build_dataset
 from explorer.ui.process_settings import cyclic_gc_paused
@@ -13,8 +15,12 @@ from explorer.ui.process_settings import cyclic_gc_paused
 BOOK_PROBE = ("i'm home .", "je suis chez moi .")
 #: Built-in and task sources up to this many pairs load at once (≤ ~30 ms); larger ones and files in the background.
 QUICK_PAIRS = 1000
-SOURCES = (("Built-in English–French", "builtin"), ("Task: copy", "task:copy"),
-           ("Task: reverse", "task:reverse"), ("Task: sort", "task:sort"))
+SOURCES = ((QT_TRANSLATE_NOOP("DataBox", "Built-in English–French"), "builtin"),
+           (QT_TRANSLATE_NOOP("DataBox", "Task: copy"), "task:copy"),
+           (QT_TRANSLATE_NOOP("DataBox", "Task: reverse"), "task:reverse"),
+           (QT_TRANSLATE_NOOP("DataBox", "Task: sort"), "task:sort"))  # labels: translate with source_label
+TASK_NAMES = {"copy": QT_TRANSLATE_NOOP("DataBox", "copy"), "reverse": QT_TRANSLATE_NOOP("DataBox", "reverse"),
+              "sort": QT_TRANSLATE_NOOP("DataBox", "sort")}
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,23 @@ def load_data(request: LoadRequest) -> LoadedData:
     return LoadedData(request, source, (len(dataset.src_vocab), len(dataset.tgt_vocab)))
 
 
+def source_name(spec: str, source: DataSource) -> str:
+    """The loaded data's name with its size, as core's ``DataSource.name`` ("task: reverse (600 pairs)"), in the
+    language in force."""
+    translate = QCoreApplication.translate
+    if spec == "builtin":
+        label = translate("DataBox", "built-in English–French")
+    elif spec.startswith("task:"):
+        task = spec.split(":", 1)[1]
+        label = translate("DataBox", "task: {task}").format(task=translate("DataBox", TASK_NAMES.get(task, task)))
+    else:
+        label = source.name.rsplit(" (", 1)[0]  # the file (and the zip's member) as core names it
+    return translate("DataBox", "{source} ({pairs} pairs)").format(source=label, pairs=len(source.pairs))
+
+
 def source_label(spec: str) -> str:
-    """A short name of a source spec for messages: the file name, or the combo's wording."""
+    """A short name of a source spec for messages, in the language in force: the file name, or the combo's wording."""
     for label, value in SOURCES:
         if value == spec:
-            return label
+            return QCoreApplication.translate("DataBox", label)
     return Path(spec).name

@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from explorer.core.data_sources import DataSource
 from explorer.core.text import DatasetError, normalize_side, tokenize
-from explorer.ui.panels.studio.data_loading import LoadedData, LoadRequest, load_data, source_label
+from explorer.ui.panels.studio.data_loading import LoadedData, LoadRequest, load_data, source_label, source_name
 from explorer.ui.worker import LatestOnlyRunner
 
 
@@ -69,7 +69,7 @@ class DataState(QObject):
             self._finish(loaded, None)
             return True
         self._runner.submit(load_data, request)
-        self.message_posted.emit(f"Loading {source_label(request.spec)}…", "info")
+        self.message_posted.emit(self.tr("Loading {source}…").format(source=source_label(request.spec)), "info")
         self.changed.emit()
         return None
 
@@ -96,19 +96,21 @@ class DataState(QObject):
             self.failed, self.error, self._references = None, None, None
             self.files = [f for f in self.files if f == loaded.request.spec or f != new_file]
             if request is not None and request.task is None and request.spec != "builtin":
-                self.message_posted.emit(f"Loaded {loaded.source.name}.", "info")
+                self.message_posted.emit(self.tr("Loaded {source}.").format(
+                    source=source_name(loaded.request.spec, loaded.source)), "info")
             else:
-                self.message_posted.emit(f"Loaded {source_label(loaded.request.spec)}.", "info")
+                self.message_posted.emit(self.tr("Loaded {source}.").format(source=source_label(loaded.request.spec)),
+                                         "info")
         elif request is not None and request.spec == new_file and self.source is not None:
             # a file just opened was refused: the data in use stays
             self.files = [f for f in self.files if f != new_file]
-            self.message_posted.emit(f"Could not load the data: {error}", "error")
+            self.message_posted.emit(self.tr("Could not load the data: {error}").format(error=error), "error")
         else:
             if request is not None and request.spec == new_file:
                 self.files = [f for f in self.files if f != new_file]
             self.source, self.loaded, self.failed, self.error = None, None, request, str(error)
             self.vocab_sizes, self._references = (0, 0), None
-            self.message_posted.emit(f"Could not load the data: {error}", "error")
+            self.message_posted.emit(self.tr("Could not load the data: {error}").format(error=error), "error")
         self.changed.emit()
         self.load_finished.emit(loaded is not None)
 

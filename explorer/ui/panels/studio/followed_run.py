@@ -6,6 +6,8 @@ import threading
 import time
 from pathlib import Path
 
+from PySide6.QtCore import QCoreApplication
+
 from explorer.core.checkpoint import load_model
 from explorer.core.run_follow import RunFollower
 from explorer.core.run_stream import follow_run
@@ -47,7 +49,8 @@ def checkpoint_record(path: str, run_name: str) -> ModelRecord:
     steps = len(getattr(loaded.history, "step_loss", None) or [])
     epochs = len(getattr(loaded.history, "epoch_loss", None) or [])
     num_steps = loaded.train_config.num_steps if loaded.train_config is not None else 10
-    origin = f"run {run_name}, its checkpoint after epoch {epochs} (step {steps})"
+    origin = QCoreApplication.translate("FollowedRun", "run {name}, its checkpoint after epoch {epoch} (step {step})"
+                                        ).format(name=run_name, epoch=epochs, step=steps)
     return ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config, loaded.history,
                        num_steps, origin)
 

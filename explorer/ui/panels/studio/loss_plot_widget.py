@@ -9,13 +9,19 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSettings, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
 from explorer.core.loss_record import PREVIOUS, LossRecord, ema
 
 X_MODES = ("steps", "epochs", "seconds")
+#: Each x mode as the combo shows it, and the x axis's label for it.
+X_MODE_NAMES = {"steps": QT_TRANSLATE_NOOP("LossView", "steps"), "epochs": QT_TRANSLATE_NOOP("LossView", "epochs"),
+                "seconds": QT_TRANSLATE_NOOP("LossView", "seconds")}
+X_LABELS = {"steps": QT_TRANSLATE_NOOP("LossPlotWidget", "step"),
+            "epochs": QT_TRANSLATE_NOOP("LossPlotWidget", "epoch"),
+            "seconds": QT_TRANSLATE_NOOP("LossPlotWidget", "seconds")}
 _X_COLUMN = {"steps": 0, "epochs": 1, "seconds": 2}
 OVERLAY_COLORS = ((150, 150, 150), (148, 103, 189), (140, 86, 75), (227, 119, 194), (188, 189, 34), (23, 190, 207))
 
@@ -40,13 +46,13 @@ class LossPlotWidget(pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        item.setLabel("left", "loss (per token)")
+        item.setLabel("left", self.tr("loss (per token)"))
         self.legend = item.addLegend(offset=(-10, 10))
         self.overlay_curves: dict[str, pg.PlotDataItem] = {}  # one dashed curve per overlaid run
         self._legend_key: tuple = ()
-        self.step_curve = item.plot([], [], name="per step", pen=pg.mkPen((31, 119, 180, 90), width=1))
+        self.step_curve = item.plot([], [], name=self.tr("per step"), pen=pg.mkPen((31, 119, 180, 90), width=1))
         self.smooth_curve = item.plot([], [], pen=pg.mkPen((31, 119, 180), width=1.5))
-        self.epoch_curve = item.plot([], [], name="per epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
+        self.epoch_curve = item.plot([], [], name=self.tr("per epoch"), pen=pg.mkPen((214, 39, 40), width=2.5))
         self.smooth_curve.setVisible(False)
         self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((44, 160, 44), width=1.5))
         self.marker.setVisible(False)
@@ -166,7 +172,8 @@ class LossPlotWidget(pg.PlotWidget):
         self._legend_key = key
         legend = self.legend
         entries = [(curve, name, True) for name, curve in self.overlay_curves.items()]
-        entries.append((self.smooth_curve, f"smoothed (EMA {self.smoothing:.2f})", self.smoothing > 0))
+        entries.append((self.smooth_curve, self.tr("smoothed (EMA {weight:.2f})").format(weight=self.smoothing),
+                        self.smoothing > 0))
         for curve, name, shown in entries:
             legend.removeItem(curve)
             if shown:
@@ -174,9 +181,9 @@ class LossPlotWidget(pg.PlotWidget):
 
     def _apply_x_label(self) -> None:
         mode = self.effective_x_mode()
-        label = {"steps": "step", "epochs": "epoch", "seconds": "seconds"}[mode]
+        label = self.tr(X_LABELS[mode])
         if mode != self.x_mode:
-            label += " (this model's file holds no timings)"
+            label = self.tr("{axis} (this model's file holds no timings)").format(axis=label)
         self.getPlotItem().setLabel("bottom", label)
 
     def _x_of_step(self, step: float) -> float | None:
@@ -215,15 +222,16 @@ class LossView(QWidget):
         super().__init__(parent)
         self.plot = LossPlotWidget(record, self)
         self.x_combo = QComboBox(self)
-        self.x_combo.addItems(X_MODES)
-        self.log_box = QCheckBox("log y", self)
+        for mode in X_MODES:  # the mode is the item's data
+            self.x_combo.addItem(self.tr(X_MODE_NAMES[mode]), mode)
+        self.log_box = QCheckBox(self.tr("log y"), self)
         self.smooth_spin = QDoubleSpinBox(self)
         self.smooth_spin.setRange(0.0, 0.99)
         self.smooth_spin.setSingleStep(0.1)
         self.smooth_spin.setDecimals(2)
-        self.smooth_spin.setToolTip("Exponential smoothing of the per-step loss (0 = off)")
+        self.smooth_spin.setToolTip(self.tr("Exponential smoothing of the per-step loss (0 = off)"))
         options = QHBoxLayout()
-        for widget in (QLabel("x axis", self), self.x_combo, self.log_box, QLabel("smoothing", self),
+        for widget in (QLabel(self.tr("x axis"), self), self.x_combo, self.log_box, QLabel(self.tr("smoothing"), self),
                        self.smooth_spin):
             options.addWidget(widget)
         options.addStretch(1)
@@ -231,7 +239,7 @@ class LossView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(options)
         layout.addWidget(self.plot, 1)
-        self.x_combo.currentTextChanged.connect(self._on_x_combo_current_text_changed)
+        self.x_combo.currentIndexChanged.connect(self._on_x_combo_current_index_changed)
         self.log_box.toggled.connect(self._on_log_box_toggled)
         self.smooth_spin.valueChanged.connect(self._on_smooth_spin_value_changed)
 
@@ -243,16 +251,16 @@ class LossView(QWidget):
     def restore_settings(self, settings: QSettings, key: Callable[[str], str]) -> None:
         mode = str(settings.value(key("x_mode"), "steps"))
         if mode in X_MODES:
-            self.x_combo.setCurrentText(mode)
+            self.x_combo.setCurrentIndex(self.x_combo.findData(mode))
         self.log_box.setChecked(str(settings.value(key("log_y"), "false")).lower() == "true")
         try:
             self.smooth_spin.setValue(float(settings.value(key("smoothing"), 0.0)))
         except (TypeError, ValueError):
             pass
 
-    @Slot(str)
-    def _on_x_combo_current_text_changed(self, mode: str) -> None:
-        self.plot.set_x_mode(mode)
+    @Slot(int)
+    def _on_x_combo_current_index_changed(self, _index: int) -> None:
+        self.plot.set_x_mode(self.x_combo.currentData())
 
     @Slot(bool)
     def _on_log_box_toggled(self, on: bool) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from PySide6.QtCore import QCoreApplication
 
 from explorer.core.checkpoint import load_model, save_model
 from explorer.core.events import SnapshotEvent
@@ -55,8 +56,9 @@ def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
     loaded = load_model(path, device="cpu")
     num_steps = loaded.train_config.num_steps if loaded.train_config is not None else fallback_num_steps
     cfg = loaded.model_config
-    origin = (f"opened {Path(path).name} ({cfg.num_layers} layers, {cfg.num_heads} heads, "
-              f"{cfg.num_hiddens} hidden)")
+    origin = QCoreApplication.translate("ModelFiles", "opened {name} ({layers} layers, {heads} heads, {hiddens} hidden)"
+                                        ).format(name=Path(path).name, layers=cfg.num_layers, heads=cfg.num_heads,
+                                                 hiddens=cfg.num_hiddens)
     record = ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config,
                          loaded.history, num_steps, origin)
     return record, loaded

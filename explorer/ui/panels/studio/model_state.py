@@ -52,7 +52,7 @@ class ModelState(QObject):
         """Read a checkpoint in the background; :attr:`model_opened` or a message follows."""
         self.opening = path
         self._file_loader.submit(open_model_job, path, fallback_num_steps, probe)
-        self.message_posted.emit(f"Opening {Path(path).name}…", "info")
+        self.message_posted.emit(self.tr("Opening {name}…").format(name=Path(path).name), "info")
 
     def load_checkpoint(self, path: str, run_name: str) -> None:
         """Offer a followed run's latest checkpoint once it is read (in the background)."""
@@ -62,14 +62,15 @@ class ModelState(QObject):
     def save(self, path: str, source_name: str) -> bool:
         """Save the model on offer to ``path``; False with a message on failure."""
         if self.record is None:
-            self.message_posted.emit("There is no model to save yet (pause or finish training first).", "error")
+            self.message_posted.emit(self.tr("There is no model to save yet (pause or finish training first)."),
+                                     "error")
             return False
         try:
             saved = save_record(path, self.record, source_name)
         except (CheckpointError, OSError, ValueError) as exc:
-            self.message_posted.emit(f"Could not save the model: {exc}", "alert")
+            self.message_posted.emit(self.tr("Could not save the model: {error}").format(error=exc), "alert")
             return False
-        self.message_posted.emit(f"Saved the model to {saved}.", "info")
+        self.message_posted.emit(self.tr("Saved the model to {path}.").format(path=saved), "info")
         return True
 
     def shutdown(self, timeout_ms: int) -> None:
@@ -89,7 +90,7 @@ class ModelState(QObject):
     @Slot(str)
     def _on_file_loader_failed(self, message: str) -> None:
         self.opening = None
-        self.message_posted.emit(f"Could not open the model: {message}", "alert")
+        self.message_posted.emit(self.tr("Could not open the model: {error}").format(error=message), "alert")
         self.model_open_finished.emit(False)
 
     @Slot(object)
@@ -100,4 +101,5 @@ class ModelState(QObject):
 
     @Slot(str)
     def _on_checkpoint_loader_failed(self, message: str) -> None:
-        self.message_posted.emit(f"The run's checkpoint could not be read yet: {message}", "error")
+        self.message_posted.emit(self.tr("The run's checkpoint could not be read yet: {error}").format(error=message),
+                                 "error")

@@ -29,21 +29,21 @@ class TrainingControls(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.start_button = QPushButton("Start", self)
-        self.pause_button = QPushButton("Pause", self)
-        self.step_button = QPushButton("Step", self)
-        self.stop_button = QPushButton("Stop", self)
-        self.reset_button = QPushButton("Reset", self)
-        self.start_button.setToolTip("Train a fresh model with the settings above")
-        self.pause_button.setToolTip("Pause training (the model can then be inspected and used to translate)")
-        self.step_button.setToolTip("While paused: train on exactly one more batch")
-        self.stop_button.setToolTip("End training; the model trained so far is kept")
-        self.reset_button.setToolTip("Forget the model, the loss curves and the attention history")
+        self.start_button = QPushButton(self.tr("Start"), self)
+        self.pause_button = QPushButton(self.tr("Pause"), self)
+        self.step_button = QPushButton(self.tr("Step"), self)
+        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.reset_button = QPushButton(self.tr("Reset"), self)
+        self.start_button.setToolTip(self.tr("Train a fresh model with the settings above"))
+        self.pause_button.setToolTip(self.tr("Pause training (the model can then be inspected and used to translate)"))
+        self.step_button.setToolTip(self.tr("While paused: train on exactly one more batch"))
+        self.stop_button.setToolTip(self.tr("End training; the model trained so far is kept"))
+        self.reset_button.setToolTip(self.tr("Forget the model, the loss curves and the attention history"))
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
-        self.info_label = QLabel("Not started", self)
+        self.info_label = QLabel(self.tr("Not started"), self)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for col, button in enumerate((self.start_button, self.pause_button, self.step_button)):
@@ -72,13 +72,13 @@ class TrainingControls(QWidget):
         if state == "starting":
             self.progress.setValue(0)
             self.progress.setFormat("")
-            self.info_label.setText("Starting the training process…")
+            self.info_label.setText(self.tr("Starting the training process…"))
         self.start_button.setEnabled(self._can_start and state in ("idle", "finished"))
         self.pause_button.setEnabled(active)
-        self.pause_button.setText("Resume" if state == "paused" else "Pause")
+        self.pause_button.setText(self.tr("Resume") if state == "paused" else self.tr("Pause"))
         self.step_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(active or state == "following")
-        self.stop_button.setText("Stop following" if state == "following" else "Stop")
+        self.stop_button.setText(self.tr("Stop following") if state == "following" else self.tr("Stop"))
         self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running", "following"))
         if state == "idle":
             self.reset_progress()
@@ -87,7 +87,7 @@ class TrainingControls(QWidget):
         """Empty bar, 'Not started'."""
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.info_label.setText("Not started")
+        self.info_label.setText(self.tr("Not started"))
 
     @Slot(object)
     def show_progress(self, p: Any) -> None:
@@ -96,15 +96,19 @@ class TrainingControls(QWidget):
         fraction = min(max(p.fraction, 0.0), 1.0)
         self.progress.setValue(int(round(fraction * 1000)))
         self.progress.setFormat(f"{fraction:.0%}")
-        text = f"epoch {p.epoch}/{p.num_epochs} · loss {p.loss:.4f} ({p.loss_label})"
-        if p.run_state in ("paused", "stopping"):
-            text += f" · {p.run_state} at step {p.step}"
+        eta = p.elapsed_s * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
+        if p.run_state == "paused":
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · paused at step {step}")
+        elif p.run_state == "stopping":
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · stopping at step {step}")
+        elif p.run_state == "finished" and fraction >= 1.0:
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · finished, {rate:,.0f} tokens/s")
         elif p.run_state == "finished":
-            text += (f" · finished, {p.tokens_per_s:,.0f} tokens/s" if fraction >= 1.0
-                     else f" · stopped at step {p.step}")
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · stopped at step {step}")
         elif fraction < 1.0:
-            eta = p.elapsed_s * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
-            text += f" · ETA {format_duration(eta)} · {p.tokens_per_s:,.0f} tokens/s"
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · ETA {eta} · {rate:,.0f} tokens/s")
         else:
-            text += f" · {p.tokens_per_s:,.0f} tokens/s"
-        self.info_label.setText(text + (f" · {p.device}" if p.device else ""))
+            text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · {rate:,.0f} tokens/s")
+        text = text.format(epoch=p.epoch, epochs=p.num_epochs, loss=p.loss, label=p.loss_label, step=p.step,
+                           rate=p.tokens_per_s, eta=format_duration(eta))
+        self.info_label.setText(f"{text} · {p.device}" if p.device else text)

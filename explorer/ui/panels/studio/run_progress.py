@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -47,10 +49,11 @@ class ProgressTracker:
         """The loss shown everywhere, with its label."""
         if self._epoch_loss is not None:
             epoch, loss = self._epoch_loss
-            return loss, f"epoch {epoch}, per token"
+            return loss, QCoreApplication.translate("RunProgress", "epoch {epoch}, per token").format(epoch=epoch)
         total, tokens = self._sums
         epoch = self.latest_step.epoch if self.latest_step is not None else 1
-        return (total / tokens if tokens else math.nan), f"epoch {epoch} so far, per token"
+        label = QCoreApplication.translate("RunProgress", "epoch {epoch} so far, per token").format(epoch=epoch)
+        return (total / tokens if tokens else math.nan), label
 
     def progress(self, num_epochs: int, device: str, run_state: str) -> Progress | None:
         """The progress line's content, or None before the first step."""

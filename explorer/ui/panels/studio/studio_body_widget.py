@@ -3,7 +3,7 @@ form scrolling under them; loss, live attention, detail and translate tabs on th
 on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Slot
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
@@ -18,7 +18,7 @@ from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.translate_widget import TranslateView
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
-LOSS_HINT = "Start training (or open a saved model) to see its loss here."
+LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved model) to see its loss here.")
 
 
 class StudioBody(QSplitter):
@@ -48,7 +48,7 @@ class StudioBody(QSplitter):
         left.setMinimumWidth(340)
 
         self.loss_view = LossView(state.loss)
-        self.loss_stack = HintStack(self.loss_view, LOSS_HINT)
+        self.loss_stack = HintStack(self.loss_view, self.tr(LOSS_HINT))
         self.live = LiveAttention(state)
         live = QSplitter(Qt.Orientation.Vertical)
         live.addWidget(self.loss_stack)
@@ -60,10 +60,10 @@ class StudioBody(QSplitter):
         self.detail = AttentionDetail(state.inspect)
         self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
-        self.tabs.addTab(live, "Training")
-        self.tabs.addTab(self.inspect_view, "Inspect")
-        self.tabs.addTab(self.detail, "Attention detail")
-        self.tabs.addTab(self.translate_view, "Translate")
+        self.tabs.addTab(live, self.tr("Training"))
+        self.tabs.addTab(self.inspect_view, self.tr("Inspect"))
+        self.tabs.addTab(self.detail, self.tr("Attention detail"))
+        self.tabs.addTab(self.translate_view, self.tr("Translate"))
         self.debug = DebugTabs(state.debug, state.attention, self.live.grid, self.detail)  # issue 13
         self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
         self.tabs.addTab(self.debug, self.tr("Debug"))

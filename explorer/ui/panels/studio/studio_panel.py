@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.transformer import ConfigError
@@ -32,10 +32,12 @@ class StudioPanel(BasePanel):
     """Train the book's Transformer with live loss and attention; translate; save and open models."""
 
     key = "studio"
-    title = "Transformer studio"
-    formula_html = ("softmax(<i>QK</i><sup>T</sup>/√<i>d</i>)<i>V</i> in every head of every layer: "
-                    "encoder self-attention, masked decoder self-attention, encoder–decoder attention")
-    explanation_html = (
+    title = QT_TRANSLATE_NOOP("Panels", "Transformer studio")
+    formula_html = QT_TRANSLATE_NOOP("StudioPanel",
+                                     "softmax(<i>QK</i><sup>T</sup>/√<i>d</i>)<i>V</i> in every head of every layer: "
+                                     "encoder self-attention, masked decoder self-attention, encoder–decoder attention")
+    explanation_html = QT_TRANSLATE_NOOP(
+        "StudioPanel",
         "Train the Transformer of <i>Dive into Deep Learning</i> §11.7 on English–French pairs or a synthetic "
         "task. The attention of a fixed <b>probe pair</b> is snapshotted every few steps: rows of the grid are "
         "layers, columns heads. Click a thumbnail for a large view, drag the <b>history</b> slider (or click "
@@ -135,7 +137,7 @@ class StudioPanel(BasePanel):
         try:
             config = self.form.config().validate()
         except ConfigError as exc:
-            self._on_state_message_posted(f"Cannot start: {exc}", "error")
+            self._on_state_message_posted(self.tr("Cannot start: {error}").format(error=exc), "error")
             return False
         return self.studio_state.start_run(config, self.data.probe())
 
@@ -143,8 +145,9 @@ class StudioPanel(BasePanel):
         """Stop any run and forget the model, curves and history; asks first (``confirm``) when a trained model
         would be lost. False if the user declined."""
         if confirm and self.show_dialogs and (self.record is not None or self.is_training()):
-            answer = QMessageBox.question(self, "Reset the studio",
-                                          "Forget the trained model, its loss curves and its attention history?")
+            answer = QMessageBox.question(
+                self, self.tr("Reset the studio"),
+                self.tr("Forget the trained model, its loss curves and its attention history?"))
             if answer != QMessageBox.StandardButton.Yes:
                 return False
         self.studio_state.reset()
@@ -154,7 +157,7 @@ class StudioPanel(BasePanel):
         """Use a Tatoeba-style file (or zip) as the data source, read in the background; False if refused at once
         (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
         if self.is_training():
-            self._on_state_message_posted("Stop training before choosing another dataset.", "error")
+            self._on_state_message_posted(self.tr("Stop training before choosing another dataset."), "error")
             return False
         self.data.choose_file(path)
         return self._load_source(new_file=True) is not False
@@ -245,7 +248,7 @@ class StudioPanel(BasePanel):
             self.show_inline_message(text)
         self.status_message.emit(text)
         if level == "alert" and self.show_dialogs:
-            QMessageBox.warning(self, "Transformer studio", text)
+            QMessageBox.warning(self, self.class_text("title"), text)
 
     # ------------------------------------------------------------------ view slots
     @Slot()
@@ -331,15 +334,18 @@ class StudioPanel(BasePanel):
         if not self.is_training():
             return None
         step, config = self.studio_state.latest_step, self.studio_state.run_config
-        where = f" (epoch {step.epoch} of {config.num_epochs})" if step is not None and config is not None else ""
-        return f"The Transformer studio is training{where}; closing stops it and loses the unsaved model."
+        if step is not None and config is not None:
+            return self.tr("The Transformer studio is training (epoch {epoch} of {epochs}); closing stops it and loses "
+                           "the unsaved model.").format(epoch=step.epoch, epochs=config.num_epochs)
+        return self.tr("The Transformer studio is training; closing stops it and loses the unsaved model.")
 
     def shutdown(self, timeout_ms: int) -> None:
         self.studio_state.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
-        return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table),
-                ExportTarget("attention grid", self.grid, None),
+        return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table,
+                             label=self.tr("Loss curve")),
+                ExportTarget("attention grid", self.grid, None, label=self.tr("Attention grid")),
                 self.detail.export_target(), self.translate_view.export_target()]
 
     def apply_theme(self, dark: bool) -> None:

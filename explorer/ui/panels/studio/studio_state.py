@@ -131,15 +131,16 @@ class StudioState(QObject):
         """Train a fresh model on the loaded data in a child process; False (with a message) if impossible.
         ``config`` must be valid and match the loaded request's ``num_steps`` and ``min_freq``."""
         if not self.can_start():
-            why = (f"Still loading {source_label(self.data.loading.spec)}; start when it is ready."
-                   if self.data.is_loading()
-                   else "Choose a data source first." if self.data.source is None else "Training is running.")
+            why = (self.tr("Still loading {source}; start when it is ready.").format(
+                       source=source_label(self.data.loading.spec)) if self.data.is_loading()
+                   else self.tr("Choose a data source first.") if self.data.source is None
+                   else self.tr("Training is running."))
             self.message_posted.emit(why, "error")
             return False
         try:  # an estimate from the configuration: refuse a model that cannot fit before a process is started
             check_model_fits(config.model, *self.data.vocab_sizes, resolve_device(config.device))
         except ConfigError as exc:
-            self.message_posted.emit(f"Cannot start: {exc}", "error")
+            self.message_posted.emit(self.tr("Cannot start: {error}").format(error=exc), "error")
             return False
         request = self.data.loaded
         self._forget_run()
@@ -160,7 +161,7 @@ class StudioState(QObject):
         self._worker = worker
         self._timer.start()
         self._set_run_state("starting")
-        self.message_posted.emit("Starting the training process…", "info")
+        self.message_posted.emit(self.tr("Starting the training process…"), "info")
         self._emit_all()
         return True
 
@@ -169,7 +170,7 @@ class StudioState(QObject):
         if self._process is not None and self.run_state in ("running", "starting"):
             self._process.pause()
             self._set_run_state("paused")
-            self.message_posted.emit("Paused: the model is being handed over…", "info")
+            self.message_posted.emit(self.tr("Paused: the model is being handed over…"), "info")
             self._emit_progress()
 
     def resume(self) -> None:
@@ -177,7 +178,7 @@ class StudioState(QObject):
             self._process.resume()
             self._set_record(None)
             self._set_run_state("running")
-            self.message_posted.emit("Training resumed.", "info")
+            self.message_posted.emit(self.tr("Training resumed."), "info")
 
     def request_step(self) -> None:
         """While paused: train on exactly one more batch (its model follows)."""
@@ -201,7 +202,7 @@ class StudioState(QObject):
         self._set_record(None)
         self._set_run_state("idle")
         self._emit_all()
-        self.message_posted.emit("Reset.", "info")
+        self.message_posted.emit(self.tr("Reset."), "info")
 
     def redraw(self) -> None:
         """Emit everything recorded so far now (the timer does it in tiers while training)."""
@@ -213,12 +214,12 @@ class StudioState(QObject):
         translations as they are written, and its latest checkpoint to translate with. False (with a message)
         if refused: while training here, or not a readable run."""
         if self.is_training():
-            self.message_posted.emit("Stop training before opening a run.", "error")
+            self.message_posted.emit(self.tr("Stop training before opening a run."), "error")
             return False
         try:
             followed = FollowedRun(path)
         except (RunDirError, OSError) as exc:
-            self.message_posted.emit(f"Could not open the run: {exc}", "alert")
+            self.message_posted.emit(self.tr("Could not open the run: {error}").format(error=exc), "alert")
             return False
         self._end_process()
         self._forget_run()
@@ -230,7 +231,8 @@ class StudioState(QObject):
         followed.start()
         self._timer.start()
         self._set_run_state("following")
-        self.message_posted.emit(f"Following the run {followed.name}: new steps appear as they are written.", "info")
+        self.message_posted.emit(self.tr("Following the run {name}: new steps appear as they are written.").format(
+            name=followed.name), "info")
         self._emit_all()
         return True
 
@@ -240,10 +242,10 @@ class StudioState(QObject):
             read_run_json(path)  # a run directory (RunDirError otherwise)
             rows = rows_from_metrics(read_metrics(path))
         except (RunDirError, OSError, KeyError, TypeError, ValueError) as exc:
-            self.message_posted.emit(f"Could not read that run's losses: {exc}", "error")
+            self.message_posted.emit(self.tr("Could not read that run's losses: {error}").format(error=exc), "error")
             return False
         if not len(rows):
-            self.message_posted.emit(f"The run {Path(path).name} has no losses yet.", "error")
+            self.message_posted.emit(self.tr("The run {name} has no losses yet.").format(name=Path(path).name), "error")
             return False
         self.loss.add_overlay(Path(path).name, rows)
         self.loss_changed.emit()
@@ -262,7 +264,7 @@ class StudioState(QObject):
     def open_model(self, path: str, fallback_num_steps: int, probe: tuple[str, str]) -> bool:
         """Read a checkpoint in the background to inspect and translate; False if refused (while training)."""
         if self.is_training():
-            self.message_posted.emit("Stop training before opening a model.", "error")
+            self.message_posted.emit(self.tr("Stop training before opening a model."), "error")
             return False
         self.models.open_file(path, fallback_num_steps, probe)
         self.run_state_changed.emit(self.run_state)  # Start waits while a model is read
@@ -345,7 +347,8 @@ class StudioState(QObject):
             self._on_run_started(event)
         elif kind == "translations":
             shown = " · ".join(f"{t['src']} → {t['translation']}" for t in event.translations[:2])
-            self.message_posted.emit(f"Epoch {event.epoch}: {shown} (mean BLEU {event.bleu:.3f})", "info")
+            self.message_posted.emit(self.tr("Epoch {epoch}: {shown} (mean BLEU {bleu:.3f})").format(
+                epoch=event.epoch, shown=shown, bleu=event.bleu), "info")
         elif kind == "resumed":
             self.loss.drop_after(event.step)
             self._dirty["loss"] = True
@@ -356,12 +359,15 @@ class StudioState(QObject):
         elif kind == "finished":
             self.finished = event
             loss, label = self.shown_loss()
-            verb = "Stopped" if event.stopped else "Finished"
-            self.message_posted.emit(f"{verb} at epoch {event.epoch}, step {event.step}: loss {loss:.4f} ({label}),"
-                                     f" {event.tokens_per_s:,.0f} tokens/s on {event.device}.", "info")
+            text = (self.tr("Stopped at epoch {epoch}, step {step}: loss {loss:.4f} ({label}), {rate:,.0f} tokens/s on "
+                            "{device}.") if event.stopped else
+                    self.tr("Finished at epoch {epoch}, step {step}: loss {loss:.4f} ({label}), {rate:,.0f} tokens/s "
+                            "on {device}."))
+            self.message_posted.emit(text.format(epoch=event.epoch, step=event.step, loss=loss, label=label,
+                                                 rate=event.tokens_per_s, device=event.device), "info")
         elif kind == "error":
             self.last_error = str(event.message)
-            self.message_posted.emit(f"Training stopped: {event.message}", "alert")
+            self.message_posted.emit(self.tr("Training stopped: {error}").format(error=event.message), "alert")
 
     def _on_run_started(self, event: Any) -> None:
         self.started = event
@@ -371,9 +377,11 @@ class StudioState(QObject):
             self._set_run_state("running")
         if self.followed is not None:
             return
-        where = f" Recording the run in {self.run_dir}." if self.run_dir is not None else ""
-        self.message_posted.emit(f"Training on {event.device}: {event.num_pairs:,} pairs, {event.total_steps:,} "
-                                 f"steps, {event.num_parameters:,} parameters.{where}", "info")
+        text = (self.tr("Training on {device}: {pairs:,} pairs, {steps:,} steps, {parameters:,} parameters. Recording "
+                        "the run in {folder}.") if self.run_dir is not None else
+                self.tr("Training on {device}: {pairs:,} pairs, {steps:,} steps, {parameters:,} parameters."))
+        self.message_posted.emit(text.format(device=event.device, pairs=event.num_pairs, steps=event.total_steps,
+                                             parameters=event.num_parameters, folder=self.run_dir), "info")
 
     def _on_model_state(self, event: Any) -> None:
         if self._vocabs is None or self.run_config is None:
@@ -383,10 +391,12 @@ class StudioState(QObject):
         model = model_from_state(event.state, self.run_config, *self._vocabs)
         history = _history_of(self.loss)
         if event.reason == "paused":
-            origin = f"paused at step {event.step} (epoch {event.epoch})"
-            self.message_posted.emit(f"Paused at step {event.step}: translate or save the model as it is.", "info")
+            origin = self.tr("paused at step {step} (epoch {epoch})").format(step=event.step, epoch=event.epoch)
+            self.message_posted.emit(self.tr("Paused at step {step}: translate or save the model as it is.").format(
+                step=event.step), "info")
         else:
-            origin = f"trained here ({event.step} steps{', stopped by an error' if self.last_error else ''})"
+            origin = (self.tr("trained here ({steps} steps, stopped by an error)") if self.last_error
+                      else self.tr("trained here ({steps} steps)")).format(steps=event.step)
         self._set_record(ModelRecord(model, *self._vocabs, self.run_config, history, self.run_config.num_steps,
                                      origin))
 
@@ -402,7 +412,7 @@ class StudioState(QObject):
     @Slot(object)
     def _on_worker_errored(self, exc: object) -> None:
         self.last_error = f"{type(exc).__name__}: {exc}"
-        self.message_posted.emit(f"Training stopped: {self.last_error}", "alert")
+        self.message_posted.emit(self.tr("Training stopped: {error}").format(error=self.last_error), "alert")
 
     @Slot()
     def _on_worker_finished(self) -> None:
@@ -419,9 +429,9 @@ class StudioState(QObject):
         self._emit_all()
         self._emit_progress()
         if followed is not None and followed.follower.problems:
-            self.message_posted.emit(f"Stopped following {followed.name}; "
-                                     f"{len(followed.follower.problems)} damaged part(s) were skipped: "
-                                     f"{followed.follower.problems[-1]}", "error")
+            self.message_posted.emit(self.tr("Stopped following {name}; %n damaged part(s) were skipped: {problem}", "",
+                                             len(followed.follower.problems)).format(
+                name=followed.name, problem=followed.follower.problems[-1]), "error")
 
     @Slot()
     def _on_timer_timeout(self) -> None:
@@ -450,11 +460,11 @@ class StudioState(QObject):
         self._set_run_state("idle")
         self._emit_all()
         if opened.snapshot is None:
-            self.message_posted.emit(f"The probe pair cannot be shown with this model: {opened.probe_error}",
-                                     "error")
+            self.message_posted.emit(self.tr("The probe pair cannot be shown with this model: {error}").format(
+                error=opened.probe_error), "error")
         else:
-            self.message_posted.emit(f"Model: {opened.record.origin}. Translate with it in the Translate tab.",
-                                     "info")
+            self.message_posted.emit(self.tr("Model: {origin}. Translate with it in the Translate tab.").format(
+                origin=opened.record.origin), "info")
 
     @Slot(object)
     def _on_models_model_changed(self, _record: object) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QSpinBox, QVBoxLayout, QWidget)
 
@@ -16,6 +16,10 @@ from explorer.ui.settings import coerce
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,
              num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2)
+#: Preset names (the keys of ``PRESETS`` and the combo's data) as shown; "d2l 1.0" is a name in every language.
+PRESET_NAMES = {"book (§11.7)": QT_TRANSLATE_NOOP("TrainingForm", "book (§11.7)"),
+                "quick demo": QT_TRANSLATE_NOOP("TrainingForm", "quick demo"),
+                "custom": QT_TRANSLATE_NOOP("TrainingForm", "custom")}
 PRESETS: dict[str, dict[str, Any]] = {
     "book (§11.7)": _BOOK,
     "d2l 1.0": {**_BOOK, "num_hiddens": 256, "dropout": 0.2, "batch_size": 128, "lr": 0.001, "num_epochs": 30,
@@ -25,20 +29,20 @@ PRESETS: dict[str, dict[str, Any]] = {
 CUSTOM = "custom"
 DEVICES = ("auto", "cpu", "cuda", "mps")
 # name: (label, kind, minimum, maximum, decimals/step)
-_FIELDS: dict[str, tuple[str, str, float, float, float]] = {
-    "num_hiddens": ("hidden size", "int", 1, 4096, 1),
-    "num_layers": ("layers", "int", 1, 24, 1),
-    "num_heads": ("heads", "int", 1, 64, 1),
-    "ffn_num_hiddens": ("FFN hidden size", "int", 1, 16384, 1),
-    "dropout": ("dropout", "float", 0.0, 0.99, 2),
-    "batch_size": ("batch size", "int", 1, 8192, 1),
-    "num_steps": ("time steps (num_steps)", "int", 1, 512, 1),
-    "lr": ("learning rate", "float", 0.0, 10.0, 5),
-    "num_epochs": ("epochs", "int", 1, 100000, 1),
-    "grad_clip": ("gradient clip (0 = off)", "float", 0.0, 1000.0, 2),
-    "snapshot_every": ("attention snapshot every N steps", "int", 0, 100000, 1),
-    "min_freq": ("vocabulary min. frequency", "int", 0, 1000, 1),
-    "seed": ("seed", "int", 0, 2**31 - 1, 1),
+_FIELDS: dict[str, tuple[str, str, float, float, float]] = {  # labels: translate("TrainingForm", …) them
+    "num_hiddens": (QT_TRANSLATE_NOOP("TrainingForm", "hidden size"), "int", 1, 4096, 1),
+    "num_layers": (QT_TRANSLATE_NOOP("TrainingForm", "layers"), "int", 1, 24, 1),
+    "num_heads": (QT_TRANSLATE_NOOP("TrainingForm", "heads"), "int", 1, 64, 1),
+    "ffn_num_hiddens": (QT_TRANSLATE_NOOP("TrainingForm", "FFN hidden size"), "int", 1, 16384, 1),
+    "dropout": (QT_TRANSLATE_NOOP("TrainingForm", "dropout"), "float", 0.0, 0.99, 2),
+    "batch_size": (QT_TRANSLATE_NOOP("TrainingForm", "batch size"), "int", 1, 8192, 1),
+    "num_steps": (QT_TRANSLATE_NOOP("TrainingForm", "time steps (num_steps)"), "int", 1, 512, 1),
+    "lr": (QT_TRANSLATE_NOOP("TrainingForm", "learning rate"), "float", 0.0, 10.0, 5),
+    "num_epochs": (QT_TRANSLATE_NOOP("TrainingForm", "epochs"), "int", 1, 100000, 1),
+    "grad_clip": (QT_TRANSLATE_NOOP("TrainingForm", "gradient clip (0 = off)"), "float", 0.0, 1000.0, 2),
+    "snapshot_every": (QT_TRANSLATE_NOOP("TrainingForm", "attention snapshot every N steps"), "int", 0, 100000, 1),
+    "min_freq": (QT_TRANSLATE_NOOP("TrainingForm", "vocabulary min. frequency"), "int", 0, 1000, 1),
+    "seed": (QT_TRANSLATE_NOOP("TrainingForm", "seed"), "int", 0, 2**31 - 1, 1),
 }
 _INT32_LIMIT = 2**31  # stored numbers at or beyond this are corrupt, not clamped
 _MODEL_FIELDS = ("num_hiddens", "num_layers", "num_heads", "ffn_num_hiddens", "dropout")
@@ -59,12 +63,13 @@ class TrainingForm(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
-        model_box = QGroupBox("Model and training", self)
+        model_box = QGroupBox(self.tr("Model and training"), self)
         form = QFormLayout(model_box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # long labels go above their field
         self.preset_combo = QComboBox(model_box)
-        self.preset_combo.addItems([*PRESETS, CUSTOM])
-        form.addRow("preset", self.preset_combo)
+        for name in [*PRESETS, CUSTOM]:  # the preset's name is the item's data
+            self.preset_combo.addItem(self.tr(PRESET_NAMES.get(name, name)), name)
+        form.addRow(self.tr("preset"), self.preset_combo)
         self.fields: dict[str, QSpinBox | QDoubleSpinBox] = {}
         for name, (label, kind, low, high, extra) in _FIELDS.items():
             if kind == "int":
@@ -77,17 +82,18 @@ class TrainingForm(QWidget):
                 box.setSingleStep(10 ** -int(extra) * (10 if extra > 2 else 5))
             box.setKeyboardTracking(False)
             self.fields[name] = box
-            form.addRow(label, box)
+            form.addRow(self.tr(label), box)
             box.valueChanged.connect(self._on_field_value_changed)
-        self.norm_first = QCheckBox("Pre-LN (norm first)", model_box)
+        self.norm_first = QCheckBox(self.tr("Pre-LN (norm first)"), model_box)
         form.addRow(self.norm_first)
         self.device_combo = QComboBox(model_box)
-        self.device_combo.addItems(DEVICES)
+        for device in DEVICES:  # the device's name is the item's data
+            self.device_combo.addItem(self.tr("auto") if device == "auto" else device, device)
         self.device_info = QLabel("", model_box)
         drow = QHBoxLayout()
         drow.addWidget(self.device_combo)
         drow.addWidget(self.device_info, 1)
-        form.addRow("device", drow)
+        form.addRow(self.tr("device"), drow)
         layout.addWidget(model_box)
         self.error_label = QLabel("", self)
         self.error_label.setWordWrap(True)
@@ -97,16 +103,16 @@ class TrainingForm(QWidget):
 
         self.apply_preset(next(iter(PRESETS)))
         self._update_device_info()
-        self.preset_combo.currentTextChanged.connect(self._on_preset_combo_current_text_changed)
+        self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_current_index_changed)
         self.norm_first.toggled.connect(self._on_field_value_changed)
-        self.device_combo.currentTextChanged.connect(self._on_device_combo_current_text_changed)
+        self.device_combo.currentIndexChanged.connect(self._on_device_combo_current_index_changed)
 
     # ---- reading ----------------------------------------------------------------------------
     def values(self) -> dict[str, Any]:
         """Every field's value by config name (plus ``norm_first`` and ``device``)."""
         out: dict[str, Any] = {name: box.value() for name, box in self.fields.items()}
         out["norm_first"] = self.norm_first.isChecked()
-        out["device"] = self.device_combo.currentText()
+        out["device"] = self.device_combo.currentData()
         return out
 
     def config(self) -> TrainingConfig:
@@ -133,7 +139,7 @@ class TrainingForm(QWidget):
             return
         self.set_values(values)
         with QSignalBlocker(self.preset_combo):
-            self.preset_combo.setCurrentText(name)
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(name))
 
     def set_values(self, values: dict[str, Any]) -> None:
         """Set fields by config name without echoing one signal per field; emits ``settings_changed`` once.
@@ -153,7 +159,7 @@ class TrainingForm(QWidget):
                     self.norm_first.setChecked(coerce(value, self.norm_first.isChecked()))
             elif name == "device" and isinstance(value, str) and value in DEVICES:
                 with QSignalBlocker(self.device_combo):
-                    self.device_combo.setCurrentText(value)
+                    self.device_combo.setCurrentIndex(self.device_combo.findData(value))
         self._match_preset()
         self._update_device_info()
         self._revalidate()
@@ -169,7 +175,7 @@ class TrainingForm(QWidget):
         values = self.values()
         name = next((n for n, p in PRESETS.items() if all(values[k] == p[k] for k in p)), CUSTOM)
         with QSignalBlocker(self.preset_combo):
-            self.preset_combo.setCurrentText(name)
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(name))
 
     def _revalidate(self) -> None:
         error = self.validation_error()
@@ -179,23 +185,23 @@ class TrainingForm(QWidget):
 
     def _update_device_info(self) -> None:
         try:
-            picked = resolve_device(self.device_combo.currentText())
+            picked = resolve_device(self.device_combo.currentData())
         except ConfigError:
-            self.device_info.setText("not available here")
+            self.device_info.setText(self.tr("not available here"))
             return
-        self.device_info.setText(f"→ {picked.type}" if self.device_combo.currentText() == "auto" else "")
+        self.device_info.setText(f"→ {picked.type}" if self.device_combo.currentData() == "auto" else "")
 
     @Slot()
     def _on_field_value_changed(self) -> None:
         self._match_preset()
         self._revalidate()
 
-    @Slot(str)
-    def _on_preset_combo_current_text_changed(self, name: str) -> None:
-        self.apply_preset(name)
+    @Slot(int)
+    def _on_preset_combo_current_index_changed(self, _index: int) -> None:
+        self.apply_preset(self.preset_combo.currentData())
 
-    @Slot(str)
-    def _on_device_combo_current_text_changed(self, _name: str) -> None:
+    @Slot(int)
+    def _on_device_combo_current_index_changed(self, _index: int) -> None:
         self._update_device_info()
         self._revalidate()
 

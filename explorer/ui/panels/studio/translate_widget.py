@@ -7,7 +7,7 @@ from html import escape
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
@@ -18,9 +18,9 @@ from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
-MEAN_HEADS = "mean of heads"
-NO_MODEL = "No model yet: train one, or open a saved model (Model → Open…)."
-HEATMAP_HINT = "Translate a sentence to see which input words each output word attended to."
+NO_MODEL = QT_TRANSLATE_NOOP("TranslateView", "No model yet: train one, or open a saved model (Model → Open…).")
+HEATMAP_HINT = QT_TRANSLATE_NOOP("TranslateView",
+                                 "Translate a sentence to see which input words each output word attended to.")
 BLEU_K = 2  # the book's §11.7 setting
 
 
@@ -36,44 +36,46 @@ class TranslateView(QWidget):
         self._vocabs: tuple[Any, Any] | None = None
         self._num_steps = 10
         self.result: Translation | None = None
-        self.model_label = QLabel(NO_MODEL, self)
+        self.model_label = QLabel(self.tr(NO_MODEL), self)
         self.model_label.setWordWrap(True)
         self.sentence_edit = QLineEdit("i'm home .", self)
         self.reference_edit = QLineEdit("", self)
-        self.reference_edit.setPlaceholderText("optional: the expected translation, for BLEU "
-                                               "(else the dataset's own, when the sentence is in it)")
+        self.reference_edit.setPlaceholderText(self.tr("optional: the expected translation, for BLEU "
+                                                       "(else the dataset's own, when the sentence is in it)"))
         self.method_combo = QComboBox(self)
-        self.method_combo.addItems(["greedy", "beam"])
+        self.method_combo.addItem(self.tr("greedy"), "greedy")  # the method is the item's data
+        self.method_combo.addItem(self.tr("beam"), "beam")
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 32)
         self.width_spin.setValue(4)
-        self.width_spin.setPrefix("width ")
-        self.translate_button = QPushButton("Translate", self)
+        self.width_spin.setPrefix(self.tr("width "))
+        self.translate_button = QPushButton(self.tr("Translate"), self)
         self.layer_combo = QComboBox(self)
         self.head_combo = QComboBox(self)
         self.output_label = QLabel("", self)
         self.output_label.setWordWrap(True)
+        self.output_label.setProperty("i18n_data", True)  # holds the model's translation; redrawn on a new language
         self.error_label = QLabel("", self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b; font-weight: bold;")
         self.heatmap = HeatmapWidget()
-        self.heatmap.set_axis_labels("output tokens", "input tokens")
-        self.stack = HintStack(self.heatmap, HEATMAP_HINT, self)
+        self.heatmap.set_axis_labels(self.tr("output tokens"), self.tr("input tokens"))
+        self.stack = HintStack(self.heatmap, self.tr(HEATMAP_HINT), self)
 
         form = QFormLayout()
-        form.addRow("sentence", self.sentence_edit)
-        form.addRow("reference", self.reference_edit)
+        form.addRow(self.tr("sentence"), self.sentence_edit)
+        form.addRow(self.tr("reference"), self.reference_edit)
         options = QHBoxLayout()
         options.addWidget(self.method_combo)
         options.addWidget(self.width_spin)
         options.addWidget(self.translate_button)
         options.addStretch(1)
-        form.addRow("decoding", options)
+        form.addRow(self.tr("decoding"), options)
         shown = QHBoxLayout()
         shown.addWidget(self.layer_combo)
         shown.addWidget(self.head_combo)
         shown.addStretch(1)
-        form.addRow("cross-attention of", shown)
+        form.addRow(self.tr("cross-attention of"), shown)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.model_label)
@@ -83,29 +85,34 @@ class TranslateView(QWidget):
         layout.addWidget(self.stack, 1)
         self.translate_button.clicked.connect(self._on_translate_button_clicked)
         self.sentence_edit.returnPressed.connect(self._on_translate_button_clicked)
-        self.method_combo.currentTextChanged.connect(self._on_method_combo_current_text_changed)
+        self.method_combo.currentIndexChanged.connect(self._on_method_combo_current_index_changed)
         self.layer_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.head_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.width_spin.setEnabled(False)
-        self.set_model(None, None, None, 10, NO_MODEL)
+        self.set_model(None, None, None, 10, self.tr(NO_MODEL))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange and self.result is not None:
+            self._show_result(self.result)  # the translation's line mixes our words with the model's
+        super().changeEvent(event)
 
     # ---- model -------------------------------------------------------------------------------
     @Slot(object)
     def show_record(self, record: Any) -> None:
         """Use the state's model on offer (a ``ModelRecord``), or forget the model and its results (None)."""
         if record is None:
-            self.set_model(None, None, None, 10, NO_MODEL)
+            self.set_model(None, None, None, 10, self.tr(NO_MODEL))
         else:
             self.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
-                           f"Model: {record.origin}.")
+                           self.tr("Model: {origin}.").format(origin=record.origin))
 
     @Slot(str)
     def show_run_state(self, run_state: str) -> None:
         """Say why there is no model while training runs."""
         if self._model is None and run_state in ("starting", "running"):
-            self.model_label.setText("Training… pause or stop to translate with the model as it is.")
+            self.model_label.setText(self.tr("Training… pause or stop to translate with the model as it is."))
         elif self._model is None and run_state in ("paused", "stopping"):
-            self.model_label.setText("The model of the last step is on its way…")
+            self.model_label.setText(self.tr("The model of the last step is on its way…"))
 
     def set_model(self, model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int, description: str) -> None:
         """Use ``model`` (one no training touches) or ``None`` with the reason in ``description``; a new model
@@ -122,8 +129,10 @@ class TranslateView(QWidget):
         self.translate_button.setEnabled(model is not None)
         if model is not None:
             cfg = model.config
-            self._fill_combo(self.layer_combo, [f"layer {i + 1}" for i in range(cfg.num_layers)], cfg.num_layers - 1)
-            self._fill_combo(self.head_combo, [MEAN_HEADS, *(f"head {h + 1}" for h in range(cfg.num_heads))], 0)
+            self._fill_combo(self.layer_combo, [self.tr("layer {number}").format(number=i + 1)
+                                                for i in range(cfg.num_layers)], cfg.num_layers - 1)
+            self._fill_combo(self.head_combo, [self.tr("mean of heads"), *(self.tr("head {number}").format(number=h + 1)
+                                                                          for h in range(cfg.num_heads))], 0)
 
     @property
     def has_model(self) -> bool:
@@ -144,9 +153,9 @@ class TranslateView(QWidget):
         """Translate the sentence box; shows the result or an inline message. Returns the translation."""
         self.error_label.clear()
         if self._model is None or self._vocabs is None:
-            self.error_label.setText("There is no model to translate with yet.")
+            self.error_label.setText(self.tr("There is no model to translate with yet."))
             return None
-        method = self.method_combo.currentText()
+        method = self.method_combo.currentData()
         try:
             result = translate(self._model, *self._vocabs, self.sentence_edit.text(), self._num_steps,
                                method=method, beam_width=self.width_spin.value())
@@ -176,22 +185,25 @@ class TranslateView(QWidget):
         return words[max(self._num_steps - 1, 0):]
 
     def _show_result(self, result: Translation) -> None:
-        text = escape(result.text) if result.text else "<i>(empty)</i>"
-        parts = [f"<b>Translation:</b> {text}"]
+        text = escape(result.text) if result.text else self.tr("<i>(empty)</i>")
+        parts = [self.tr("<b>Translation:</b> {text}").format(text=text)]
         if not result.finished:
-            parts.append("<i>(stopped at the length limit before &lt;eos&gt;)</i>")
+            parts.append(self.tr("<i>(stopped at the length limit before &lt;eos&gt;)</i>"))
         score = self.bleu_score(result)
         if score is not None:
-            whose = "the reference typed" if self.reference_source == "typed" else "the dataset's translation"
-            parts.append(f"· <b>BLEU</b> {score:.3f} <i>(against {whose})</i>")
+            parts.append((self.tr("· <b>BLEU</b> {score:.3f} <i>(against the reference typed)</i>")
+                          if self.reference_source == "typed" else
+                          self.tr("· <b>BLEU</b> {score:.3f} <i>(against the dataset's translation)</i>")).format(
+                score=score))
         dropped = self.dropped_words()
         if dropped:
-            parts.append(f"<br><span style='color:#b9770e'>The model reads at most {self._num_steps - 1} words: "
-                         f"cut off {escape(' '.join(dropped))}</span>")
+            parts.append("<br><span style='color:#b9770e'>" + self.tr(
+                "The model reads at most {count} words: cut off {words}").format(
+                count=self._num_steps - 1, words=escape(" ".join(dropped))) + "</span>")
         if result.unknown:
-            words = ", ".join(escape(w) for w in result.unknown)
-            parts.append(f"<br><span style='color:#b9770e'>Unknown to the model (read as {escape(UNK)}): "
-                         f"{words}</span>")
+            parts.append("<br><span style='color:#b9770e'>" + self.tr(
+                "Unknown to the model (read as {unk}): {words}").format(
+                unk=escape(UNK), words=", ".join(escape(w) for w in result.unknown)) + "</span>")
         self.output_label.setText(" ".join(parts))
         self._draw_attention()
 
@@ -207,21 +219,24 @@ class TranslateView(QWidget):
         cols = [f"{w} ({UNK})" if w in unknown else w for w in result.src_tokens]
         self.heatmap.set_matrix(np.asarray(matrix), result.row_labels, cols)
         self.stack.show_content()
-        self.heatmap.set_title(f"cross-attention · layer {layer + 1} · "
-                               + ("mean of heads" if head < 0 else f"head {head + 1}"))
+        self.heatmap.set_title((self.tr("cross-attention · layer {layer} · mean of heads") if head < 0 else
+                                self.tr("cross-attention · layer {layer} · head {head}")).format(layer=layer + 1,
+                                                                                                  head=head + 1))
 
     def export_target(self) -> ExportTarget:
         """The decoded sentence's cross-attention for File → Export."""
-        return self.heatmap.token_export_target("translation cross-attention")
+        target = self.heatmap.token_export_target("translation cross-attention")
+        target.label = self.tr("Translation cross-attention")
+        return target
 
     # ---- slots -------------------------------------------------------------------------------
     @Slot()
     def _on_translate_button_clicked(self) -> None:
         self.translate_now()
 
-    @Slot(str)
-    def _on_method_combo_current_text_changed(self, method: str) -> None:
-        self.width_spin.setEnabled(method == "beam")
+    @Slot(int)
+    def _on_method_combo_current_index_changed(self, _index: int) -> None:
+        self.width_spin.setEnabled(self.method_combo.currentData() == "beam")
 
     @Slot(int)
     def _on_view_combo_changed(self, _index: int) -> None:

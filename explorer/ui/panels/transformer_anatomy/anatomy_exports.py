@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from explorer.ui.i18n import translate
 from explorer.ui.panels.base_panel import ExportTarget
 
 if TYPE_CHECKING:
@@ -48,11 +49,17 @@ def export_targets(panel: AnatomyPanel) -> list[ExportTarget]:
     def stage_output() -> np.ndarray | None:
         return view.stage.output.values if view.stage is not None else None
 
-    return [ExportTarget("ffn_input", ffn.x_map, _matrix("feature", lambda: ffn.x_map.matrix), _rows(ffn.x_map)),
-            ExportTarget("ffn_output", ffn.y_map, _matrix("feature", lambda: ffn.y_map.matrix), _rows(ffn.y_map)),
-            ExportTarget("norm_book_example", norm.book_grid, book),
-            ExportTarget("batch_x", norm.x_map, batch("X"), _rows(norm.x_map)),
-            ExportTarget("batch_layer_norm", norm.norm_grid, batch("ln"), _rows(norm.x_map)),
-            ExportTarget("batch_batch_norm", norm.norm_grid, batch("bn"), _rows(norm.x_map)),
+    return [ExportTarget("ffn_input", ffn.x_map, _matrix("feature", lambda: ffn.x_map.matrix), _rows(ffn.x_map),
+                         translate("AnatomyPanel", "FFN input")),
+            ExportTarget("ffn_output", ffn.y_map, _matrix("feature", lambda: ffn.y_map.matrix), _rows(ffn.y_map),
+                         translate("AnatomyPanel", "FFN output")),
+            ExportTarget("norm_book_example", norm.book_grid, book,
+                         label=translate("AnatomyPanel", "The book's norm example")),
+            ExportTarget("batch_x", norm.x_map, batch("X"), _rows(norm.x_map), translate("AnatomyPanel", "Batch X")),
+            ExportTarget("batch_layer_norm", norm.norm_grid, batch("ln"), _rows(norm.x_map),
+                         translate("AnatomyPanel", "Batch LayerNorm")),
+            ExportTarget("batch_batch_norm", norm.norm_grid, batch("bn"), _rows(norm.x_map),
+                         translate("AnatomyPanel", "Batch BatchNorm")),
             ExportTarget("block_box_output", view.output_map, _matrix("feature", stage_output),
-                         lambda: ("token", list(view.stage.output.tokens) if view.stage else []))]
+                         lambda: ("token", list(view.stage.output.tokens) if view.stage else []),
+                         translate("AnatomyPanel", "Output of the chosen box"))]

@@ -4,7 +4,7 @@ box for a typed sentence pair. core.anatomy_views computes everything on a `Late
 reads the corpus; forward passes stay off the GUI thread)."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, QSignalBlocker, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
 from explorer.core.anatomy_views import AnatomyInputs, AnatomyViews, anatomy_views
@@ -18,7 +18,8 @@ from explorer.ui.widgets.side_column_widget import SideColumn
 from explorer.ui.worker import LatestOnlyRunner
 
 DEFAULTS = AnatomyInputs()
-TABS = ("Position-wise FFN", "Add && norm", "Encoder and decoder blocks")  # && shows one &
+TABS = (QT_TRANSLATE_NOOP("AnatomyPanel", "Position-wise FFN"), QT_TRANSLATE_NOOP("AnatomyPanel", "Add && norm"),
+        QT_TRANSLATE_NOOP("AnatomyPanel", "Encoder and decoder blocks"))  # && shows one &
 
 
 def _line(text: str, tip: str) -> QLineEdit:
@@ -31,12 +32,14 @@ class AnatomyPanel(BasePanel):
     """Inside the Transformer: FFN, AddNorm, and the blocks' boxes with their tensors."""
 
     key = "transformer_anatomy"
-    title = "Transformer anatomy"
-    formula_html = (
+    title = QT_TRANSLATE_NOOP("Panels", "Transformer anatomy")
+    formula_html = QT_TRANSLATE_NOOP(
+        "AnatomyPanel",
         "FFN(<b>x</b>) = <b>W</b><sub>2</sub> ReLU(<b>W</b><sub>1</sub><b>x</b> + <b>b</b><sub>1</sub>) + "
         "<b>b</b><sub>2</sub> per position &nbsp;|&nbsp; AddNorm(X, Y) = LayerNorm(X + Y), &nbsp;"
         "LayerNorm(<b>x</b>) = (<b>x</b> − μ<sub><b>x</b></sub>) / σ<sub><b>x</b></sub>")
-    explanation_html = (
+    explanation_html = QT_TRANSLATE_NOOP(
+        "AnatomyPanel",
         "Every block stacks sublayers, each wrapped in a residual connection and layer normalization (add &amp; "
         "norm): attention mixes positions; the position-wise FFN transforms each position on its own, so a repeated "
         "word without positions gives the same output. LayerNorm normalizes each token over its features; "
@@ -50,18 +53,23 @@ class AnatomyPanel(BasePanel):
         self._model_key: tuple | None = None  # the source of the model in ``views``
         self._pending_key: tuple | None = None  # the source of the model asked for last
         self.model_source = ModelSource()
-        self.source_edit = _line(DEFAULTS.source, "source sentence (encoder input)")
-        self.target_edit = _line(DEFAULTS.target, "target sentence (decoder input after <bos>, teacher forcing)")
-        self.ffn_edit = _line(DEFAULTS.ffn_sentence, "a sentence in which a word occurs twice")
-        self.layer_spin = spin_box(1, 2, 1, "which encoder block's FFN")
-        self.positions_check = QCheckBox("add positional encoding")
-        self.positions_check.setToolTip("with positions the two occurrences are different vectors")
-        self.batch_edit = _line(DEFAULTS.batch, "sentences of the batch, separated by |")
-        self.steps_spin = spin_box(2, 24, DEFAULTS.num_steps, "num_steps: every sentence is padded to this length")
-        self.groups = [form_group("FFN input", [("sentence", self.ffn_edit), ("block", self.layer_spin),
-                                                ("", self.positions_check)]),
-                       form_group("Batch", [("sentences", self.batch_edit), ("steps", self.steps_spin)]),
-                       form_group("Sentence pair", [("source", self.source_edit), ("target", self.target_edit)])]
+        self.source_edit = _line(DEFAULTS.source, self.tr("source sentence (encoder input)"))
+        self.target_edit = _line(DEFAULTS.target,
+                                 self.tr("target sentence (decoder input after <bos>, teacher forcing)"))
+        self.ffn_edit = _line(DEFAULTS.ffn_sentence, self.tr("a sentence in which a word occurs twice"))
+        self.layer_spin = spin_box(1, 2, 1, self.tr("which encoder block's FFN"))
+        self.positions_check = QCheckBox(self.tr("add positional encoding"))
+        self.positions_check.setToolTip(self.tr("with positions the two occurrences are different vectors"))
+        self.batch_edit = _line(DEFAULTS.batch, self.tr("sentences of the batch, separated by |"))
+        self.steps_spin = spin_box(2, 24, DEFAULTS.num_steps,
+                                   self.tr("num_steps: every sentence is padded to this length"))
+        self.groups = [form_group(self.tr("FFN input"), [(self.tr("sentence"), self.ffn_edit),
+                                                         (self.tr("block"), self.layer_spin),
+                                                         ("", self.positions_check)]),
+                       form_group(self.tr("Batch"), [(self.tr("sentences"), self.batch_edit),
+                                                     (self.tr("steps"), self.steps_spin)]),
+                       form_group(self.tr("Sentence pair"), [(self.tr("source"), self.source_edit),
+                                                             (self.tr("target"), self.target_edit)])]
         side = SideColumn(width=230)
         side.add_widget(self.model_source)
         for group in self.groups:
@@ -71,7 +79,7 @@ class AnatomyPanel(BasePanel):
         self.blocks_tab = BlocksTab()
         self.tabs = QTabWidget()
         for widget, name in zip((self.ffn_view, self.norm_view, self.blocks_tab), TABS):
-            self.tabs.addTab(widget, name)
+            self.tabs.addTab(widget, self.tr(name))
         row = QHBoxLayout()
         row.addWidget(side)
         row.addWidget(self.tabs, 1)
@@ -119,8 +127,9 @@ class AnatomyPanel(BasePanel):
         self.runner.submit(anatomy_views, model, self.inputs())
 
     def _draw(self, v: AnatomyViews) -> None:
-        self.model_source.set_origin(f"{v.model.origin}: {v.model.config.num_layers} layers, "
-                                     f"d = {v.model.config.num_hiddens}, {v.model.config.num_heads} heads")
+        self.model_source.set_origin(self.tr("{origin}: {layers} layers, d = {hiddens}, {heads} heads").format(
+            origin=self.model_source.origin_text(self._model_key, v.model.origin), layers=v.model.config.num_layers,
+            hiddens=v.model.config.num_hiddens, heads=v.model.config.num_heads))
         if self.layer_spin.maximum() != v.model.config.num_layers:
             with QSignalBlocker(self.layer_spin):
                 self.layer_spin.setMaximum(v.model.config.num_layers)
@@ -139,7 +148,8 @@ class AnatomyPanel(BasePanel):
         if errors:
             self.show_inline_message(" ".join(errors))
         elif unknown:
-            self.show_inline_message(f"Not in the model's vocabulary, read as <unk>: {' '.join(unknown)}", error=False)
+            self.show_inline_message(self.tr("Not in the model's vocabulary, read as <unk>: {words}").format(
+                words=" ".join(unknown)), error=False)
         else:
             self.clear_inline_message()
 
@@ -152,7 +162,7 @@ class AnatomyPanel(BasePanel):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self.show_inline_message(f"Could not open the model: {message}")
+        self.show_inline_message(self.tr("Could not open the model: {message}").format(message=message))
 
     @Slot()
     def _on_model_source_source_changed(self) -> None:

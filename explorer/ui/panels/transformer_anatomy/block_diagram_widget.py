@@ -6,15 +6,14 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
+from explorer.ui.panels.transformer_anatomy.stage_names import short_stage_title, stage_title
+
 #: Box colours per stage kind, (light, dark), after the book's figure.
 BOX_COLOURS = {
     "input": ("#f4cccc", "#5b3535"), "attention": ("#fce5cd", "#6b4a26"), "masked_attention": ("#fce5cd", "#6b4a26"),
     "cross_attention": ("#fce5cd", "#6b4a26"), "addnorm": ("#fff2cc", "#5c5326"), "norm": ("#fff2cc", "#5c5326"),
     "add": ("#fff2cc", "#5c5326"), "ffn": ("#cfe2f3", "#2c4a63"),
 }
-SHORT_TITLES = {"embedding × √d + positional encoding": "embedding + P", "multi-head self-attention": "self-attention",
-                "masked multi-head self-attention": "masked self-attention",
-                "encoder–decoder attention": "enc–dec attention", "position-wise FFN": "FFN"}
 
 
 class BlockDiagram(QWidget):
@@ -58,15 +57,16 @@ class BlockDiagram(QWidget):
         shift = cross - (len(encoder) - 1)  # the encoder's last box level with the decoder's cross-attention
         top = max(len(decoder) - 1, len(encoder) - 1 + shift)
         bottom = min(0, shift)
-        self.grid.addWidget(self._caption("encoder block"), 0, 0)
-        self.grid.addWidget(self._caption("decoder block"), 0, 2)
+        self.grid.addWidget(self._caption(self.tr("encoder block")), 0, 0)
+        self.grid.addWidget(self._caption(self.tr("decoder block")), 0, 2)
         for col, side, stages, offset in ((0, "encoder", encoder, shift), (2, "decoder", decoder, 0)):
             for i, (kind, title) in enumerate(stages):
                 row = 1 + 2 * (top - (i + offset))  # bottom to top, an arrow row between boxes
-                text = SHORT_TITLES.get(title, title).replace("&", "&&")  # a single & would underline the next letter
+                text = short_stage_title(title).replace("&", "&&")  # a single & would underline the next letter
                 button = QPushButton(text)
                 button.setCheckable(True)
-                button.setToolTip(f"{title}: click to see the tensors entering and leaving it")
+                button.setToolTip(self.tr("{box}: click to see the tensors entering and leaving it").format(
+                    box=stage_title(title)))
                 button.setProperty("kind", kind)
                 button.setMinimumHeight(24)
                 self._ids[len(self._ids)] = (side, i)
@@ -96,7 +96,10 @@ class BlockDiagram(QWidget):
 
     # --- internals --------------------------------------------------------------------------
     def _caption(self, text: str) -> QLabel:
-        label = QLabel(f"<b>{text}</b>")
+        label = QLabel(text)
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         return label
 

@@ -18,7 +18,7 @@ class BlocksTab(QWidget):
         super().__init__(parent)
         self.trace: BlockTrace | None = None
         self.side, self.index = "encoder", 1  # the box shown: the encoder's self-attention
-        self.block_spin: QSpinBox = spin_box(1, 2, 1, "which block of the stack (each has the same boxes)")
+        self.block_spin: QSpinBox = spin_box(1, 2, 1, self.tr("which block of the stack (each has the same boxes)"))
         self.diagram = BlockDiagram()
         self.stage_view = StageView()
         self.shape_note = QLabel()
@@ -26,7 +26,7 @@ class BlocksTab(QWidget):
         self.shape_note.setEnabled(False)
         left = QVBoxLayout()
         form = QFormLayout()
-        form.addRow("block", self.block_spin)
+        form.addRow(self.tr("block"), self.block_spin)
         left.addLayout(form)
         left.addWidget(self.diagram)
         left.addWidget(self.shape_note)
@@ -58,8 +58,9 @@ class BlocksTab(QWidget):
         self.diagram.set_stages([(s.kind, s.title) for s in trace.stages[("encoder", block)]],
                                 [(s.kind, s.title) for s in trace.stages[("decoder", block)]])
         d = trace.stages[("encoder", 0)][0].output.shape[-1]
-        self.shape_note.setText(f"Every box keeps the shape (batch, steps, num_hiddens): (1, {len(trace.src_tokens)}, "
-                                f"{d}) in the encoder, (1, {len(trace.dec_tokens)}, {d}) in the decoder.")
+        self.shape_note.setText(self.tr("Every box keeps the shape (batch, steps, num_hiddens): (1, {source}, {d}) in "
+                                        "the encoder, (1, {target}, {d}) in the decoder.").format(
+            source=len(trace.src_tokens), target=len(trace.dec_tokens), d=d))
         self._draw()
 
     def _draw(self) -> None:
@@ -67,7 +68,9 @@ class BlocksTab(QWidget):
         if stage is None:
             return
         self.diagram.select(self.side, self.index)
-        self.stage_view.show_stage(stage, f"{self.side} block {self.block() + 1}")
+        where = (self.tr("encoder block {number}") if self.side == "encoder"
+                 else self.tr("decoder block {number}")).format(number=self.block() + 1)
+        self.stage_view.show_stage(stage, where)
 
     def select(self, side: str, index: int) -> None:
         """Show box ``index`` of the ``side`` block (as a click on it does)."""

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal, Slot
 from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from explorer.core.anatomy_model import AnatomyModel, builtin_model, from_record, opened_model
 from explorer.ui.widgets.form_controls import combo_box, spin_box
 
-SOURCES = ("built-in (untrained)", "the studio's model", "a model file")
-CHECKPOINT_FILTER = "Attention Explorer model (*.safetensors);;All files (*)"
+SOURCES = (QT_TRANSLATE_NOOP("ModelSource", "built-in (untrained)"),
+           QT_TRANSLATE_NOOP("ModelSource", "the studio's model"),
+           QT_TRANSLATE_NOOP("ModelSource", "a model file"))  # keys of the combo, and its English texts
 
 
 def studio_record(widget: QWidget) -> Any:
@@ -31,19 +33,21 @@ class ModelSource(QGroupBox):
     source_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Model", parent)
-        self.combo = combo_box(list(SOURCES), SOURCES[0], "the model whose blocks are shown")
-        self.seed_spin = spin_box(0, 9999, 0, "seed of the untrained model's Xavier initialisation")
+        super().__init__(parent)
+        self.setTitle(self.tr("Model"))
+        self.combo = combo_box([(s, self.tr(s)) for s in SOURCES], SOURCES[0],
+                               self.tr("the model whose blocks are shown"))
+        self.seed_spin = spin_box(0, 9999, 0, self.tr("seed of the untrained model's Xavier initialisation"))
         self.path_edit = QLineEdit()
         self.path_edit.setReadOnly(True)
-        self.path_edit.setPlaceholderText("no file chosen")
-        self.open_button = QPushButton("Open…")
-        self.open_button.setToolTip("choose a model saved by the studio or the command line")
+        self.path_edit.setPlaceholderText(self.tr("no file chosen"))
+        self.open_button = QPushButton(self.tr("Open…"))
+        self.open_button.setToolTip(self.tr("choose a model saved by the studio or the command line"))
         self.origin_label = QLabel()
         self.origin_label.setWordWrap(True)
         self.origin_label.setEnabled(False)  # muted: a note, not a control
         seed_row, file_row = QHBoxLayout(), QHBoxLayout()
-        seed_row.addWidget(QLabel("seed"))
+        seed_row.addWidget(QLabel(self.tr("seed")))
         seed_row.addWidget(self.seed_spin, 1)
         file_row.addWidget(self.path_edit, 1)
         file_row.addWidget(self.open_button)
@@ -78,11 +82,12 @@ class ModelSource(QGroupBox):
         if self.kind() == 1:
             record = self._studio_model
             if record is None:
-                raise ValueError("The studio has no model to look into yet: train (then pause or finish) or open "
-                                 "one there, or choose the built-in model.")
-            return from_record(record.model, record.src_vocab, record.tgt_vocab, f"the studio's: {record.origin}")
+                raise ValueError(self.tr("The studio has no model to look into yet: train (then pause or finish) or "
+                                         "open one there, or choose the built-in model."))
+            return from_record(record.model, record.src_vocab, record.tgt_vocab,
+                               self.tr("the studio's: {origin}").format(origin=record.origin))
         if not self.path_edit.text():
-            raise ValueError("Choose a model file (Open…), or the built-in model.")
+            raise ValueError(self.tr("Choose a model file (Open…), or the built-in model."))
         return functools.partial(opened_model, self.path_edit.text())
 
     def refresh_studio(self) -> bool:
@@ -99,6 +104,14 @@ class ModelSource(QGroupBox):
             self.combo.setCurrentIndex(2)  # emits through _on_combo_current_index_changed
         else:
             self.source_changed.emit()
+
+    def origin_text(self, key: tuple | None, fallback: str) -> str:
+        """Where the model of ``key`` (see :meth:`key`) comes from, in the language in force."""
+        if key is not None and key[0] == "builtin":
+            return self.tr("built-in, untrained (seed {seed})").format(seed=key[1])
+        if key is not None and key[0] == "file":
+            return self.tr("opened {name}").format(name=Path(key[1]).name)
+        return fallback  # the studio's: made above, translated already
 
     def set_origin(self, text: str) -> None:
         self.origin_label.setText(text)
@@ -128,6 +141,7 @@ class ModelSource(QGroupBox):
 
     @Slot()
     def _on_open_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open model", "", CHECKPOINT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open model"), "",
+                                              self.tr("Attention Explorer model (*.safetensors);;All files (*)"))
         if path:
             self.set_path(path)

@@ -3,22 +3,28 @@ shapes, then one heatmap (tokens × features) per tensor, inputs above the outpu
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
 
 from explorer.core.block_trace import Stage, TensorView
+from explorer.ui.panels.transformer_anatomy.stage_names import stage_title, tensor_name
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 DIVERGING = "CET-D1"
 WHAT = {
-    "input": "the block's input X (the first block: embedding × √d plus the positional encoding)",
-    "attention": "softmax(QKᵀ/√d)V per head; queries, keys and values are all projections of X",
-    "masked_attention": "self-attention (Q, K, V from X) where position i sees positions ≤ i only",
-    "cross_attention": "queries from the decoder, keys and values from the encoder output",
-    "addnorm": "LayerNorm(X + sublayer(X)): residual connection, then layer normalization",
-    "norm": "layer normalization of the sublayer's input (Pre-LN)",
-    "add": "X + sublayer(LayerNorm(X)): the residual connection (Pre-LN)",
-    "ffn": "Linear → ReLU → Linear applied to every position alike",
+    "input": QT_TRANSLATE_NOOP("StageView",
+                               "the block's input X (the first block: embedding × √d plus the positional encoding)"),
+    "attention": QT_TRANSLATE_NOOP("StageView",
+                                   "softmax(QKᵀ/√d)V per head; queries, keys and values are all projections of X"),
+    "masked_attention": QT_TRANSLATE_NOOP("StageView",
+                                          "self-attention (Q, K, V from X) where position i sees positions ≤ i only"),
+    "cross_attention": QT_TRANSLATE_NOOP("StageView",
+                                         "queries from the decoder, keys and values from the encoder output"),
+    "addnorm": QT_TRANSLATE_NOOP("StageView",
+                                 "LayerNorm(X + sublayer(X)): residual connection, then layer normalization"),
+    "norm": QT_TRANSLATE_NOOP("StageView", "layer normalization of the sublayer's input (Pre-LN)"),
+    "add": QT_TRANSLATE_NOOP("StageView", "X + sublayer(LayerNorm(X)): the residual connection (Pre-LN)"),
+    "ffn": QT_TRANSLATE_NOOP("StageView", "Linear → ReLU → Linear applied to every position alike"),
 }
 
 
@@ -38,11 +44,11 @@ class StageView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stage: Stage | None = None
-        self.caption = QLabel("Click a box of the diagram.")
+        self.caption = QLabel(self.tr("Click a box of the diagram."))
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.input_combo = QComboBox()
-        self.input_combo.setToolTip("this box takes two tensors: the one drawn above the output")
+        self.input_combo.setToolTip(self.tr("this box takes two tensors: the one drawn above the output"))
         self.input_map = HeatmapWidget(colormap=DIVERGING, levels=(-1.0, 1.0))
         self.output_map = HeatmapWidget(colormap=DIVERGING, levels=(-1.0, 1.0))
         layout = QVBoxLayout(self)
@@ -62,10 +68,13 @@ class StageView(QWidget):
     def show_stage(self, stage: Stage, where: str) -> None:
         """Draw ``stage`` (``where`` names it, e.g. "encoder block 1")."""
         self.stage = stage
-        ins = ", ".join(f"{t.name} {shape_text(t.shape)}" for t in stage.inputs)
-        self.caption.setText(f"<b>{stage.title}</b> ({where}): {WHAT.get(stage.kind, '')}.<br>"
-                             f"in: {ins} &nbsp;→&nbsp; out: {shape_text(stage.output.shape)}")
-        names = [f"in: {t.name} {shape_text(t.shape)}" for t in stage.inputs]
+        ins = ", ".join(f"{tensor_name(t.name)} {shape_text(t.shape)}" for t in stage.inputs)
+        self.caption.setText(self.tr(
+            "<b>{box}</b> ({where}): {what}.<br>in: {inputs} &nbsp;→&nbsp; out: {shape}").format(
+            box=stage_title(stage.title), where=where, what=self.tr(WHAT.get(stage.kind, "")), inputs=ins,
+            shape=shape_text(stage.output.shape)))
+        names = [self.tr("in: {name} {shape}").format(name=tensor_name(t.name), shape=shape_text(t.shape))
+                 for t in stage.inputs]
         keep = min(self.input_combo.currentIndex(), len(names) - 1) if self.input_combo.count() == len(names) else 0
         with QSignalBlocker(self.input_combo):
             self.input_combo.clear()
@@ -76,7 +85,7 @@ class StageView(QWidget):
         out = stage.output
         self.output_map.set_matrix(out.values, out.tokens, [str(j) for j in range(out.values.shape[1])],
                                    levels=symmetric_levels(out.values))
-        self.output_map.set_title("out")
+        self.output_map.set_title(self.tr("out"))
 
     def shown_input(self) -> TensorView | None:
         """The input drawn now."""
@@ -90,7 +99,7 @@ class StageView(QWidget):
             return
         self.input_map.set_matrix(t.values, t.tokens, [str(j) for j in range(t.values.shape[1])],
                                   levels=symmetric_levels(t.values))
-        self.input_map.set_title(f"in: {t.name}")
+        self.input_map.set_title(self.tr("in: {name}").format(name=tensor_name(t.name)))
 
     @Slot(int)
     def _on_input_combo_current_index_changed(self, _index: int) -> None:

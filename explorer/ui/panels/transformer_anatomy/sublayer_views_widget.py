@@ -36,7 +36,7 @@ class FFNView(QWidget):
         grid.setContentsMargins(0, 4, 0, 0)
         grid.addWidget(self.caption, 0, 0, 1, 2)
         for col, heatmap in enumerate((self.x_map, self.y_map)):
-            heatmap.set_axis_labels("", "feature")
+            heatmap.set_axis_labels("", self.tr("feature"))
             heatmap.plot.max_ticks = 12
             grid.addWidget(heatmap, 1, col)
         grid.setRowStretch(1, 1)
@@ -50,16 +50,21 @@ class FFNView(QWidget):
         for outline, m in zip(self.outlines, (r.X, r.Y)):
             outline.rows(rows, m.shape[1])
         if not r.repeats:
-            self.caption.setText("No word occurs twice: type a sentence that repeats one (e.g. “he's calm , she's "
-                                 "calm .”) to compare its two rows.")
+            self.caption.setText(self.tr("No word occurs twice: type a sentence that repeats one (e.g. “he's calm , "
+                                         "she's calm .”) to compare its two rows."))
             return
         i, j = r.repeats[0]
-        same = "equal" if r.input_gap == 0 else "different (positions were added)"
-        made = "embedding × √d + P" if r.positions else "embedding × √d, no positions"
-        self.caption.setText(
-            f"X = {made}. “{r.tokens[i]}” at positions {i + 1} and {j + 1}: the input rows are {same}, max |x<sub>{i + 1}</sub> − "
-            f"x<sub>{j + 1}</sub>| = {r.input_gap:.3g}; the output rows differ by at most <b>{r.output_gap:.2g}</b>"
-            + (" (float32 rounding): the FFN treats every position alike." if r.input_gap == 0 else "."))
+        made = self.tr("embedding × √d + P") if r.positions else self.tr("embedding × √d, no positions")
+        if r.input_gap == 0:
+            text = self.tr("X = {made}. “{word}” at positions {i} and {j}: the input rows are equal, max "
+                           "|x<sub>{i}</sub> − x<sub>{j}</sub>| = {input_gap:.3g}; the output rows differ by at most "
+                           "<b>{output_gap:.2g}</b> (float32 rounding): the FFN treats every position alike.")
+        else:
+            text = self.tr("X = {made}. “{word}” at positions {i} and {j}: the input rows are different (positions "
+                           "were added), max |x<sub>{i}</sub> − x<sub>{j}</sub>| = {input_gap:.3g}; the output rows "
+                           "differ by at most <b>{output_gap:.2g}</b>.")
+        self.caption.setText(text.format(made=made, word=r.tokens[i], i=i + 1, j=j + 1, input_gap=r.input_gap,
+                                         output_gap=r.output_gap))
 
     def apply_theme(self, dark: bool) -> None:
         for heatmap in (self.x_map, self.y_map):
@@ -117,9 +122,9 @@ class NormView(QWidget):
             numbers.show(m, "#111111")
         self._book_outlines[0].rows([0, 1], 2)
         self._book_outlines[1].columns([0, 1], 2)
-        self.book_caption.setText(
+        self.book_caption.setText(self.tr(
             "The book's X: <b>LayerNorm</b> normalizes each row (solid outline: one example, over its features), "
-            "<b>BatchNorm</b> each column (dashed: one feature, over the batch).")
+            "<b>BatchNorm</b> each column (dashed: one feature, over the batch)."))
 
     def show_batch(self, r: BatchNorms) -> None:
         self.batch = r
@@ -138,10 +143,12 @@ class NormView(QWidget):
                                    CellOutlines(self.norm_grid.plots[1], dashed=True)]
             self._recolour()
         pads = int((~r.valid).sum())
-        self.batch_caption.setText(
-            f"Below: {B} sentences padded to {T} steps ({pads} of {B * T} rows are padding, hatched). BatchNorm "
-            f"averages a feature over all {B * T} rows, padding included, which moves its output for real tokens by "
-            f"up to <b>{r.bn_shift:.2f}</b>; LayerNorm's moves by <b>{r.ln_alone_shift:.0f}</b>. Click a cell to move the outlines.")
+        self.batch_caption.setText(self.tr(
+            "Below: {batch} sentences padded to {steps} steps ({pads} of {rows} rows are padding, hatched). BatchNorm "
+            "averages a feature over all {rows} rows, padding included, which moves its output for real tokens by "
+            "up to <b>{bn_shift:.2f}</b>; LayerNorm's moves by <b>{ln_shift:.0f}</b>. Click a cell to move the "
+            "outlines.").format(batch=B, steps=T, pads=pads, rows=B * T, bn_shift=r.bn_shift,
+                                ln_shift=r.ln_alone_shift))
         self._outline()
 
     def _outline(self) -> None:
