@@ -157,13 +157,16 @@ def run_train(args: argparse.Namespace) -> int:
     from explorer.core.distributed import RankFailure, init_from_environment
 
     ctx = init_from_environment(args.device, args.dist_timeout)
+    finished = False
     try:
-        return _train(args, ctx)
+        code = _train(args, ctx)
+        finished = True
+        return code
     except RankFailure as exc:  # before training (while the ranks agree to start); later it is an ErrorEvent
         raise CliError(str(exc), code=1) from exc
     finally:
         if ctx is not None:
-            ctx.close()
+            ctx.close(synchronize=finished)
 
 
 def _train(args: argparse.Namespace, ctx: Any) -> int:
