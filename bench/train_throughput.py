@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Training throughput of our trainer against the book's own code (d2l §11.7), same data and settings.
 
-Runs ``../shared/bench/d2l_reference.py`` and our trainer, alternating, each in a fresh process on the same
-TSV (the reference keeps lines ``i <= num_examples``, i.e. 601 pairs for 600, and so do we), and prints the
-tokens/s of each, their medians and the ratio. The last line is JSON with ``ours_tokens_per_s``,
-``reference_tokens_per_s`` and ``ratio``. Tokens/s = target tokens (valid lengths) per second of training
-loop, measured the same way on both sides (from after the optimiser is built to the end of the last epoch);
-tokens per CPU-second of that loop are printed too (steadier than wall time on a shared machine with 1 thread).
+Each round starts ``../shared/bench/d2l_reference.py`` and our trainer in two fresh processes and lets them
+train in lock-step: one epoch of one side, then one epoch of the other (the order alternates), the side that
+waits doing nothing. On a shared machine both sides then meet the same load, second by second, and the
+ratio of each epoch pair is a fair comparison; a round's ratio is its total tokens per second of each side.
+Tokens/s = target tokens (valid lengths) per second of epoch loop, timed the same way on both sides (from
+the epoch's first batch to the end of its last), after the optimiser is built. The reference keeps lines
+``i <= num_examples`` (601 pairs for 600) and so do we. ``--big`` trains on the 18,000-pair recombined
+corpus of ``bench/big_corpus.py`` (~3,500 target words) instead.
 
-Usage: python bench/train_throughput.py [--reference PATH] [--data TSV] [--epochs 30] [--rounds 3]
-                                        [--threads N] [--capability avx2|default]
+Prints each round's tokens/s, ratio and final losses, then the median and spread; the last line is JSON
+(``ratio`` = median over rounds of the round ratios; ``epoch_ratio_q1/q3`` = quartiles over every epoch pair).
+
+Usage: python bench/train_throughput.py [--reference PATH] [--data TSV | --big] [--epochs 30] [--rounds 3]
+                                        [--threads 2] [--capability avx2|default]
 """
 from __future__ import annotations
 
@@ -25,15 +30,35 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "bench" / "d2l_reference.py"
 DEFAULT_DATA = ROOT / "explorer" / "resources" / "eng_fra.tsv"
 
 
-def worker_ours(args: argparse.Namespace) -> dict:
-    """Our side, in its own process: read the same pairs and train."""
+class Turns:
+    """The worker's side of the lock-step: wait for the parent's go before an epoch, report after it."""
+
+    def __init__(self, go_fd: int, done_fd: int) -> None:
+        self.go, self.done = go_fd, done_fd
+        self.epochs: list[dict[str, float]] = []  # per epoch: wall seconds, CPU seconds, tokens
+        self._t0 = self._c0 = 0.0
+
+    def start(self) -> None:
+        os.read(self.go, 1)
+        self._t0, self._c0 = time.perf_counter(), time.process_time()
+
+    def end(self, tokens: int) -> None:
+        self.epochs.append({"s": time.perf_counter() - self._t0, "cpu_s": time.process_time() - self._c0,
+                            "tokens": tokens})
+        os.write(self.done, json.dumps(self.epochs[-1]).encode() + b"\n")
+
+
+def worker_ours(args: argparse.Namespace, turns: Turns) -> dict[str, Any]:
+    """Our side: read the same pairs and train, one epoch per turn."""
     sys.path.insert(0, str(ROOT))
     import torch
 
@@ -44,51 +69,56 @@ def worker_ours(args: argparse.Namespace) -> dict:
     pairs = read_pairs(args.data, num_examples=args.num_examples + 1).pairs  # the reference's i <= n
     config = TrainingConfig(num_epochs=args.epochs, seed=args.seed, snapshot_every=0, device="cpu")
     dataset = build_dataset(pairs, config.num_steps, min_freq=config.min_freq)
-    trainer = Trainer(config, dataset)
-    cpu0 = time.process_time()
-    finished = None
-    for event in trainer:
-        if event.kind in ("finished", "error"):
-            finished = event
-    cpu = time.process_time() - cpu0
-    assert finished is not None and finished.kind == "finished", finished
-    tokens = int(dataset.tgt_valid_len.sum()) * args.epochs
-    return {"tokens_per_s": finished.tokens_per_s, "tokens_per_cpu_s": tokens / cpu, "loss": finished.loss,
-            "pairs": len(dataset), "src_vocab": len(dataset.src_vocab), "tgt_vocab": len(dataset.tgt_vocab),
-            "threads": torch.get_num_threads()}
+    events = iter(Trainer(config, dataset))
+    # torch.optim's first optimiser imports torch._dynamo (~1 s); the reference pays it before its first batch
+    # (in train_seq2seq, untimed): pay it here too, so both sides time their epochs alone
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+    loss = float("nan")
+    for _ in range(args.epochs):
+        turns.start()
+        for event in events:
+            if event.kind == "epoch":
+                loss = event.loss
+                turns.end(event.tokens)
+                break
+            if event.kind == "error":
+                raise SystemExit(event.message)
+    return {"loss": loss, "pairs": len(dataset), "src_vocab": len(dataset.src_vocab),
+            "tgt_vocab": len(dataset.tgt_vocab), "threads": torch.get_num_threads()}
 
 
-def worker_reference(args: argparse.Namespace) -> dict:
-    """The book's code, run by its own ``main`` in this process; CPU time is taken around its training loop."""
+def worker_reference(args: argparse.Namespace, turns: Turns) -> dict[str, Any]:
+    """The book's code, run by its own ``main``; its data iterator waits for the turns."""
     spec = importlib.util.spec_from_file_location("d2l_reference", args.reference)
     assert spec is not None and spec.loader is not None
     d2l = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(d2l)
-    train = d2l.train_seq2seq
-
-    def timed(*a: object, **k: object) -> dict:
-        cpu0 = time.process_time()
-        res = train(*a, **k)
-        res["cpu_s"] = time.process_time() - cpu0
-        return res
-
-    d2l.train_seq2seq = timed
     import torch
 
-    torch.optim.Adam([torch.zeros(1, requires_grad=True)])  # pay torch.optim's one-time import (seconds) first
+    class TurnLoader(torch.utils.data.DataLoader):
+        """The book's DataLoader; each epoch (one pass over it) is one turn."""
+
+        def __iter__(self) -> Iterator[Any]:
+            turns.start()
+            tokens = 0
+            for batch in super().__iter__():
+                tokens += int(batch[3].sum())
+                yield batch
+            turns.end(tokens)
+
+    d2l.load_array = lambda arrays, batch_size, is_train=True: TurnLoader(
+        torch.utils.data.TensorDataset(*arrays), batch_size, shuffle=is_train)
     argv = [str(args.data), "--epochs", str(args.epochs), "--seed", str(args.seed),
             "--num-examples", str(args.num_examples)]
     if args.threads:
         argv += ["--threads", str(args.threads)]
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         res, _ = d2l.main(argv)
-    header = printed.getvalue()
-    vocab = re.search(r"(\d+) pairs.*\|src_vocab\| (\d+), \|tgt_vocab\| (\d+)", header)
-    assert vocab is not None, header
-    return {"tokens_per_s": res["tokens_per_sec_overall"],
-            "tokens_per_cpu_s": res["tokens_per_epoch"] * args.epochs / res["cpu_s"],
-            "loss": res["loss"] * 10, "pairs": int(vocab.group(1)), "src_vocab": int(vocab.group(2)),
-            "tgt_vocab": int(vocab.group(3)), "threads": torch.get_num_threads()}
+    vocab = re.search(r"(\d+) pairs.*\|src_vocab\| (\d+), \|tgt_vocab\| (\d+)", printed.getvalue())
+    assert vocab is not None, printed.getvalue()
+    return {"loss": res["loss"] * 10,  # the book's loss averages over num_steps = 10: × 10 is per token
+            "pairs": int(vocab.group(1)), "src_vocab": int(vocab.group(2)), "tgt_vocab": int(vocab.group(3)),
+            "threads": torch.get_num_threads()}
 
 
 def _env(capability: str | None) -> dict[str, str]:
@@ -98,68 +128,122 @@ def _env(capability: str | None) -> dict[str, str]:
     return env
 
 
-def run_worker(args: argparse.Namespace, side: str, seed: int, out: Path) -> dict:
-    """Run one side in a fresh process (so each gets its own ATEN_CPU_CAPABILITY and a cold start)."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", side, "--reference", str(args.reference),
-           "--data", str(args.data), "--epochs", str(args.epochs), "--seed", str(seed),
-           "--num-examples", str(args.num_examples), "--json", str(out)]
-    if args.threads:
-        cmd += ["--threads", str(args.threads)]
-    subprocess.run(cmd, check=True, capture_output=True, text=True, env=_env(args.capability))
-    return json.loads(out.read_text())
+def run_round(args: argparse.Namespace, seed: int, tmp: Path, r: int) -> dict[str, Any]:
+    """Both sides in lock-step for ``args.epochs`` epochs; per side its epochs and final figures."""
+    procs, go, done, outs = {}, {}, {}, {}
+    for side in ("reference", "ours"):
+        go_r, go[side] = os.pipe()
+        done[side], done_w = os.pipe()
+        outs[side] = tmp / f"{side}{r}.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", side, "--reference", str(args.reference),
+               "--data", str(args.data), "--epochs", str(args.epochs), "--seed", str(seed),
+               "--num-examples", str(args.num_examples), "--json", str(outs[side]), "--fds", f"{go_r},{done_w}"]
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
+        procs[side] = subprocess.Popen(cmd, pass_fds=(go_r, done_w), env=_env(args.capability),
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        os.close(go_r)
+        os.close(done_w)
+    readers = {side: os.fdopen(done[side], "rb") for side in done}
+    epochs: dict[str, list[dict[str, float]]] = {"reference": [], "ours": []}
+    try:
+        for e in range(args.epochs):
+            for side in (("reference", "ours") if (e + r) % 2 == 0 else ("ours", "reference")):
+                os.write(go[side], b"g")
+                line = readers[side].readline()
+                if not line:
+                    raise SystemExit(f"{side} ended early:\n{procs[side].communicate()[1][-3000:]}")
+                epochs[side].append(json.loads(line))
+    finally:
+        for side in procs:
+            os.close(go[side])
+    result = {}
+    for side, proc in procs.items():
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            raise SystemExit(f"{side} failed ({proc.returncode}):\n{err[-3000:]}")
+        res = json.loads(outs[side].read_text())
+        tokens = sum(x["tokens"] for x in epochs[side])
+        res.update(tokens_per_s=tokens / sum(x["s"] for x in epochs[side]),
+                   tokens_per_cpu_s=tokens / sum(x["cpu_s"] for x in epochs[side]),
+                   epoch_tokens_per_s=[x["tokens"] / x["s"] for x in epochs[side]])
+        result[side] = res
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--big", action="store_true", help="the 18,000-pair recombined corpus (bench/big_corpus.py)")
+    ap.add_argument("--epochs", type=int, default=None, help="default 30 (3 with --big)")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--num-examples", type=int, default=600)
-    ap.add_argument("--threads", type=int, default=None, help="torch threads on both sides (default: torch's)")
+    ap.add_argument("--num-examples", type=int, default=None, help="default 600 (18000 with --big)")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads on both sides (0: torch's default)")
     ap.add_argument("--capability", default=None,
                     help="ATEN_CPU_CAPABILITY for both sides (e.g. avx2); default: torch's choice")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--worker", choices=("ours", "reference"), default=None, help=argparse.SUPPRESS)
     ap.add_argument("--json", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--fds", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.epochs is None:
+        args.epochs = 3 if args.big else 30
+    if args.num_examples is None:
+        args.num_examples = 18000 if args.big else 600
     if args.worker:
         if args.threads:
             import torch
 
             torch.set_num_threads(args.threads)
-        result = worker_ours(args) if args.worker == "ours" else worker_reference(args)
+        turns = Turns(*(int(fd) for fd in args.fds.split(",")))
+        result = worker_ours(args, turns) if args.worker == "ours" else worker_reference(args, turns)
         Path(args.json).write_text(json.dumps(result))
         return 0
     if not args.reference.is_file():
         print(f"reference not found: {args.reference} (pass --reference PATH)", file=sys.stderr)
         return 2
-    print(f"data {args.data.name}, {args.epochs} epochs × {args.rounds} rounds, threads "
-          f"{args.threads or 'default'}, ATEN_CPU_CAPABILITY {args.capability or 'default'}", flush=True)
-    ours, ref = [], []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        if args.big:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            import big_corpus
+
+            args.data = big_corpus.write(tmp / "big.tsv", big_corpus.build_for_vocab(args.num_examples + 1, 3500))
+        print(f"data {'recombined 18k corpus' if args.big else args.data.name}, {args.epochs} epochs in lock-step × "
+              f"{args.rounds} rounds, threads {args.threads or 'default'}, ATEN_CPU_CAPABILITY "
+              f"{args.capability or 'default'}", flush=True)
+        rounds = []
         for r in range(args.rounds):
-            order = ["reference", "ours"] if r % 2 == 0 else ["ours", "reference"]  # the machine is shared
-            for name in order:
-                res = run_worker(args, name, args.seed + r, Path(tmp) / f"{name}{r}.json")
-                (ours if name == "ours" else ref).append(res)
-                print(f"round {r} {name:9s}: {res['tokens_per_s']:9,.0f} tokens/s "
-                      f"({res['tokens_per_cpu_s']:,.0f} per CPU-second), final loss "
-                      f"{res['loss']:.3f} per token ({res['pairs']} pairs, vocab {res['src_vocab']}/"
-                      f"{res['tgt_vocab']})", flush=True)
-    o = statistics.median(x["tokens_per_s"] for x in ours)
-    f = statistics.median(x["tokens_per_s"] for x in ref)
-    oc = statistics.median(x["tokens_per_cpu_s"] for x in ours)
-    fc = statistics.median(x["tokens_per_cpu_s"] for x in ref)
-    print(f"median: ours {o:,.0f} tokens/s, reference {f:,.0f} tokens/s, ratio {o / f:.2f}x "
-          f"(per CPU-second: {oc:,.0f} vs {fc:,.0f}, ratio {oc / fc:.2f}x)")
+            res = run_round(args, args.seed + r, tmp, r)
+            rounds.append(res)
+            o, f = res["ours"], res["reference"]
+            print(f"round {r}: ours {o['tokens_per_s']:9,.0f} tokens/s, reference {f['tokens_per_s']:8,.0f} tokens/s, "
+                  f"ratio {o['tokens_per_s'] / f['tokens_per_s']:.2f}x (per CPU-second "
+                  f"{o['tokens_per_cpu_s'] / f['tokens_per_cpu_s']:.2f}x); final loss per token ours "
+                  f"{o['loss']:.3f}, reference {f['loss']:.3f} ({o['pairs']} pairs, vocab {o['src_vocab']}/"
+                  f"{o['tgt_vocab']})", flush=True)
+    ratios = [x["ours"]["tokens_per_s"] / x["reference"]["tokens_per_s"] for x in rounds]
+    cpu_ratios = [x["ours"]["tokens_per_cpu_s"] / x["reference"]["tokens_per_cpu_s"] for x in rounds]
+    pairs = [a / b for x in rounds for a, b in zip(x["ours"]["epoch_tokens_per_s"], x["reference"]["epoch_tokens_per_s"])]
+    q1, _, q3 = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else (pairs[0],) * 3
+    o = statistics.median(x["ours"]["tokens_per_s"] for x in rounds)
+    f = statistics.median(x["reference"]["tokens_per_s"] for x in rounds)
+    ratio = statistics.median(ratios)
+    print(f"median: ours {o:,.0f} tokens/s, reference {f:,.0f} tokens/s, ratio {ratio:.2f}x (rounds "
+          f"{min(ratios):.2f}–{max(ratios):.2f}; epoch pairs: quartiles {q1:.2f}–{q3:.2f}; per CPU-second "
+          f"{statistics.median(cpu_ratios):.2f}x)")
     print(json.dumps({"ours_tokens_per_s": round(o, 1), "reference_tokens_per_s": round(f, 1),
-                      "ratio": round(o / f, 3), "cpu_ratio": round(oc / fc, 3), "epochs": args.epochs, "rounds": args.rounds,
-                      "threads": args.threads, "capability": args.capability or "default",
-                      "ours_runs": [round(x["tokens_per_s"]) for x in ours],
-                      "reference_runs": [round(x["tokens_per_s"]) for x in ref],
-                      "ours_loss": [round(x["loss"], 4) for x in ours],
-                      "reference_loss": [round(x["loss"], 4) for x in ref]}))
+                      "ratio": round(ratio, 3), "round_ratios": [round(x, 3) for x in ratios],
+                      "epoch_ratio_q1": round(q1, 3), "epoch_ratio_q3": round(q3, 3),
+                      "cpu_ratio": round(statistics.median(cpu_ratios), 3), "epochs": args.epochs,
+                      "rounds": args.rounds, "threads": args.threads, "capability": args.capability or "default",
+                      "data": "big" if args.big else str(args.data.name), "pairs": rounds[0]["ours"]["pairs"],
+                      "tgt_vocab": rounds[0]["ours"]["tgt_vocab"],
+                      "ours_runs": [round(x["ours"]["tokens_per_s"]) for x in rounds],
+                      "reference_runs": [round(x["reference"]["tokens_per_s"]) for x in rounds],
+                      "ours_loss": [round(x["ours"]["loss"], 4) for x in rounds],
+                      "reference_loss": [round(x["reference"]["loss"], 4) for x in rounds]}))
     return 0
 
 

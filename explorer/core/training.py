@@ -57,6 +57,44 @@ def _is_oom(exc: BaseException) -> bool:
     return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc).lower()
 
 
+def batch_plans(perm: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray, tgt: np.ndarray, batch_size: int,
+                rank: int = 0, world: int = 1) -> tuple[list[tuple[int, int, int, int, int, int]], np.ndarray, np.ndarray]:
+    """This rank's batches of one epoch, planned on the host so the step itself never reads a device value.
+
+    Per batch ``(lo, hi, ts, tt, start, stop)``: its rows ``lo:hi`` of the permuted data; ``ts``/``tt`` the longest
+    source and target among those rows, to which the batch is trimmed (every row is padding past them, and a
+    padded position changes neither the loss nor any gradient: its keys are masked and its label ignored);
+    ``start:stop`` its slice of ``positions``/``labels``: the row-major flat indices into the trimmed
+    ``(hi - lo, tt)`` decoder grid of the target tokens, and their ids. Only those positions are scored.
+
+    Parameters
+    ----------
+    perm : (N,) the epoch's order; src_len, tgt_len : (N,) valid lengths; tgt : (N, T) target ids.
+    """
+    n = len(perm)
+    plans, positions, labels = [], [], []
+    start = 0
+    for lo in range(0, n, batch_size):
+        hi = min(lo + batch_size, n)
+        if world > 1:
+            lo, hi = _share(lo, hi, rank, world)
+        if hi == lo:  # fewer rows than ranks: this rank sits the batch out
+            plans.append((lo, hi, 0, 0, start, start))
+            continue
+        rows = perm[lo:hi]
+        lengths = tgt_len[rows]
+        tt = int(lengths.max())
+        valid = np.arange(tt)[None, :] < lengths[:, None]  # (B, tt)
+        positions.append(np.flatnonzero(valid))
+        labels.append(tgt[rows, :tt][valid])
+        stop = start + len(positions[-1])
+        plans.append((lo, hi, int(src_len[rows].max()), tt, start, stop))
+        start = stop
+    if not positions:
+        return plans, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return plans, np.concatenate(positions).astype(np.int64), np.concatenate(labels).astype(np.int64)
+
+
 class Trainer:
     """Train a :class:`Seq2SeqTransformer` on an ``NMTDataset``; iterate the trainer to run it (once).
 
@@ -229,21 +267,20 @@ class Trainer:
         self._started = True
         return self._run()
 
-    def _device_tensors(self) -> tuple[Tensor, Tensor, Tensor, Tensor, np.ndarray]:
-        """Source ids, source lengths, decoder inputs (``<bos>`` + Y[:, :-1]) and labels (padding =
-        IGNORE) on the device, built once; plus the target lengths as numpy for token counts."""
+    def _device_tensors(self) -> tuple[Tensor, Tensor, Tensor]:
+        """Source ids, source lengths and decoder inputs (``<bos>`` + Y[:, :-1]) on the device, built once."""
         ds, dev = self.dataset, self.device
-        tgt, tgt_len = ds.tgt.long(), ds.tgt_valid_len.long()
+        tgt = ds.tgt.long()
         bos = torch.full((tgt.shape[0], 1), self.tgt_vocab.bos, dtype=torch.long)
         dec_input = torch.cat([bos, tgt[:, :-1]], dim=1)  # (N, T) teacher forcing
-        positions = torch.arange(tgt.shape[1])[None, :]  # (1, T)
-        labels = tgt.masked_fill(positions >= tgt_len[:, None], IGNORE)  # (N, T)
-        return (ds.src.long().to(dev), ds.src_valid_len.long().to(dev), dec_input.to(dev), labels.to(dev),
-                tgt_len.numpy().astype(np.int64))
+        return ds.src.long().to(dev), ds.src_valid_len.long().to(dev), dec_input.to(dev)
 
     def _run(self) -> Iterator[TrainingEvent]:
         cfg, model, dev, dist = self.config, self.model, self.device, self.dist
-        src_all, src_len_all, dec_all, lab_all, tgt_len_np = self._device_tensors()
+        src_all, src_len_all, dec_all = self._device_tensors()
+        ds = self.dataset
+        src_len_np, tgt_len_np = ds.src_valid_len.numpy().astype(np.int64), ds.tgt_valid_len.numpy().astype(np.int64)
+        tgt_np = ds.tgt.numpy()
         n, bs, steps = len(self.dataset), cfg.batch_size, cfg.num_steps
         rank, world = (dist.rank, dist.world_size) if dist is not None else (0, 1)
         params = [p for p in model.parameters() if p.requires_grad]
@@ -275,9 +312,10 @@ class Trainer:
                 torch.manual_seed(dropout_seed(cfg.seed, rank, epoch))
                 perm = torch.randperm(n, generator=shuffle)
                 perm_dev = perm.to(dev)
-                src_e, len_e = src_all[perm_dev], src_len_all[perm_dev]  # (N, T), (N,)
-                dec_e, lab_e = dec_all[perm_dev], lab_all[perm_dev]  # (N, T), (N, T)
+                src_e, len_e, dec_e = src_all[perm_dev], src_len_all[perm_dev], dec_all[perm_dev]  # (N, T), (N,), (N, T)
                 batch_tokens = np.add.reduceat(tgt_len_np[perm.numpy()], np.arange(0, n, bs)).tolist()
+                plans, rows_np, labels_np = batch_plans(perm.numpy(), src_len_np, tgt_len_np, tgt_np, bs, rank, world)
+                rows_e, labels_e = torch.from_numpy(rows_np).to(dev), torch.from_numpy(labels_np).to(dev)  # (M,) each
                 ep_loss_sum, ep_tokens, ep_t0, ep_paused = 0.0, 0, time.perf_counter(), 0.0
                 for b in range(self.num_batches):
                     if not self._running.is_set():  # the one check the hot path pays for pausing
@@ -291,17 +329,15 @@ class Trainer:
                     if self._stop.is_set() and dist is None:  # ranks stop together, after a vote (below)
                         yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
                         return
-                    # this rank's rows of the global batch (all of them in a single process)
-                    lo, hi = (b * bs, min((b + 1) * bs, n)) if world == 1 else _share(b * bs, min((b + 1) * bs, n),
-                                                                                       rank, world)
+                    lo, hi, ts, tt, start, stop = plans[b]  # this rank's rows of the global batch, trimmed
                     tokens = int(batch_tokens[b])  # the global batch's target tokens
                     flat.grad.zero_()
                     if hi > lo:
                         with torch.autocast(dev.type, dtype=torch.bfloat16) if use_amp else contextlib.nullcontext():
-                            logits, _ = model(src_e[lo:hi], len_e[lo:hi], dec_e[lo:hi])
-                            loss_sum = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),
-                                                       lab_e[lo:hi].reshape(-1), ignore_index=IGNORE,
-                                                       reduction="sum")
+                            # (B, ts), (B,), (B, tt) -> logits (M, V) of the target tokens only
+                            logits, _ = model(src_e[lo:hi, :ts], len_e[lo:hi], dec_e[lo:hi, :tt],
+                                              rows=rows_e[start:stop])
+                            loss_sum = F.cross_entropy(logits.float(), labels_e[start:stop], reduction="sum")
                         # normalised by the global batch, so the ranks' gradients add up to the global one
                         objective = loss_sum / (steps if cfg.objective == "book" else tokens)
                         objective.backward()

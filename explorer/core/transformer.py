@@ -271,10 +271,11 @@ class TransformerDecoder(nn.Module):
         self.dense = nn.Linear(config.num_hiddens, vocab_size)
 
     def forward(self, dec_input: Tensor, enc_out: Tensor, cross_bias: Tensor, self_bias: Tensor | None,
-                past: list[Tensor] | None = None, need_weights: bool = False
+                past: list[Tensor] | None = None, need_weights: bool = False, rows: Tensor | None = None
                 ) -> tuple[Tensor, list[Tensor], list[Tensor], list[Tensor]]:
-        """dec_input (B, T) ids at positions ``t .. t+T-1`` (t = cached length) -> logits (B, T, V),
-        the new per-layer cache (B, t + T, d), self weights and cross weights per layer."""
+        """dec_input (B, T) ids at positions ``t .. t+T-1`` (t = cached length) -> logits (B, T, V) (or (M, V) for
+        the flat positions ``rows`` (M,) of the (B, T) grid only), the new per-layer cache (B, t + T, d), self
+        weights and cross weights per layer."""
         start = 0 if past is None else past[0].shape[1]
         X = _embed(self.embedding, self.pos_encoding, dec_input, self.scale, start)
         cache: list[Tensor] = []
@@ -289,6 +290,8 @@ class TransformerDecoder(nn.Module):
                 cross_maps.append(cross_w)
         if self.final_norm is not None:
             X = self.final_norm(X)
+        if rows is not None:  # the output layer costs the most: only the positions asked for pay for it
+            X = X.reshape(-1, X.shape[-1]).index_select(0, rows)  # (B, T, d) -> (M, d)
         return self.dense(X), cache, self_maps, cross_maps
 
 
@@ -355,8 +358,8 @@ class Seq2SeqTransformer(nn.Module):
         enc_out, maps = self.encoder(src, src_bias, need_weights)
         return enc_out, src_bias, maps
 
-    def forward(self, src: Tensor, src_valid_len: Tensor, dec_input: Tensor, need_weights: bool = False
-                ) -> tuple[Tensor, AttentionMaps | None]:
+    def forward(self, src: Tensor, src_valid_len: Tensor, dec_input: Tensor, need_weights: bool = False,
+                rows: Tensor | None = None) -> tuple[Tensor, AttentionMaps | None]:
         """Teacher-forced pass.
 
         Parameters
@@ -364,15 +367,17 @@ class Seq2SeqTransformer(nn.Module):
         src : (B, Ts) source ids; src_valid_len : (B,) source lengths (incl. ``<eos>``).
         dec_input : (B, Tt) decoder input ids (``<bos>`` followed by the shifted target).
         need_weights : also return every attention map.
+        rows : (M,) flat indices into the (B, Tt) decoder positions (row-major) whose logits are wanted, e.g.
+            the target tokens of a training batch; None: every position.
 
         Returns
         -------
-        logits (B, Tt, V_tgt) and :class:`AttentionMaps` (or None).
+        logits (B, Tt, V_tgt) (or (M, V_tgt) for ``rows``) and :class:`AttentionMaps` (or None).
         """
         enc_out, src_bias, enc_maps = self.encode(src, src_valid_len, need_weights)
         self_bias = self.causal_bias(dec_input.shape[1], dec_input.device)
         logits, _, self_maps, cross_maps = self.decoder(dec_input, enc_out, src_bias, self_bias,
-                                                        need_weights=need_weights)
+                                                        need_weights=need_weights, rows=rows)
         if not need_weights:
             return logits, None
         return logits, AttentionMaps(enc_maps, self_maps, cross_maps)
