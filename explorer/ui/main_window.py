@@ -9,6 +9,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
@@ -320,7 +321,10 @@ class MainWindow(QMainWindow):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
+            try:
+                self.retranslate()
+            except Exception:  # an exception out of a virtual called by Qt takes PySide down: log it instead
+                log.exception("re-setting the texts in the new language failed")
         super().changeEvent(event)
 
     def retranslate(self) -> None:
@@ -336,13 +340,25 @@ class MainWindow(QMainWindow):
             panel=panel_title(self.specs[max(self.nav.currentRow(), 0)])))
         for action, spec in zip(self._panel_actions, self.specs):
             action.setText(panel_title(spec))
-        roots = [self, *(w for w in QApplication.topLevelWidgets() if not isinstance(w, QMainWindow))]
-        retranslate_tree(roots, old, new)
+        retranslate_tree([self, *self._own_popups()], old, new)
         convert = converter_for(old, new).convert  # the status bar draws its message itself: not a widget's text
         self._status = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._status.items()}
         message = self.statusBar().currentMessage()
         if message:
             self.statusBar().showMessage(convert(message) or message, STATUS_MESSAGE_MS)
+
+    def _own_popups(self) -> list[QWidget]:
+        """Windows of this window's widgets: menus (menu-bar and panel menus) and open dialogs."""
+        own = []
+        for widget in QApplication.topLevelWidgets():
+            if widget is self or not shiboken6.isValid(widget):
+                continue
+            parent = widget.parentWidget()
+            while parent is not None and parent is not self:
+                parent = parent.parentWidget()
+            if parent is self:
+                own.append(widget)
+        return own
 
     def _set_navigation_texts(self) -> None:
         for row, spec in enumerate(self.specs):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from PySide6.QtCore import QObject, QSignalBlocker, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QDoubleSpinBox, QGraphicsView,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QDoubleSpinBox, QGraphicsView,
                                QGroupBox, QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QProgressBar,
                                QSpinBox, QTableWidget, QTabBar, QTextEdit, QWidget)
 
@@ -330,6 +330,13 @@ def _own_slots(w: QWidget) -> Iterator[TextSlot]:
                     yield TextSlot(f"{where} cell {r},{c}", item.text(), item.setText, data)
                 if item is not None and item.toolTip():
                     yield TextSlot(f"{where} cell {r},{c} tool tip", item.toolTip(), item.setToolTip)
+    elif isinstance(w, QAbstractItemView) and w.model() is not None and not isinstance(w, QListWidget):
+        model = w.model()  # a table or tree of a model: its column headers
+        for section in range(model.columnCount()):
+            header = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+            if isinstance(header, str) and header:
+                yield TextSlot(f"{where} header {section}", header,
+                               lambda t, s=section, m=model: m.setHeaderData(s, Qt.Orientation.Horizontal, t))
     elif isinstance(w, QProgressBar) and w.format() not in ("%p%", ""):
         yield TextSlot(f"{where} format", w.format(), w.setFormat)
     if isinstance(w, (QSpinBox, QDoubleSpinBox)):

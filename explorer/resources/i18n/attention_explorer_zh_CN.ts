@@ -4,44 +4,68 @@
 <context>
     <name>AblationView</name>
     <message>
+        <source>kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Δloss</source>
+        <translation>Δ损失</translation>
+    </message>
+    <message>
+        <source>switched off (Debug → Ablation)</source>
+        <translation>已关闭（调试 → 消融）</translation>
+    </message>
+    <message>
         <source>loaded data, first N pairs</source>
-        <translation type="unfinished"></translation>
+        <translation>已加载的数据，前 N 个句子对</translation>
     </message>
     <message>
         <source>the Inspect tab&apos;s source and target</source>
-        <translation type="unfinished"></translation>
+        <translation>“查看”标签页中的源文本和目标文本</translation>
     </message>
     <message>
         <source>a data file…</source>
-        <translation type="unfinished"></translation>
+        <translation>数据文件…</translation>
     </message>
     <message>
         <source>N = </source>
-        <translation type="unfinished"></translation>
+        <translation>N = </translation>
     </message>
     <message>
         <source>Tick a head to switch it off (its output is zeroed before W_o)</source>
-        <translation type="unfinished"></translation>
+        <translation>勾选一个头即可关闭它（它的输出在 W_o 之前被置零）</translation>
     </message>
     <message>
         <source>Tick heads to switch them off; the effect is measured at once.</source>
-        <translation type="unfinished"></translation>
+        <translation>勾选头即可关闭它们；效果会立即测量。</translation>
     </message>
     <message>
         <source>Sweep every head</source>
-        <translation type="unfinished"></translation>
+        <translation>逐个关闭每个头</translation>
     </message>
     <message>
         <source>Switch off each head in turn and measure ΔBLEU and Δloss</source>
-        <translation type="unfinished"></translation>
+        <translation>依次关闭每个头，测量 ΔBLEU 和 Δ损失</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>%v of %m</source>
-        <translation type="unfinished"></translation>
+        <translation>%v / %m</translation>
     </message>
     <message>
         <source>sentences</source>
@@ -49,31 +73,31 @@
     </message>
     <message>
         <source>heads switched off</source>
-        <translation type="unfinished"></translation>
+        <translation>已关闭的头</translation>
     </message>
     <message>
         <source>Measuring {n} sentence pairs…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在测量 {n} 个句子对…</translation>
     </message>
     <message>
         <source>Sentence pairs</source>
-        <translation type="unfinished"></translation>
+        <translation>句子对</translation>
     </message>
     <message>
         <source>Corpora (*.txt *.tsv *.zip);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>语料 (*.txt *.tsv *.zip);;所有文件 (*)</translation>
     </message>
     <message>
         <source>{kind} L{layer} h{head}</source>
-        <translation type="unfinished"></translation>
+        <translation>{kind} L{layer} h{head}</translation>
     </message>
     <message>
         <source>&lt;b&gt;{off} head(s) off&lt;/b&gt; · BLEU {bleu:.4f} (all heads {base_bleu:.4f}) · loss {loss:.4f} (all heads {base_loss:.4f}) · {tokens} tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;关闭了 {off} 个头&lt;/b&gt; · BLEU {bleu:.4f}（全部头 {base_bleu:.4f}）· 损失 {loss:.4f}（全部头 {base_loss:.4f}）· {tokens} 个词元</translation>
     </message>
     <message>
         <source> &lt;i&gt;(was: {was})&lt;/i&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation> &lt;i&gt;（原为：{was}）&lt;/i&gt;</translation>
     </message>
 </context>
 <context>
@@ -437,6 +461,120 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>AttentionDetail</name>
+    <message>
+        <source>Click a thumbnail in the attention grid to look at it here.</source>
+        <translation>点击注意力网格中的缩略图，在这里放大查看。</translation>
+    </message>
+    <message>
+        <source>average over heads</source>
+        <translation>对各头取平均</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>No attention map yet.</source>
+        <translation>还没有注意力图。</translation>
+    </message>
+    <message>
+        <source>Export {format}…</source>
+        <translation>导出 {format}…</translation>
+    </message>
+    <message>
+        <source>all heads (mean)</source>
+        <translation>所有头（平均）</translation>
+    </message>
+    <message>
+        <source>head {number}</source>
+        <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>layer {layer} · {heads} · {model}</source>
+        <translation>第 {layer} 层 · {heads} · {model}</translation>
+    </message>
+    <message>
+        <source>layer {layer} · {heads} · step {step}, epoch {epoch}</source>
+        <translation>第 {layer} 层 · {heads} · 第 {step} 步，第 {epoch} 轮</translation>
+    </message>
+    <message>
+        <source>Computing the mean of all heads of layer {layer} at full resolution ({q:,} × {k:,})…</source>
+        <translation>正在以全分辨率计算第 {layer} 层所有头的平均（{q:,} × {k:,}）…</translation>
+    </message>
+    <message>
+        <source>Computing head {head} of layer {layer} at full resolution ({q:,} × {k:,})…</source>
+        <translation>正在以全分辨率计算第 {layer} 层的头 {head}（{q:,} × {k:,}）…</translation>
+    </message>
+    <message>
+        <source>Attention detail</source>
+        <translation>注意力细节</translation>
+    </message>
+    <message>
+        <source>There is no attention map to export yet.</source>
+        <translation>还没有可导出的注意力图。</translation>
+    </message>
+    <message>
+        <source>Could not compute this head: {error}</source>
+        <translation>无法计算这个头：{error}</translation>
+    </message>
+    <message>
+        <source>query &lt;b&gt;{query}&lt;/b&gt; → key &lt;b&gt;{key}&lt;/b&gt;: weight {weight:.4f}</source>
+        <translation>查询 &lt;b&gt;{query}&lt;/b&gt; → 键 &lt;b&gt;{key}&lt;/b&gt;：权重 {weight:.4f}</translation>
+    </message>
+    <message>
+        <source>Export attention as {format}</source>
+        <translation>把注意力导出为 {format}</translation>
+    </message>
+    <message>
+        <source>Saved {name}</source>
+        <translation>已保存 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>AttentionGrid</name>
+    <message>
+        <source>Alignment score of this cross-attention head: the mean weight it puts on the source position the task says each output should look at (1 = the ideal pattern, 0 = none of it)</source>
+        <translation>这个交叉注意力头的对齐分数：它在任务规定每个输出应关注的源位置上的平均权重（1 = 理想模式，0 = 完全没有）</translation>
+    </message>
+    <message>
+        <source>Encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>Decoder self-attention</source>
+        <translation>解码器自注意力</translation>
+    </message>
+    <message>
+        <source>Encoder–decoder (cross) attention</source>
+        <translation>编码器-解码器（交叉）注意力</translation>
+    </message>
+    <message>
+        <source>Start training (or open a model) to see every head&apos;s attention here.</source>
+        <translation>开始训练（或打开模型），在这里查看每个头的注意力。</translation>
+    </message>
+    <message>
+        <source>head {number}</source>
+        <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>align.</source>
+        <translation>对齐</translation>
+    </message>
+    <message>
+        <source>layer {number}</source>
+        <translation>第 {number} 层</translation>
+    </message>
+    <message>
+        <source>{map}, layer {layer}, head {head}: click for a large view</source>
+        <translation>{map}，第 {layer} 层，头 {head}：点击放大查看</translation>
+    </message>
+</context>
+<context>
     <name>BasePanel</name>
     <message>
         <source>Formula and explanation</source>
@@ -446,8 +584,32 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
 <context>
     <name>BeamTreeView</name>
     <message>
+        <source>root</source>
+        <translation>根</translation>
+    </message>
+    <message>
+        <source>kept</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已结束</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>pruned</source>
+        <translation>已剪枝</translation>
+    </message>
+    <message>
+        <source>{token} · {status} · log p {log_p:.3f} · score {score:.3f}</source>
+        <translation>{token} · {status} · log p {log_p:.3f} · 得分 {score:.3f}</translation>
+    </message>
+    <message>
         <source>source text</source>
-        <translation type="unfinished"></translation>
+        <translation>源文本</translation>
     </message>
     <message>
         <source>width </source>
@@ -455,15 +617,15 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Build tree</source>
-        <translation type="unfinished"></translation>
+        <translation>构建树</translation>
     </message>
     <message>
         <source>Build the tree of a beam search; click a node to see its cross-attention.</source>
-        <translation type="unfinished"></translation>
+        <translation>构建束搜索的搜索树；点击一个节点查看它的交叉注意力。</translation>
     </message>
     <message>
         <source>layer · head</source>
-        <translation type="unfinished"></translation>
+        <translation>层 · 头</translation>
     </message>
     <message>
         <source>source</source>
@@ -471,19 +633,19 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Searching…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在搜索…</translation>
     </message>
     <message>
         <source>&lt;b&gt;best:&lt;/b&gt; {text} · score {score:.3f} · {n} nodes · red: the best path</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;最佳：&lt;/b&gt;{text} · 得分 {score:.3f} · {n} 个节点 · 红色：最佳路径</translation>
     </message>
     <message>
         <source>“{t}” has no cross-attention (the start, or a decoder-only model)</source>
-        <translation type="unfinished"></translation>
+        <translation>“{t}”没有交叉注意力（起始节点，或仅解码器模型）</translation>
     </message>
     <message>
         <source>cross-attention of the step that produced “{t}”</source>
-        <translation type="unfinished"></translation>
+        <translation>产生“{t}”的那一步的交叉注意力</translation>
     </message>
 </context>
 <context>
@@ -748,37 +910,68 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>DebugState</name>
+    <message>
+        <source>the probe needs a source and a target: type both in the Inspect tab</source>
+        <translation>探针需要源文本和目标文本：请在“查看”标签页中都填上</translation>
+    </message>
+    <message>
+        <source>choose a data file first</source>
+        <translation>请先选择数据文件</translation>
+    </message>
+    <message>
+        <source>no data is loaded: choose a data source in the box on the left</source>
+        <translation>还没有加载数据：请在左侧的框中选择数据源</translation>
+    </message>
+    <message>
+        <source>no model: open one in the Inspect tab (or train one) first</source>
+        <translation>没有模型：请先在“查看”标签页中打开一个（或训练一个）</translation>
+    </message>
+    <message>
+        <source>explaining a cell needs an inspected text: use Inspect or Generate first</source>
+        <translation>解释格子需要一段已查看的文本：请先点击“查看”或“生成”</translation>
+    </message>
+    <message>
+        <source>choose the second model first</source>
+        <translation>请先选择第二个模型</translation>
+    </message>
+    <message>
+        <source>could not open the second model: {error}</source>
+        <translation>无法打开第二个模型：{error}</translation>
+    </message>
+</context>
+<context>
     <name>DebugTabs</name>
     <message>
         <source>Ablation</source>
-        <translation type="unfinished"></translation>
+        <translation>消融</translation>
     </message>
     <message>
         <source>Output probabilities</source>
-        <translation type="unfinished"></translation>
+        <translation>输出概率</translation>
     </message>
     <message>
         <source>Beam tree</source>
-        <translation type="unfinished"></translation>
+        <translation>束搜索树</translation>
     </message>
     <message>
         <source>Model diff</source>
-        <translation type="unfinished"></translation>
+        <translation>模型对比</translation>
     </message>
     <message>
         <source>Head summaries</source>
-        <translation type="unfinished"></translation>
+        <translation>头的概况</translation>
     </message>
     <message>
         <source>Cells are explained for a text read in the Inspect tab (a training snapshot&apos;s model is in another process).</source>
-        <translation type="unfinished"></translation>
+        <translation>只能解释在“查看”标签页中读入的文本的格子（训练快照的模型在另一个进程中）。</translation>
     </message>
 </context>
 <context>
     <name>DecodingView</name>
     <message>
         <source>source text</source>
-        <translation type="unfinished"></translation>
+        <translation>源文本</translation>
     </message>
     <message>
         <source>greedy</source>
@@ -786,7 +979,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>sampling</source>
-        <translation type="unfinished"></translation>
+        <translation>采样</translation>
     </message>
     <message>
         <source>beam</source>
@@ -794,23 +987,23 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>T </source>
-        <translation type="unfinished"></translation>
+        <translation>T </translation>
     </message>
     <message>
         <source>top-k </source>
-        <translation type="unfinished"></translation>
+        <translation>top-k </translation>
     </message>
     <message>
         <source>top-k off</source>
-        <translation type="unfinished"></translation>
+        <translation>top-k 关闭</translation>
     </message>
     <message>
         <source>top-p </source>
-        <translation type="unfinished"></translation>
+        <translation>top-p </translation>
     </message>
     <message>
         <source>seed </source>
-        <translation type="unfinished"></translation>
+        <translation>随机种子 </translation>
     </message>
     <message>
         <source>width </source>
@@ -818,39 +1011,39 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Decode</source>
-        <translation type="unfinished"></translation>
+        <translation>解码</translation>
     </message>
     <message>
         <source>Choose how to pick each token, then Decode.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择每个词元的选取方式，然后点击“解码”。</translation>
     </message>
     <message>
         <source>chosen</source>
-        <translation type="unfinished"></translation>
+        <translation>选中</translation>
     </message>
     <message>
         <source>rank</source>
-        <translation type="unfinished"></translation>
+        <translation>排名</translation>
     </message>
     <message>
         <source>top {i}</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {i} 名</translation>
     </message>
     <message>
         <source>Each row is a decoding step: the model&apos;s probabilities (T = 1) of its most probable next tokens; the chosen one is highlighted</source>
-        <translation type="unfinished"></translation>
+        <translation>每一行是一个解码步：模型给出的最可能的下一个词元及其概率（T = 1）；选中的那个高亮显示</translation>
     </message>
     <message>
         <source>Decoding…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在解码…</translation>
     </message>
     <message>
         <source> (stopped at the length limit)</source>
-        <translation type="unfinished"></translation>
+        <translation>（达到长度上限而停止）</translation>
     </message>
     <message>
         <source>&lt;b&gt;{method}:&lt;/b&gt; {text}{end} · log p = {lp:.3f}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;{method}：&lt;/b&gt;{text}{end} · log p = {lp:.3f}</translation>
     </message>
 </context>
 <context>
@@ -891,31 +1084,31 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>ExplainView</name>
     <message>
         <source>The head&apos;s query and key after projection, and their element-wise product</source>
-        <translation type="unfinished"></translation>
+        <translation>该头投影后的查询和键，以及它们的逐元素乘积</translation>
     </message>
     <message>
         <source>Click a cell of the map to see how its weight is computed (for a text read in the Inspect tab).</source>
-        <translation type="unfinished"></translation>
+        <translation>点击图中的一个格子，查看它的权重是如何算出来的（针对“查看”标签页中读入的文本）。</translation>
     </message>
     <message>
         <source>The mean over heads is not one computation: untick “average over heads” to explain a cell.</source>
-        <translation type="unfinished"></translation>
+        <translation>各头的平均不是一次计算：取消勾选“对各头取平均”后才能解释格子。</translation>
     </message>
     <message>
         <source>Computing…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在计算…</translation>
     </message>
     <message>
         <source>+ position bias {b}&lt;br&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>+ 位置偏置 {b}&lt;br&gt;</translation>
     </message>
     <message>
         <source>masked (−∞): this key is not visible</source>
-        <translation type="unfinished"></translation>
+        <translation>已掩蔽（−∞）：这个键不可见</translation>
     </message>
     <message>
         <source>&lt;b&gt;{kind}&lt;/b&gt; layer {layer}, head {head}: query {qi} &lt;b&gt;{qt}&lt;/b&gt; → key {ki} &lt;b&gt;{kt}&lt;/b&gt;&lt;br&gt;q·k = Σ q ⊙ k = {score}&lt;br&gt;÷√d (d = {d}): × {scale} = {scaled}&lt;br&gt;{bias}mask: {mask} → logit {logit}&lt;br&gt;exp(logit − row max {row_max}) = {exp}&lt;br&gt;row normaliser Σ exp = {norm}&lt;br&gt;&lt;b&gt;weight = {exp} / {norm} = {weight:.6f}&lt;/b&gt; · the map shows {map_weight:.6f}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;{kind}&lt;/b&gt; 第 {layer} 层，头 {head}：查询 {qi} &lt;b&gt;{qt}&lt;/b&gt; → 键 {ki} &lt;b&gt;{kt}&lt;/b&gt;&lt;br&gt;q·k = Σ q ⊙ k = {score}&lt;br&gt;÷√d（d = {d}）：× {scale} = {scaled}&lt;br&gt;{bias}掩蔽：{mask} → logit {logit}&lt;br&gt;exp(logit − 行最大值 {row_max}) = {exp}&lt;br&gt;行归一化因子 Σ exp = {norm}&lt;br&gt;&lt;b&gt;权重 = {exp} / {norm} = {weight:.6f}&lt;/b&gt; · 图中的值为 {map_weight:.6f}</translation>
     </message>
 </context>
 <context>
@@ -1083,44 +1276,88 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
 <context>
     <name>HeadSummaryView</name>
     <message>
+        <source>kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>previous</source>
+        <translation>前一个</translation>
+    </message>
+    <message>
+        <source>same</source>
+        <translation>自身</translation>
+    </message>
+    <message>
+        <source>next</source>
+        <translation>后一个</translation>
+    </message>
+    <message>
+        <source>first</source>
+        <translation>第一个</translation>
+    </message>
+    <message>
+        <source>last</source>
+        <translation>最后一个</translation>
+    </message>
+    <message>
+        <source>induction</source>
+        <translation>归纳</translation>
+    </message>
+    <message>
+        <source>alignment</source>
+        <translation>对齐</translation>
+    </message>
+    <message>
         <source>loaded data, first N pairs</source>
-        <translation type="unfinished"></translation>
+        <translation>已加载的数据，前 N 个句子对</translation>
     </message>
     <message>
         <source>the Inspect tab&apos;s text</source>
-        <translation type="unfinished"></translation>
+        <translation>“查看”标签页中的文本</translation>
     </message>
     <message>
         <source>N = </source>
-        <translation type="unfinished"></translation>
+        <translation>N = </translation>
     </message>
     <message>
         <source>Summarize heads</source>
-        <translation type="unfinished"></translation>
+        <translation>汇总各头</translation>
     </message>
     <message>
         <source>Summarize every head over a set of sentences.</source>
-        <translation type="unfinished"></translation>
+        <translation>在一组句子上汇总每个头的表现。</translation>
     </message>
     <message>
         <source>map of</source>
-        <translation type="unfinished"></translation>
+        <translation>图：</translation>
     </message>
     <message>
         <source>Summarizing every head over {n} sentence pair(s)…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 {n} 个句子对上汇总每个头…</translation>
     </message>
     <message>
         <source> · {n} sentence(s) skipped</source>
-        <translation type="unfinished"></translation>
+        <translation> · 跳过了 {n} 个句子</translation>
     </message>
     <message>
         <source>{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy with high &apos;same&apos;/&apos;previous&apos; marks a positional head, high &apos;induction&apos; an induction head.</source>
-        <translation type="unfinished"></translation>
+        <translation>{heads} 个头，{n} 个句子对{skipped}。可按列排序：熵低且“自身”/“前一个”高的是位置头，“归纳”高的是归纳头。</translation>
     </message>
     <message>
         <source>Could not summarize the heads: {why}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法汇总各头：{why}</translation>
     </message>
 </context>
 <context>
@@ -1158,6 +1395,140 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>History</source>
         <translation>历史</translation>
+    </message>
+</context>
+<context>
+    <name>InspectState</name>
+    <message>
+        <source>the studio&apos;s model</source>
+        <translation>工作室中的模型</translation>
+    </message>
+    <message>
+        <source>the studio&apos;s model ({origin})</source>
+        <translation>工作室中的模型（{origin}）</translation>
+    </message>
+    <message>
+        <source>Opening {name}…</source>
+        <translation>正在打开 {name}…</translation>
+    </message>
+    <message>
+        <source>there is no inspection to take the head from</source>
+        <translation>没有可从中取出这个头的查看结果</translation>
+    </message>
+    <message>
+        <source>No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), open a saved model, or train one.</source>
+        <translation>没有可查看的模型：请打开一个 Hugging Face 模型文件夹（模型 → 打开 Hugging Face 模型文件夹…）、打开已保存的模型，或者训练一个。</translation>
+    </message>
+    <message>
+        <source>Inspecting {name}: {summary}</source>
+        <translation>正在查看 {name}：{summary}</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>该模型</translation>
+    </message>
+    <message>
+        <source>Could not open {name}: {error}</source>
+        <translation>无法打开 {name}：{error}</translation>
+    </message>
+    <message>
+        <source>Could not inspect the text: {error}</source>
+        <translation>无法查看该文本：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>InspectView</name>
+    <message>
+        <source>No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding config.json here), open a saved model, or train one.</source>
+        <translation>还没有可查看的模型：模型 → 打开 Hugging Face 模型文件夹…（或把含有 config.json 的文件夹拖到这里）、打开已保存的模型，或者训练一个。</translation>
+    </message>
+    <message>
+        <source>The attention grid appears here once a text is inspected.</source>
+        <translation>查看一段文本后，注意力网格会显示在这里。</translation>
+    </message>
+    <message>
+        <source>greedy</source>
+        <translation>贪心搜索</translation>
+    </message>
+    <message>
+        <source>beam</source>
+        <translation>束搜索</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens · {seconds:.2f} s · full maps, {size}</source>
+        <translation>{tokens} 个词元 · {seconds:.2f} 秒 · 完整的注意力图，{size}</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens · {seconds:.2f} s · pooled thumbnails (heads open at full size on demand), {size}</source>
+        <translation>{tokens} 个词元 · {seconds:.2f} 秒 · 池化的缩略图（打开某个头时按需计算全尺寸），{size}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{method} output:&lt;/b&gt; {text}</source>
+        <translation>&lt;b&gt;{method}输出：&lt;/b&gt;{text}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{method} output:&lt;/b&gt; {text} (stopped at the length limit)</source>
+        <translation>&lt;b&gt;{method}输出：&lt;/b&gt;{text}（达到长度上限而停止）</translation>
+    </message>
+    <message>
+        <source>The model the text is read by</source>
+        <translation>读入文本的模型</translation>
+    </message>
+    <message>
+        <source>source text (an encoder–decoder translates it; GPT-2 continues it)</source>
+        <translation>源文本（编码器-解码器模型会翻译它；GPT-2 会续写它）</translation>
+    </message>
+    <message>
+        <source>optional target: teacher-forced (none: the model&apos;s own output)</source>
+        <translation>可选的目标文本：以强制教学方式输入（不填：使用模型自己的输出）</translation>
+    </message>
+    <message>
+        <source>Inspect</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>One forward pass: every head&apos;s attention for this text</source>
+        <translation>一次前向传播：这段文本在每个头上的注意力</translation>
+    </message>
+    <message>
+        <source>width </source>
+        <translation>宽度 </translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Translate (or continue) the source and show the attention of the output</source>
+        <translation>翻译（或续写）源文本，并显示输出的注意力</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>source</source>
+        <translation>源</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{name}&lt;/b&gt; · {summary}</source>
+        <translation>&lt;b&gt;{name}&lt;/b&gt; · {summary}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{name}&lt;/b&gt; · {summary}, reads at most {count:,} tokens</source>
+        <translation>&lt;b&gt;{name}&lt;/b&gt; · {summary}，最多读取 {count:,} 个词元</translation>
+    </message>
+    <message>
+        <source>An encoder-only model does not generate text</source>
+        <translation>仅编码器模型不能生成文本</translation>
+    </message>
+    <message>
+        <source>Computing every head&apos;s attention…</source>
+        <translation>正在计算每个头的注意力…</translation>
     </message>
 </context>
 <context>
@@ -1475,6 +1846,33 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>LiveAttention</name>
+    <message>
+        <source>Start training (or open a saved model) to see every layer&apos;s and head&apos;s attention here.</source>
+        <translation>开始训练（或打开已保存的模型），在这里查看每一层、每个头的注意力。</translation>
+    </message>
+    <message>
+        <source>step {step}, epoch {epoch}</source>
+        <translation>第 {step} 步，第 {epoch} 轮</translation>
+    </message>
+    <message>
+        <source>inspecting {name} · tick live (or pick a snapshot) for the training history</source>
+        <translation>正在查看 {name} · 勾选“实时”（或选择一个快照）可回到训练历史</translation>
+    </message>
+    <message>
+        <source>inspecting {name}</source>
+        <translation>正在查看 {name}</translation>
+    </message>
+    <message>
+        <source>no snapshots yet</source>
+        <translation>还没有快照</translation>
+    </message>
+    <message>
+        <source>snapshot {number}/{count} · {when}</source>
+        <translation>快照 {number}/{count} · {when}</translation>
+    </message>
+</context>
+<context>
     <name>LossPlotWidget</name>
     <message>
         <source>step</source>
@@ -1661,32 +2059,44 @@ Quit anyway?</source>
 <context>
     <name>ModelDiffView</name>
     <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder self-attention</source>
+        <translation>解码器自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
         <source>B: none chosen</source>
-        <translation type="unfinished"></translation>
+        <translation>B：未选择</translation>
     </message>
     <message>
         <source>B from a checkpoint…</source>
-        <translation type="unfinished"></translation>
+        <translation>从检查点选择 B…</translation>
     </message>
     <message>
         <source>B from a folder…</source>
-        <translation type="unfinished"></translation>
+        <translation>从文件夹选择 B…</translation>
     </message>
     <message>
         <source>A run directory (its last checkpoint) or a Hugging Face model folder</source>
-        <translation type="unfinished"></translation>
+        <translation>运行目录（取其最后一个检查点）或 Hugging Face 模型文件夹</translation>
     </message>
     <message>
         <source>optional: teacher-forced target and BLEU reference</source>
-        <translation type="unfinished"></translation>
+        <translation>可选：以强制教学方式输入的目标文本，也作 BLEU 的参考译文</translation>
     </message>
     <message>
         <source>Compare</source>
-        <translation type="unfinished"></translation>
+        <translation>对比</translation>
     </message>
     <message>
         <source>A is the Inspect tab&apos;s model; choose B, then Compare.</source>
-        <translation type="unfinished"></translation>
+        <translation>A 是“查看”标签页中的模型；选择 B，然后点击“对比”。</translation>
     </message>
     <message>
         <source>source</source>
@@ -1698,43 +2108,43 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Comparing…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在对比…</translation>
     </message>
     <message>
         <source>Second model</source>
-        <translation type="unfinished"></translation>
+        <translation>第二个模型</translation>
     </message>
     <message>
         <source>Checkpoints (*.safetensors);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>检查点 (*.safetensors);;所有文件 (*)</translation>
     </message>
     <message>
         <source>B: opening…</source>
-        <translation type="unfinished"></translation>
+        <translation>B：正在打开…</translation>
     </message>
     <message>
         <source>Second model: a run directory or a model folder</source>
-        <translation type="unfinished"></translation>
+        <translation>第二个模型：运行目录或模型文件夹</translation>
     </message>
     <message>
         <source>B: &lt;b&gt;{name}&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>B：&lt;b&gt;{name}&lt;/b&gt;</translation>
     </message>
     <message>
         <source>no reference</source>
-        <translation type="unfinished"></translation>
+        <translation>无参考译文</translation>
     </message>
     <message>
         <source> · largest change: {kind} L{layer} h{head} (max |Δ| {m:.3f})</source>
-        <translation type="unfinished"></translation>
+        <translation> · 变化最大：{kind} L{layer} h{head}（最大 |Δ| {m:.3f}）</translation>
     </message>
     <message>
         <source>&lt;b&gt;A&lt;/b&gt; {a}: {ta} ({ba})&lt;br&gt;&lt;b&gt;B&lt;/b&gt; {b}: {tb} ({bb}){most}</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;A&lt;/b&gt; {a}：{ta}（{ba}）&lt;br&gt;&lt;b&gt;B&lt;/b&gt; {b}：{tb}（{bb}）{most}</translation>
     </message>
     <message>
         <source>B − A per head (colour scale ±{p:.3f}, blue: less in B, red: more)</source>
-        <translation type="unfinished"></translation>
+        <translation>每个头的 B − A（颜色范围 ±{p:.3f}，蓝色：B 中更小，红色：更大）</translation>
     </message>
 </context>
 <context>
@@ -1742,6 +2152,97 @@ Quit anyway?</source>
     <message>
         <source>opened {name} ({layers} layers, {heads} heads, {hiddens} hidden)</source>
         <translation>已打开 {name}（{layers} 层，{heads} 个头，隐藏单元 {hiddens}）</translation>
+    </message>
+</context>
+<context>
+    <name>ModelMenu</name>
+    <message>
+        <source>Open sentence pairs</source>
+        <translation>打开句子对</translation>
+    </message>
+    <message>
+        <source>Sentence pairs (*.txt *.tsv *.zip);;All files (*)</source>
+        <translation>句子对 (*.txt *.tsv *.zip);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Save model…</source>
+        <translation>保存模型(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open model…</source>
+        <translation>打开模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Hugging Face model folder…</source>
+        <translation>打开 Hugging Face 模型文件夹(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;run…</source>
+        <translation>打开运行记录(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>&amp;Recent runs</source>
+        <translation>最近的运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Overlay a run&apos;s &amp;loss…</source>
+        <translation>叠加某次运行的损失(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Clear overlaid runs</source>
+        <translation>清除叠加的运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Open &amp;dataset…</source>
+        <translation>打开数据集(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Save the trained (or paused) model with its vocabularies and settings</source>
+        <translation>保存训练好（或已暂停）的模型及其词表和设置</translation>
+    </message>
+    <message>
+        <source>Open a model saved here or by the command line, to inspect and translate</source>
+        <translation>打开在这里或由命令行保存的模型，用于查看和翻译</translation>
+    </message>
+    <message>
+        <source>Inspect a model trained elsewhere: a folder with config.json, weights and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local files only)</source>
+        <translation>查看在别处训练的模型：一个含有 config.json、权重和分词器的文件夹（BERT、RoBERTa、GPT-2、Marian、BART、mBART、T5；仅限本地文件）</translation>
+    </message>
+    <message>
+        <source>Open a run directory (finished, or still being trained by the command line) and follow it live</source>
+        <translation>打开一个运行目录（已完成的，或命令行仍在训练的）并实时跟踪</translation>
+    </message>
+    <message>
+        <source>Draw another run&apos;s loss curve over this one</source>
+        <translation>把另一次运行的损失曲线叠加到这条曲线上</translation>
+    </message>
+    <message>
+        <source>Attention Explorer model (*{suffix})</source>
+        <translation>Attention Explorer 模型 (*{suffix})</translation>
+    </message>
+    <message>
+        <source>Save model</source>
+        <translation>保存模型</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder</source>
+        <translation>打开 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open run directory</source>
+        <translation>打开运行目录</translation>
+    </message>
+    <message>
+        <source>Overlay the loss of run</source>
+        <translation>叠加运行的损失</translation>
     </message>
 </context>
 <context>
@@ -3171,13 +3672,6 @@ Quit anyway?</source>
     <message>
         <source>Translation cross-attention</source>
         <translation>翻译的交叉注意力</translation>
-    </message>
-</context>
-<context>
-    <name>grid</name>
-    <message>
-        <source>switched off (Debug → Ablation)</source>
-        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

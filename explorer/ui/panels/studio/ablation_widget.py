@@ -6,7 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex,
+                            QPersistentModelIndex, QSortFilterProxyModel, Qt, Slot)
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
@@ -15,6 +16,10 @@ from explorer.core.inspect_model import SNAPSHOT_NAMES
 from explorer.ui.panels.studio.debug_state import DebugState, Head
 
 COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")
+#: The columns' headers (BLEU is a name in every language).
+HEADERS = {"kind": QT_TRANSLATE_NOOP("AblationView", "kind"), "layer": QT_TRANSLATE_NOOP("AblationView", "layer"),
+           "head": QT_TRANSLATE_NOOP("AblationView", "head"), "loss": QT_TRANSLATE_NOOP("AblationView", "loss"),
+           "Δloss": QT_TRANSLATE_NOOP("AblationView", "Δloss")}
 OFF_OPACITY = 0.25
 
 
@@ -66,7 +71,7 @@ class SweepTable(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return QCoreApplication.translate("AblationView", HEADERS.get(COLUMNS[section], COLUMNS[section]))
         return None
 
 
@@ -77,7 +82,8 @@ def mark_ablated(grid: Any, heads: set[Head]) -> None:
             for head, thumb in enumerate(row):
                 off = (kind, layer, head) in heads
                 thumb.setOpacity(OFF_OPACITY if off else 1.0)
-                thumb.setToolTip(grid.tr("switched off (Debug → Ablation)") if off else "")
+                thumb.setToolTip(QCoreApplication.translate("AblationView", "switched off (Debug → Ablation)") if off
+                                 else "")
 
 
 class AblationView(QWidget):

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
@@ -23,10 +23,18 @@ from explorer.ui.palette import lookup_table, resolve
 from explorer.ui.widgets.heatmap_widget import DEFAULT_COLORMAP
 
 KINDS = ("encoder_self", "decoder_self", "cross")
-ALIGNMENT_TIP = ("Alignment score of this cross-attention head: the mean weight it puts on the source position "
-                 "the task says each output should look at (1 = the ideal pattern, 0 = none of it)")
-KIND_TITLES = {"encoder_self": "Encoder self-attention", "decoder_self": "Decoder self-attention",
-               "cross": "Encoder–decoder (cross) attention"}
+ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
+                                  "Alignment score of this cross-attention head: the mean weight it puts on the source "
+                                  "position the task says each output should look at (1 = the ideal pattern, 0 = none "
+                                  "of it)")
+KIND_TITLES = {"encoder_self": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder self-attention"),
+               "decoder_self": QT_TRANSLATE_NOOP("AttentionGrid", "Decoder self-attention"),
+               "cross": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder–decoder (cross) attention")}
+
+
+def kind_title(kind: str) -> str:
+    """The title of a kind of map (``encoder_self``, ``decoder_self``, ``cross``) in the language in force."""
+    return QCoreApplication.translate("AttentionGrid", KIND_TITLES[kind])
 HEADS_PER_STAGE = 6  # thumbnails built per event-loop turn (a staged build)
 #: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in :data:`KINDS` order.
 GridLayout = tuple[tuple[str, int, int], ...]
@@ -159,7 +167,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """Remove every thumbnail (``hint``: say where they will come from)."""
         self.ci.clear()
         if hint:
-            self.ci.addLabel("Start training (or open a model) to see every head's attention here.",
+            self.ci.addLabel(self.tr("Start training (or open a model) to see every head's attention here."),
                              color="#dddddd" if self._dark else "#555555", size="10pt")
             self._last = None
         self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in KINDS}
@@ -207,11 +215,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         fg = "#dddddd" if self._dark else "#222222"
         block = self.ci.addLayout(row=0, col=col)
         block.setSpacing(2)
-        block.addLabel(KIND_TITLES[kind], colspan=heads + 1, color=fg, size="9pt")
+        block.addLabel(kind_title(kind), colspan=heads + 1, color=fg, size="9pt")
         block.nextRow()
         block.addLabel("", color=fg)
         for h in range(heads):
-            block.addLabel(f"head {h + 1}", color=fg, size="8pt")
+            block.addLabel(self.tr("head {number}").format(number=h + 1), color=fg, size="8pt")
         layer_stages = [partial(self._build_layer, block, kind, layer, heads) for layer in range(layers)]
         self._stages[:0] = layer_stages  # next, before the other blocks
 
@@ -219,13 +227,13 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         fg = "#dddddd" if self._dark else "#222222"
         if kind == "cross":  # a row for the alignment scores of synthetic tasks
             block.nextRow()
-            block.addLabel("align.", color=fg, size="7pt").setToolTip(ALIGNMENT_TIP)
+            block.addLabel(self.tr("align."), color=fg, size="7pt").setToolTip(self.tr(ALIGNMENT_TIP))
             labels = [block.addLabel("", color=fg, size="8pt") for _ in range(heads)]
             for label in labels:
-                label.setToolTip(ALIGNMENT_TIP)
+                label.setToolTip(self.tr(ALIGNMENT_TIP))
             self.score_labels.append(labels)
         block.nextRow()
-        block.addLabel(f"layer {layer + 1}", angle=-90, color=fg, size="8pt")
+        block.addLabel(self.tr("layer {number}").format(number=layer + 1), angle=-90, color=fg, size="8pt")
         self.plots[kind].append([])
         # pyqtgraph lays the whole block out again after each item it adds (~2 ms each with 150 items): a wide
         # layer goes in a few stages of at most HEADS_PER_STAGE heads, so no turn holds the GUI thread long
@@ -238,8 +246,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         for h in range(start, stop):
             thumb = Thumbnail(self._lut)
             thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
-            thumb.image_item.setToolTip(f"{KIND_TITLES[kind]}, layer {layer + 1}, head {h + 1}: "
-                                        "click for a large view")
+            thumb.image_item.setToolTip(self.tr("{map}, layer {layer}, head {head}: click for a large view").format(
+                map=kind_title(kind), layer=layer + 1, head=h + 1))
             block.addItem(thumb)
             self.plots[kind][layer].append(thumb)
 

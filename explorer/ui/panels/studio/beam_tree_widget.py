@@ -7,7 +7,7 @@ from html import escape
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
@@ -17,6 +17,11 @@ from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 96.0, 34.0, 36.0, 8.0
+#: Node statuses as shown.
+STATUS_NAMES = {"root": QT_TRANSLATE_NOOP("BeamTreeView", "root"), "kept": QT_TRANSLATE_NOOP("BeamTreeView", "kept"),
+                "finished": QT_TRANSLATE_NOOP("BeamTreeView", "finished"),
+                "stopped": QT_TRANSLATE_NOOP("BeamTreeView", "stopped"),
+                "pruned": QT_TRANSLATE_NOOP("BeamTreeView", "pruned")}
 FILL = {"root": QColor(220, 220, 220), "kept": QColor(214, 234, 248), "finished": QColor(213, 245, 227),
         "stopped": QColor(252, 243, 207), "pruned": QColor(245, 245, 245)}
 BEST = QColor(192, 57, 43)
@@ -34,7 +39,10 @@ class BeamNodeItem(QGraphicsRectItem):
         label = QGraphicsSimpleTextItem(f"{node.token}\n{node.score:.2f}", self)
         label.setBrush(QBrush(QColor(20, 20, 20) if node.status != "pruned" else QColor(140, 140, 140)))
         label.setPos(4, 2)
-        self.setToolTip(f"{node.token} · {node.status} · log p {node.log_prob:.3f} · score {node.score:.3f}")
+        status = QCoreApplication.translate("BeamTreeView", STATUS_NAMES.get(node.status, node.status))
+        self.setToolTip(QCoreApplication.translate("BeamTreeView", "{token} · {status} · log p {log_p:.3f} · score "
+                                                   "{score:.3f}").format(token=node.token, status=status,
+                                                                         log_p=node.log_prob, score=node.score))
 
 
 class BeamTreeView(QWidget):

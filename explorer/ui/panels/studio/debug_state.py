@@ -138,17 +138,17 @@ class DebugState(QObject):
         if source == "probe":
             src, tgt = self.inspect.source.strip(), self.inspect.target.strip()
             if not src or not tgt:
-                raise ValueError("the probe needs a source and a target: type both in the Inspect tab")
+                raise ValueError(self.tr("the probe needs a source and a target: type both in the Inspect tab"))
             return [(src, tgt)]
         if source == "file":
             from explorer.core.ablation import load_pairs
 
             if not path:
-                raise ValueError("choose a data file first")
+                raise ValueError(self.tr("choose a data file first"))
             return load_pairs(path, count)
         loaded = self.data.source
         if loaded is None or not loaded.pairs:
-            raise ValueError("no data is loaded: choose a data source in the box on the left")
+            raise ValueError(self.tr("no data is loaded: choose a data source in the box on the left"))
         return list(loaded.pairs[:count])
 
     # ------------------------------------------------------------------ requests
@@ -163,7 +163,7 @@ class DebugState(QObject):
     def _submit(self, tool: str, fn: Any, *args: Any) -> bool:
         model = self.model()
         if model is None:
-            self.failed.emit(tool, "no model: open one in the Inspect tab (or train one) first")
+            self.failed.emit(tool, self.tr("no model: open one in the Inspect tab (or train one) first"))
             return False
         self._runners[tool].submit(_locked, fn, model, *args)
         return True
@@ -176,7 +176,7 @@ class DebugState(QObject):
         """Switch off each head in turn (with :attr:`ablated` off throughout); rows arrive as ``sweep_row``."""
         model, info = self.model(), self.inspect.info()
         if model is None or info is None:
-            self.failed.emit("ablation", "no model: open one in the Inspect tab (or train one) first")
+            self.failed.emit("ablation", self.tr("no model: open one in the Inspect tab (or train one) first"))
             return False
         self.cancel_sweep()
         self._sweep_total = 1 + sum(info.layers[k] * info.heads[k] for k in info.kinds) - len(self.ablated)
@@ -202,7 +202,8 @@ class DebugState(QObject):
 
         shown = self.inspect.last
         if shown is None:
-            self.failed.emit("explain", "explaining a cell needs an inspected text: use Inspect or Generate first")
+            self.failed.emit("explain",
+                             self.tr("explaining a cell needs an inspected text: use Inspect or Generate first"))
             return False
         target = shown.target if shown.target else (shown.output if shown.method else None)
         return self._submit("explain", _explain_job, shown.source, target, KIND_OF.get(name, name), layer, head,
@@ -220,7 +221,7 @@ class DebugState(QObject):
 
     def diff(self, source: str, target: str | None = None, reference: str | None = None) -> bool:
         if self.model_b is None:
-            self.failed.emit("diff", "choose the second model first")
+            self.failed.emit("diff", self.tr("choose the second model first"))
             return False
         return self._submit("diff", _diff_job, self.model_b, source, target or None, reference or None)
 
@@ -287,4 +288,4 @@ class DebugState(QObject):
 
     @Slot(str)
     def _on_open_failed(self, message: str) -> None:
-        self.failed.emit("diff", f"could not open the second model: {message}")
+        self.failed.emit("diff", self.tr("could not open the second model: {error}").format(error=message))

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Slot
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.panels.studio.attention_grid_widget import KIND_TITLES, axis_labels, grid_layout
+from explorer.ui.panels.studio.attention_grid_widget import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.export import ExportError, export_target
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
@@ -19,7 +19,7 @@ from explorer.ui.widgets.hint_stack_widget import HintStack
 if TYPE_CHECKING:
     from explorer.ui.panels.studio.inspect_state import HeadMap, InspectState
 
-HINT = "Click a thumbnail in the attention grid to look at it here."
+HINT = QT_TRANSLATE_NOOP("AttentionDetail", "Click a thumbnail in the attention grid to look at it here.")
 #: Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB).
 MASK_LIMIT = 1024
 
@@ -36,14 +36,15 @@ class AttentionDetail(QWidget):
     def __init__(self, inspect: InspectState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind, self.layer, self.head = "cross", 0, 0
-        self.title = QLabel(HINT, self)
+        self.title = QLabel(self.tr(HINT), self)
         self.title.setWordWrap(True)
-        self.average_box = QCheckBox("average over heads", self)
+        self.average_box = QCheckBox(self.tr("average over heads"), self)
         self.heatmap = HeatmapWidget()
-        self.heatmap.set_axis_labels("queries", "keys")
-        self.stack = HintStack(self.heatmap, "No attention map yet.", self)
+        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
+        self.stack = HintStack(self.heatmap, self.tr("No attention map yet."), self)
         self.readout = QLabel("", self)
-        self.export_buttons = {fmt: QPushButton(f"Export {fmt.upper()}…", self) for fmt in ("png", "svg", "csv")}
+        self.export_buttons = {fmt: QPushButton(self.tr("Export {format}…").format(format=fmt.upper()), self)
+                               for fmt in ("png", "svg", "csv")}
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.average_box)
@@ -116,12 +117,14 @@ class AttentionDetail(QWidget):
         self.layer = min(self.layer, shapes[self.kind][0] - 1)
         self.head = min(self.head, shapes[self.kind][1] - 1)
         average = self.average_box.isChecked()
-        who = "all heads (mean)" if average else f"head {self.head + 1}"
+        who = self.tr("all heads (mean)") if average else self.tr("head {number}").format(number=self.head + 1)
         if getattr(snap, "thumbnails", None) is not None:
-            where = f"layer {self.layer + 1} · {who} · {snap.model_name}"
+            where = self.tr("layer {layer} · {heads} · {model}").format(layer=self.layer + 1, heads=who,
+                                                                       model=snap.model_name)
         else:
-            where = f"layer {self.layer + 1} · {who} · step {snap.step}, epoch {snap.epoch}"
-        self.title.setText(f"<b>{KIND_TITLES[self.kind]}</b> · {where}")
+            where = self.tr("layer {layer} · {heads} · step {step}, epoch {epoch}").format(
+                layer=self.layer + 1, heads=who, step=snap.step, epoch=snap.epoch)
+        self.title.setText(f"<b>{kind_title(self.kind)}</b> · {where}")
         matrix = self._matrix(snap, None if average else self.head)  # (Tq, Tk), None while it is computed
         if matrix is None:
             return
@@ -131,7 +134,7 @@ class AttentionDetail(QWidget):
         owned = getattr(snap, "thumbnails", None) is not None
         self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None, owned=owned)
         self.stack.show_content()
-        self.heatmap.set_title(f"{KIND_TITLES[self.kind]} · {where}")  # exported pictures carry it too
+        self.heatmap.set_title(f"{kind_title(self.kind)} · {where}")  # exported pictures carry it too
         for button in self.export_buttons.values():
             button.setEnabled(True)
 
@@ -154,20 +157,24 @@ class AttentionDetail(QWidget):
             self._waiting = wanted
             self._inspect.request_head(self.kind, self.layer, head)
         q, k = snap.map_size(self.kind)
-        self.stack.show_hint(f"Computing {'the mean of all heads' if head is None else f'head {head + 1}'} of "
-                             f"layer {self.layer + 1} at full resolution ({q:,} × {k:,})…")
+        self.stack.show_hint((self.tr("Computing the mean of all heads of layer {layer} at full resolution "
+                                      "({q:,} × {k:,})…") if head is None else
+                              self.tr("Computing head {head} of layer {layer} at full resolution ({q:,} × {k:,})…")
+                              ).format(head=(head or 0) + 1, layer=self.layer + 1, q=q, k=k))
         for button in self.export_buttons.values():
             button.setEnabled(False)
         return None
 
     def export_target(self) -> ExportTarget:
         """The large view for File → Export (PNG/SVG of the heatmap, CSV of its numbers)."""
-        return self.heatmap.token_export_target("attention detail")
+        target = self.heatmap.token_export_target("attention detail")
+        target.label = self.tr("Attention detail")
+        return target
 
     def export_to(self, path: str | Path, fmt: str | None = None) -> Path:
         """Write the view to ``path`` (format from ``fmt`` or the suffix); raises ``ExportError``."""
         if self.heatmap.matrix is None:
-            raise ExportError("There is no attention map to export yet.")
+            raise ExportError(self.tr("There is no attention map to export yet."))
         return export_target(self.export_target(), path, fmt)
 
     # ---- slots -------------------------------------------------------------------------------
@@ -181,7 +188,7 @@ class AttentionDetail(QWidget):
     def _on_inspect_head_failed(self, message: str) -> None:
         if self._waiting is not None:
             self._waiting = None
-            self.stack.show_hint(f"Could not compute this head: {message}")
+            self.stack.show_hint(self.tr("Could not compute this head: {error}").format(error=message))
 
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
@@ -190,10 +197,11 @@ class AttentionDetail(QWidget):
     @Slot(int, int, float)
     def _on_heatmap_cell_hovered(self, row: int, col: int, value: float) -> None:
         rows, cols = self.heatmap.row_labels, self.heatmap.col_labels
-        self.readout.setText(f"query <b>{rows[row]}</b> → key <b>{cols[col]}</b>: weight {value:.4f}")
+        self.readout.setText(self.tr("query <b>{query}</b> → key <b>{key}</b>: weight {weight:.4f}").format(
+            query=rows[row], key=cols[col], weight=value))
 
     def _export_with_dialog(self, fmt: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export attention as {fmt.upper()}",
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export attention as {format}").format(format=fmt.upper()),
                                               f"attention_{self.kind}_L{self.layer + 1}.{fmt}",
                                               f"{fmt.upper()} (*.{fmt})")
         if not path:
@@ -203,7 +211,7 @@ class AttentionDetail(QWidget):
         except ExportError as exc:
             self.readout.setText(f"<span style='color:#c0392b'>{exc}</span>")
         else:
-            self.readout.setText(f"Saved {Path(path).name}")
+            self.readout.setText(self.tr("Saved {name}").format(name=Path(path).name))
 
     @Slot()
     def _on_png_button_clicked(self) -> None:

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Slot
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
@@ -17,6 +17,16 @@ from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 
 COLUMNS = ("kind", "layer", "head", *SCORES)
+#: Column and score names as shown (core's names are the keys).
+NAMES = {"kind": QT_TRANSLATE_NOOP("HeadSummaryView", "kind"), "layer": QT_TRANSLATE_NOOP("HeadSummaryView", "layer"),
+         "head": QT_TRANSLATE_NOOP("HeadSummaryView", "head"),
+         "entropy": QT_TRANSLATE_NOOP("HeadSummaryView", "entropy"),
+         "previous": QT_TRANSLATE_NOOP("HeadSummaryView", "previous"),
+         "same": QT_TRANSLATE_NOOP("HeadSummaryView", "same"),
+         "next": QT_TRANSLATE_NOOP("HeadSummaryView", "next"), "first": QT_TRANSLATE_NOOP("HeadSummaryView", "first"),
+         "last": QT_TRANSLATE_NOOP("HeadSummaryView", "last"),
+         "induction": QT_TRANSLATE_NOOP("HeadSummaryView", "induction"),
+         "alignment": QT_TRANSLATE_NOOP("HeadSummaryView", "alignment")}
 
 
 def _item(value: Any) -> QStandardItem:
@@ -51,9 +61,9 @@ class HeadSummaryView(QWidget):
         self.status.setWordWrap(True)
         self.score_combo = QComboBox(self)
         for name in SCORES:
-            self.score_combo.addItem(name, name)
+            self.score_combo.addItem(self.tr(NAMES.get(name, name)), name)
         self.table_model = QStandardItemModel(0, len(COLUMNS), self)
-        self.table_model.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table_model.setHorizontalHeaderLabels([self.tr(NAMES.get(c, c)) for c in COLUMNS])
         self.table_model.setSortRole(Qt.ItemDataRole.UserRole)
         self.table = QTableView(self)
         self.table.setModel(self.table_model)

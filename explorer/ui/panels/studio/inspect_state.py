@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from explorer.core.inspection import FULL_MAPS_BUDGET
 from explorer.ui.panels.studio.attention_state import AttentionState
@@ -67,7 +67,7 @@ def checkpoint_model(record: Any) -> Any:
 
     loaded = LoadedModel(record.model, record.model.config, record.train_config, record.src_vocab,
                          record.tgt_vocab, record.history)
-    model = CheckpointModel(loaded, "the studio's model")
+    model = CheckpointModel(loaded, QCoreApplication.translate("InspectState", "the studio's model"))
     model.num_steps = int(record.num_steps)
     return model
 
@@ -127,7 +127,7 @@ class InspectState(QObject):
         if self.opened is not None:
             out.append(("opened", f"{self.opened_info.name} ({self.opened_info.architecture})"))
         if self._models.record is not None:
-            out.append(("offer", f"the studio's model ({self._models.record.origin})"))
+            out.append(("offer", self.tr("the studio's model ({origin})").format(origin=self._models.record.origin)))
         return out
 
     def model(self) -> Any:
@@ -157,7 +157,7 @@ class InspectState(QObject):
         is inspected at once with the last text. A failure leaves the models as they were (message shown)."""
         self.opening = str(path)
         self._opener.submit(_open_job, str(path))
-        self.message_posted.emit(f"Opening {Path(path).name}…", "info")
+        self.message_posted.emit(self.tr("Opening {name}…").format(name=Path(path).name), "info")
 
     def choose(self, choice: str) -> None:
         """Inspect the opened model (``"opened"``) or the studio's model on offer (``"offer"``)."""
@@ -189,7 +189,7 @@ class InspectState(QObject):
         """Compute one head of the newest inspection at full resolution (``head_computed`` follows)."""
         model, inspection = self.model(), self._attention.inspection
         if model is None or inspection is None:
-            self.head_failed.emit("there is no inspection to take the head from")
+            self.head_failed.emit(self.tr("there is no inspection to take the head from"))
             return
         self._head_stop.set()
         self._head_stop = threading.Event()
@@ -204,8 +204,8 @@ class InspectState(QObject):
     def _require_model(self) -> Any:
         model = self.model()
         if model is None:
-            self.message_posted.emit("No model to inspect: open a Hugging Face model folder (Model → Open Hugging "
-                                     "Face model folder…), open a saved model, or train one.", "error")
+            self.message_posted.emit(self.tr("No model to inspect: open a Hugging Face model folder (Model → Open "
+                                             "Hugging Face model folder…), open a saved model, or train one."), "error")
         return model
 
     # ------------------------------------------------------------------ slots
@@ -219,7 +219,8 @@ class InspectState(QObject):
         self.opened_path, self.choice = path, "opened"
         if previous is not None and hasattr(previous, "forget"):
             previous.forget()  # its recorded inputs go with it
-        self.message_posted.emit(f"Inspecting {self.opened_info.name}: {self.opened_info.summary()}", "info")
+        self.message_posted.emit(self.tr("Inspecting {name}: {summary}").format(
+            name=self.opened_info.name, summary=self.opened_info.summary()), "info")
         self.model_changed.emit(self.opened_info)
         self.open_finished.emit(True)
         self.inspect(self.source, self.target)
@@ -227,8 +228,8 @@ class InspectState(QObject):
     @Slot(str)
     def _on_opener_failed(self, message: str) -> None:
         path, self.opening = self.opening, None
-        name = Path(path).name if path else "the model"
-        self.message_posted.emit(f"Could not open {name}: {message}", "alert")
+        name = Path(path).name if path else self.tr("the model")
+        self.message_posted.emit(self.tr("Could not open {name}: {error}").format(name=name, error=message), "alert")
         self.open_finished.emit(False)
 
     @Slot(object)
@@ -239,7 +240,7 @@ class InspectState(QObject):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self.message_posted.emit(f"Could not inspect the text: {message}", "error")
+        self.message_posted.emit(self.tr("Could not inspect the text: {error}").format(error=message), "error")
 
     @Slot(object)
     def _on_heads_result_ready(self, head_map: HeadMap) -> None:

@@ -9,15 +9,18 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSignalBlocker, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.ui.panels.studio.inspect_state import InspectState
 
-NO_MODEL = ("No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding "
-            "config.json here), open a saved model, or train one.")
-GRID_ROOM = "The attention grid appears here once a text is inspected."
+NO_MODEL = QT_TRANSLATE_NOOP("InspectView", "No model to inspect yet: Model → Open Hugging Face model folder… (or "
+                             "drop a folder holding config.json here), open a saved model, or train one.")
+GRID_ROOM = QT_TRANSLATE_NOOP("InspectView", "The attention grid appears here once a text is inspected.")
+#: Decoding methods (the method combo's data) as shown.
+METHODS = {"greedy": QT_TRANSLATE_NOOP("InspectView", "greedy"), "beam": QT_TRANSLATE_NOOP("InspectView", "beam")}
+translate = QCoreApplication.translate
 
 
 def _mb(nbytes: int) -> str:
@@ -27,11 +30,16 @@ def _mb(nbytes: int) -> str:
 def describe_inspection(inspection: Any) -> str:
     """One line: what was read, how long it took and what the studio holds for it."""
     tokens = len(inspection.source_tokens) + len(inspection.target_tokens)
-    held = "full maps" if inspection.full else "pooled thumbnails (heads open at full size on demand)"
-    line = (f"{tokens} tokens · {inspection.elapsed_s:.2f} s · {held}, {_mb(inspection.nbytes())}")
+    line = (translate("InspectView", "{tokens} tokens · {seconds:.2f} s · full maps, {size}") if inspection.full else
+            translate("InspectView", "{tokens} tokens · {seconds:.2f} s · pooled thumbnails (heads open at full size "
+                      "on demand), {size}")).format(tokens=tokens, seconds=inspection.elapsed_s,
+                                                 size=_mb(inspection.nbytes()))
     if inspection.method:
-        state = "" if inspection.finished else " (stopped at the length limit)"
-        line = f"<b>{inspection.method} output:</b> {escape(inspection.output)}{state}<br>{line}"
+        output = (translate("InspectView", "<b>{method} output:</b> {text}") if inspection.finished else
+                  translate("InspectView", "<b>{method} output:</b> {text} (stopped at the length limit)")).format(
+            method=translate("InspectView", METHODS.get(inspection.method, inspection.method)),
+            text=escape(inspection.output))
+        line = f"{output}<br>{line}"
     return line
 
 
@@ -41,33 +49,36 @@ class InspectView(QWidget):
     def __init__(self, state: InspectState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.header = QLabel(NO_MODEL, self)
+        self.header = QLabel(self.tr(NO_MODEL), self)
         self.header.setWordWrap(True)
         self.model_combo = QComboBox(self)
-        self.model_combo.setToolTip("The model the text is read by")
+        self.model_combo.setToolTip(self.tr("The model the text is read by"))
         self.source_edit = QPlainTextEdit(state.source, self)
-        self.source_edit.setPlaceholderText("source text (an encoder–decoder translates it; GPT-2 continues it)")
+        self.source_edit.setPlaceholderText(self.tr("source text (an encoder–decoder translates it; GPT-2 continues "
+                                                    "it)"))
         self.source_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)  # long texts scroll
         self.target_edit = QLineEdit(state.target, self)
-        self.target_edit.setPlaceholderText("optional target: teacher-forced (none: the model's own output)")
-        self.inspect_button = QPushButton("Inspect", self)
-        self.inspect_button.setToolTip("One forward pass: every head's attention for this text")
+        self.target_edit.setPlaceholderText(self.tr("optional target: teacher-forced (none: the model's own output)"))
+        self.inspect_button = QPushButton(self.tr("Inspect"), self)
+        self.inspect_button.setToolTip(self.tr("One forward pass: every head's attention for this text"))
         self.method_combo = QComboBox(self)
-        self.method_combo.addItems(["greedy", "beam"])
+        for method, label in METHODS.items():  # the method is the item's data
+            self.method_combo.addItem(self.tr(label), method)
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 16)
         self.width_spin.setValue(4)
-        self.width_spin.setPrefix("width ")
+        self.width_spin.setPrefix(self.tr("width "))
         self.width_spin.setEnabled(False)
-        self.generate_button = QPushButton("Generate", self)
-        self.generate_button.setToolTip("Translate (or continue) the source and show the attention of the output")
+        self.generate_button = QPushButton(self.tr("Generate"), self)
+        self.generate_button.setToolTip(self.tr("Translate (or continue) the source and show the attention of the "
+                                                "output"))
         self.result_label = QLabel("", self)
         self.result_label.setWordWrap(True)
-        self.grid_room = QLabel(GRID_ROOM, self)
+        self.grid_room = QLabel(self.tr(GRID_ROOM), self)
         form = QFormLayout()
-        form.addRow("model", self.model_combo)
-        form.addRow("source", self.source_edit)
-        form.addRow("target", self.target_edit)
+        form.addRow(self.tr("model"), self.model_combo)
+        form.addRow(self.tr("source"), self.source_edit)
+        form.addRow(self.tr("target"), self.target_edit)
         actions = QHBoxLayout()
         actions.addWidget(self.inspect_button)
         actions.addSpacing(12)
@@ -87,7 +98,7 @@ class InspectView(QWidget):
         self.inspect_button.clicked.connect(self._on_inspect_button_clicked)
         self.target_edit.returnPressed.connect(self._on_inspect_button_clicked)
         self.generate_button.clicked.connect(self._on_generate_button_clicked)
-        self.method_combo.currentTextChanged.connect(self._on_method_combo_current_text_changed)
+        self.method_combo.currentIndexChanged.connect(self._on_method_combo_current_index_changed)
         self.model_combo.activated.connect(self._on_model_combo_activated)
         state.model_changed.connect(self._on_state_model_changed)
         state.busy_changed.connect(self._on_state_busy_changed)
@@ -108,11 +119,11 @@ class InspectView(QWidget):
 
     @Slot()
     def _on_generate_button_clicked(self) -> None:
-        self.state.generate(self.source_edit.toPlainText(), self.method_combo.currentText(), self.width_spin.value())
+        self.state.generate(self.source_edit.toPlainText(), self.method_combo.currentData(), self.width_spin.value())
 
-    @Slot(str)
-    def _on_method_combo_current_text_changed(self, method: str) -> None:
-        self.width_spin.setEnabled(method == "beam")
+    @Slot(int)
+    def _on_method_combo_current_index_changed(self, _index: int) -> None:
+        self.width_spin.setEnabled(self.method_combo.currentData() == "beam")
 
     @Slot(int)
     def _on_model_combo_activated(self, index: int) -> None:
@@ -132,23 +143,26 @@ class InspectView(QWidget):
                 self.model_combo.setCurrentIndex(current)
         self.model_combo.setEnabled(self.model_combo.count() > 1)
         if info is None:
-            self.header.setText(NO_MODEL)
+            self.header.setText(self.tr(NO_MODEL))
         else:
-            where = "" if info.max_positions is None else f", reads at most {info.max_positions:,} tokens"
-            self.header.setText(f"<b>{escape(info.name)}</b> · {escape(info.summary())}{where}")
+            header = (self.tr("<b>{name}</b> · {summary}") if info.max_positions is None else
+                      self.tr("<b>{name}</b> · {summary}, reads at most {count:,} tokens"))
+            self.header.setText(header.format(name=escape(info.name), summary=escape(info.summary()),
+                                              count=info.max_positions or 0))
         can_generate = info is not None and info.family != "encoder-only"
         self.inspect_button.setEnabled(info is not None)
         self.target_edit.setEnabled(info is not None and info.family != "encoder-only")
         for widget in (self.generate_button, self.method_combo):
             widget.setEnabled(can_generate)
-        self.width_spin.setEnabled(can_generate and self.method_combo.currentText() == "beam")
-        self.generate_button.setToolTip("Translate (or continue) the source and show the attention of the output"
-                                        if can_generate else "An encoder-only model does not generate text")
+        self.width_spin.setEnabled(can_generate and self.method_combo.currentData() == "beam")
+        self.generate_button.setToolTip(self.tr("Translate (or continue) the source and show the attention of the "
+                                                "output") if can_generate else
+                                        self.tr("An encoder-only model does not generate text"))
 
     @Slot(bool)
     def _on_state_busy_changed(self, busy: bool) -> None:
         if busy:
-            self.result_label.setText("Computing every head's attention…")
+            self.result_label.setText(self.tr("Computing every head's attention…"))
 
     @Slot(object)
     def _on_state_inspected(self, inspection: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSize, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.inspect_model import SNAPSHOT_NAMES
@@ -18,13 +18,15 @@ from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
 from explorer.ui.panels.studio.studio_state import StudioState
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
-GRID_HINT = "Start training (or open a saved model) to see every layer's and head's attention here."
+GRID_HINT = QT_TRANSLATE_NOOP("LiveAttention",
+                              "Start training (or open a saved model) to see every layer's and head's attention here.")
 #: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
 MIN_THUMBNAIL_PX = 44
 
 
 def snapshot_caption(snap: Any) -> str:
-    return f"step {snap.step}, epoch {snap.epoch}"
+    return QCoreApplication.translate("LiveAttention", "step {step}, epoch {epoch}").format(step=snap.step,
+                                                                                           epoch=snap.epoch)
 
 
 def is_inspection(snap: Any) -> bool:
@@ -43,7 +45,7 @@ class LiveAttention(QWidget):
         self.scroll.setWidget(self.grid)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.stack = HintStack(self.scroll, GRID_HINT, self)
+        self.stack = HintStack(self.scroll, self.tr(GRID_HINT), self)
         self.scrubber = HistoryScrubber(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -87,13 +89,14 @@ class LiveAttention(QWidget):
         self.scrubber.set_count(count)
         snap = attention.current_snapshot()
         if is_inspection(snap):
-            self.scrubber.label.setText(f"inspecting {snap.model_name}" + (" · tick live (or pick a snapshot) "
-                                                                             "for the training history" if count else ""))
+            self.scrubber.label.setText((self.tr("inspecting {name} · tick live (or pick a snapshot) for the training "
+                                                 "history") if count else self.tr("inspecting {name}")).format(
+                name=snap.model_name))
         elif snap is None:
-            self.scrubber.label.setText("no snapshots yet")
+            self.scrubber.label.setText(self.tr("no snapshots yet"))
         else:
-            self.scrubber.show_index(attention.shown_index, f"snapshot {attention.shown_index + 1}/{count} · "
-                                                            f"{snapshot_caption(snap)}")
+            self.scrubber.show_index(attention.shown_index, self.tr("snapshot {number}/{count} · {when}").format(
+                number=attention.shown_index + 1, count=count, when=snapshot_caption(snap)))
 
     def prebuild(self, layers: int, heads: int) -> None:
         """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,

@@ -9,13 +9,15 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
 from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from explorer.ui.panels.studio.debug_state import DebugState
 
-KIND_TITLES = {"encoder": "encoder self-attention", "decoder": "decoder self-attention", "cross": "cross-attention"}
+KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
+               "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),
+               "cross": QT_TRANSLATE_NOOP("ModelDiffView", "cross-attention")}
 
 
 def diff_peak(diff: dict[str, list[np.ndarray]]) -> float:
@@ -40,7 +42,8 @@ class DiffGrid(pg.GraphicsLayoutWidget):
         self.addLabel(title, row=0, col=0, colspan=max(1, len(diff)))
         for col, (kind, maps) in enumerate(diff.items()):
             block = self.addLayout(row=1, col=col)
-            block.addLabel(KIND_TITLES.get(kind, kind), colspan=maps[0].shape[0] if maps else 1)
+            block.addLabel(QCoreApplication.translate("ModelDiffView", KIND_TITLES.get(kind, kind)),
+                           colspan=maps[0].shape[0] if maps else 1)
             block.nextRow()
             self.images[kind] = []
             for layer, heads in enumerate(maps):

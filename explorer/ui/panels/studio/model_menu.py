@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from explorer.core.checkpoint import SUFFIX
 
-CHECKPOINT_FILTER = f"Attention Explorer model (*{SUFFIX})"
-DATASET_FILTER = "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"
 DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
 MAX_RECENT_RUNS = 8
 
 
 def ask_dataset_path(parent: QWidget | None) -> str:
     """File dialog for a sentence-pair file; '' if cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Open sentence pairs", "", DATASET_FILTER)
+    translate = QCoreApplication.translate
+    path, _ = QFileDialog.getOpenFileName(parent, translate("ModelMenu", "Open sentence pairs"), "",
+                                          translate("ModelMenu", "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"))
     return path
 
 
@@ -53,22 +53,25 @@ class ModelMenu(QMenu):
     overlays_cleared = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("&Model", parent)
-        self.save_action = QAction("&Save model…", self)
-        self.open_action = QAction("&Open model…", self)
-        self.folder_action = QAction("Open &Hugging Face model folder…", self)
-        self.run_action = QAction("Open &run…", self)
-        self.recent_menu = QMenu("&Recent runs", self)
-        self.overlay_action = QAction("Overlay a run's &loss…", self)
-        self.clear_overlays_action = QAction("&Clear overlaid runs", self)
-        self.dataset_action = QAction("Open &dataset…", self)
-        self.save_action.setToolTip("Save the trained (or paused) model with its vocabularies and settings")
-        self.open_action.setToolTip("Open a model saved here or by the command line, to inspect and translate")
-        self.folder_action.setToolTip("Inspect a model trained elsewhere: a folder with config.json, weights and a "
-                                      "tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local files only)")
-        self.run_action.setToolTip("Open a run directory (finished, or still being trained by the command line) "
-                                   "and follow it live")
-        self.overlay_action.setToolTip("Draw another run's loss curve over this one")
+        super().__init__(parent)
+        self.setTitle(self.tr("&Model"))
+        self.save_action = QAction(self.tr("&Save model…"), self)
+        self.open_action = QAction(self.tr("&Open model…"), self)
+        self.folder_action = QAction(self.tr("Open &Hugging Face model folder…"), self)
+        self.run_action = QAction(self.tr("Open &run…"), self)
+        self.recent_menu = QMenu(self.tr("&Recent runs"), self)
+        self.overlay_action = QAction(self.tr("Overlay a run's &loss…"), self)
+        self.clear_overlays_action = QAction(self.tr("&Clear overlaid runs"), self)
+        self.dataset_action = QAction(self.tr("Open &dataset…"), self)
+        self.save_action.setToolTip(self.tr("Save the trained (or paused) model with its vocabularies and settings"))
+        self.open_action.setToolTip(self.tr("Open a model saved here or by the command line, to inspect and "
+                                            "translate"))
+        self.folder_action.setToolTip(self.tr("Inspect a model trained elsewhere: a folder with config.json, weights "
+                                              "and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local "
+                                              "files only)"))
+        self.run_action.setToolTip(self.tr("Open a run directory (finished, or still being trained by the command "
+                                           "line) and follow it live"))
+        self.overlay_action.setToolTip(self.tr("Draw another run's loss curve over this one"))
         for action in (self.save_action, self.open_action, self.folder_action, self.run_action):
             self.addAction(action)
         self.addMenu(self.recent_menu)
@@ -96,37 +99,40 @@ class ModelMenu(QMenu):
             action.triggered.connect(self._on_recent_action_triggered)
         self.recent_menu.setEnabled(bool(paths))
 
+    def _checkpoint_filter(self) -> str:
+        return self.tr("Attention Explorer model (*{suffix})").format(suffix=SUFFIX)
+
     def _ask_run_dir(self, title: str) -> str:
         return QFileDialog.getExistingDirectory(self.parentWidget(), title, "")
 
     @Slot()
     def _on_save_action_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), "Save model", f"transformer{SUFFIX}",
-                                              CHECKPOINT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), self.tr("Save model"), f"transformer{SUFFIX}",
+                                              self._checkpoint_filter())
         if path:
             self.save_chosen.emit(path)
 
     @Slot()
     def _on_open_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), "Open model", "", CHECKPOINT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), self.tr("Open model"), "", self._checkpoint_filter())
         if path:
             self.open_chosen.emit(path)
 
     @Slot()
     def _on_folder_action_triggered(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.parentWidget(), "Open a Hugging Face model folder", "")
+        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open a Hugging Face model folder"), "")
         if path:
             self.folder_chosen.emit(path)
 
     @Slot()
     def _on_run_action_triggered(self) -> None:
-        path = self._ask_run_dir("Open run directory")
+        path = self._ask_run_dir(self.tr("Open run directory"))
         if path:
             self.run_chosen.emit(path)
 
     @Slot()
     def _on_overlay_action_triggered(self) -> None:
-        path = self._ask_run_dir("Overlay the loss of run")
+        path = self._ask_run_dir(self.tr("Overlay the loss of run"))
         if path:
             self.overlay_chosen.emit(path)
 
