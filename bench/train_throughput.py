@@ -37,6 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "bench" / "d2l_reference.py"
 DEFAULT_DATA = ROOT / "explorer" / "resources" / "eng_fra.tsv"
+# Between turns: the side that just finished has OpenMP workers spin-waiting for more work (GOMP spins a few
+# milliseconds before sleeping); without a pause they would take a core from the other side's next epoch.
+SETTLE_S = 0.03
 
 
 class Turns:
@@ -149,6 +152,7 @@ def run_round(args: argparse.Namespace, seed: int, tmp: Path, r: int) -> dict[st
     try:
         for e in range(args.epochs):
             for side in (("reference", "ours") if (e + r) % 2 == 0 else ("ours", "reference")):
+                time.sleep(SETTLE_S)
                 os.write(go[side], b"g")
                 line = readers[side].readline()
                 if not line:

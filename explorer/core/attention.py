@@ -262,6 +262,15 @@ def _head_mask(num_heads: int, width: int, dtype: torch.dtype, device: torch.dev
     return mask
 
 
+def _key_major(bias: Tensor, K: int, h: int, Q: int, dtype: torch.dtype) -> Tensor:
+    """An additive mask broadcastable to (B, h, Q, K), laid out for the key-major scores: (B|1, K, 1 or h·Q)."""
+    bias4 = bias.reshape((1,) * (4 - bias.dim()) + tuple(bias.shape))  # (B|1, h|1, Q|1, K)
+    keys_first = bias4.permute(0, 3, 1, 2).to(dtype)  # (B|1, K, h|1, Q|1)
+    if keys_first.shape[2] == keys_first.shape[3] == 1:  # a key mask (the source's): a view, (B|1, K, 1)
+        return keys_first.reshape(keys_first.shape[0], K, 1)
+    return keys_first.expand(keys_first.shape[0], K, h, Q).reshape(keys_first.shape[0], K, h * Q)  # (B|1, K, h·Q)
+
+
 def _own_heads(x: Tensor, h: int) -> Tensor:
     """Head i's columns of head i's rows: (B, h·Q, h·d) -> (B, Q, h·d), one strided copy."""
     B, rows, width = x.shape
@@ -298,10 +307,10 @@ class _AttentionCore(torch.autograd.Function):
         K = k.shape[1]
         heads = _head_mask(h, width, q.dtype, q.device)[None, :, None, :]  # (1, h, 1, h·d)
         q_rep = (q[:, None] * heads).view(B, h * Q, width)  # (B, h, Q, h·d) -> (B, h·Q, h·d)
-        scores = torch.bmm(k, q_rep.transpose(1, 2)).mul_(scale)  # (B, K, h·Q)
-        if bias is not None:
-            bias4 = bias.reshape((1,) * (4 - bias.dim()) + tuple(bias.shape))  # (B|1, h|1, Q|1, K)
-            scores.view(B, K, h, Q).add_(bias4.permute(0, 3, 1, 2).to(q.dtype))  # bias as (B|1, K, h|1, Q|1)
+        if bias is None:
+            scores = torch.bmm(k, q_rep.transpose(1, 2)).mul_(scale)  # (B, K, h·Q)
+        else:  # one kernel: bias + scale·K Q̃ᵀ
+            scores = torch.baddbmm(_key_major(bias, K, h, Q, q.dtype), k, q_rep.transpose(1, 2), alpha=scale)
         weights = torch.softmax(scores, dim=1)  # over the keys
         mask = None
         dropped = weights
@@ -310,7 +319,7 @@ class _AttentionCore(torch.autograd.Function):
             dropped = weights * mask
         r = torch.bmm(dropped.transpose(1, 2), v)  # (B, h·Q, h·d): every head's weights on all columns
         context = _own_heads(r, h)  # (B, Q, h·d)
-        ctx.save_for_backward(q_rep, k, v, weights, mask, heads)
+        ctx.save_for_backward(q_rep, k, v, weights, dropped, mask, heads)
         ctx.scale, ctx.h = scale, h
         weights_out = weights.view(B, K, h, Q).permute(0, 2, 3, 1)  # (B, h, Q, K)
         ctx.mark_non_differentiable(weights_out)
@@ -318,11 +327,10 @@ class _AttentionCore(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad_context: Tensor, _grad_weights: Tensor | None) -> tuple[Tensor | None, ...]:
-        q_rep, k, v, weights, mask, heads = ctx.saved_tensors
+        q_rep, k, v, weights, dropped, mask, heads = ctx.saved_tensors
         B, Q, width = grad_context.shape
         h = ctx.h
         g_rep = (grad_context.float()[:, None] * heads).view(B, h * Q, width)  # (B, h·Q, h·d)
-        dropped = weights if mask is None else weights * mask
         grad_v = torch.bmm(dropped, g_rep)  # (B, K, h·d)
         grad_w = torch.bmm(v, g_rep.transpose(1, 2))  # (B, K, h·Q)
         if mask is not None:
