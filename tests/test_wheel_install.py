@@ -1,6 +1,7 @@
 """The wheel is complete (issue 9): built from this tree, installed into a fresh virtual environment, it
 imports every module of the package and holds every bundled resource, so moving files cannot ship a
-broken wheel. Slow-marked (~20 s) but run by CI, where it is the guard."""
+broken wheel, and the translations compiled by the build (issue 15). Slow-marked (~20 s) but run by CI, where it
+is the guard."""
 from __future__ import annotations
 
 import hashlib
@@ -35,7 +36,15 @@ resources = {}
 for name in sys.argv[1:]:
     path = resource_path(name)
     resources[name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-print(json.dumps({"files": files, "failures": failures, "resources": resources, "prefix": sys.prefix}))
+qm = {}
+from PySide6.QtCore import QTranslator
+for language in ("zh_CN", "en"):
+    path = resource_path(f"i18n/attention_explorer_{language}.qm")
+    translator = QTranslator()
+    qm[language] = path.is_file() and translator.load(str(path))
+    if language == "zh_CN" and qm[language]:
+        qm["sample"] = translator.translate("Panels", "Kernel regression")
+print(json.dumps({"files": files, "failures": failures, "resources": resources, "prefix": sys.prefix, "qm": qm}))
 """
 
 
@@ -62,8 +71,10 @@ def _module_names() -> set[str]:
 
 
 def _resource_names() -> list[str]:
-    return sorted(p.name for p in RESOURCES.iterdir()
-                  if p.is_file() and p.name != "__init__.py" and p.suffix not in (".pyc", ".pyo"))
+    """Bundled files by their path below ``resources`` (``i18n/…ts`` too; ``.qm`` files are build products)."""
+    return sorted(str(p.relative_to(RESOURCES).as_posix()) for p in RESOURCES.rglob("*")
+                  if p.is_file() and p.name != "__init__.py" and p.suffix not in (".pyc", ".pyo", ".qm")
+                  and "__pycache__" not in p.parts)
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -108,3 +119,5 @@ def test_wheel_installs_every_module_and_resource(tmp_path: Path) -> None:
     assert resources, "no bundled resources found"
     for name in resources:
         assert report["resources"][name] == hashlib.sha256((RESOURCES / name).read_bytes()).hexdigest(), name
+    assert any(name.endswith("_zh_CN.ts") for name in resources)
+    assert report["qm"] == {"zh_CN": True, "en": True, "sample": "核回归"}, "the build compiles the translations"

@@ -31,6 +31,8 @@ LANGUAGE_NAMES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}
 SOURCE_LANGUAGE = "en"
 BASENAME = "attention_explorer"
 CACHE_DIR_ENV = "ATTENTION_EXPLORER_CACHE_DIR"
+#: An installer writes a wheel's files one after the other: a build's .qm may look a moment older than its .ts.
+INSTALL_SLACK_S = 2.0
 #: English has a catalogue too, of plural forms only (``%n`` messages: "1 step", "3 steps").
 _CATALOGUES = {"en": ("en",), "zh_CN": ("zh_CN",)}
 _QT_CATALOGUES = {"zh_CN": ("qtbase_zh_CN",)}  # Qt's own texts: standard buttons, file dialogs
@@ -125,7 +127,7 @@ def compiled_qm(catalogue: str) -> Path | None:
     packaged = ts.with_suffix(".qm")
     if not ts.is_file():  # a build that ships only the compiled file
         return packaged if packaged.is_file() else None
-    if packaged.is_file() and packaged.stat().st_mtime >= ts.stat().st_mtime:
+    if packaged.is_file() and packaged.stat().st_mtime >= ts.stat().st_mtime - INSTALL_SLACK_S:
         return packaged
     digest = hashlib.sha256(ts.read_bytes()).hexdigest()[:16]
     cached = cache_dir() / f"{ts.stem}-{digest}.qm"

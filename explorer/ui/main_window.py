@@ -320,7 +320,7 @@ class MainWindow(QMainWindow):
         self.set_language(action.data())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange and not self._shut_down:  # (a closing window stays as it is)
             try:
                 self.retranslate()
             except Exception:  # an exception out of a virtual called by Qt takes PySide down: log it instead

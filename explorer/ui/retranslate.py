@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from PySide6.QtCore import QObject, QSignalBlocker, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QDoubleSpinBox, QGraphicsView,
-                               QGroupBox, QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit, QProgressBar,
-                               QSpinBox, QTableWidget, QTabBar, QTextEdit, QWidget)
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QDoubleSpinBox,
+                               QGraphicsView, QGroupBox, QLabel, QLineEdit, QListWidget, QMenu, QPlainTextEdit,
+                               QProgressBar, QSpinBox, QTableWidget, QTabBar, QTextEdit, QWidget, QWidgetAction)
 
 from explorer.ui.i18n import BASENAME, LANGUAGE_NAMES, SOURCE_LANGUAGE, i18n_dir
 
@@ -204,6 +205,9 @@ class Converter:
             found = None if found is None else found.replace("&", "&&")
         if found is not None:
             return found
+        symbol, space, rest = text.partition(" ")  # a symbol before a message: pyqtgraph's "X axis"
+        if space and 0 < len(symbol) <= 2 and rest in self.exact:
+            return f"{symbol} {self.exact[rest]}"
         for separator in ("\n", "<br>"):  # messages joined line by line
             if separator in text:
                 parts = text.split(separator)
@@ -383,22 +387,48 @@ def _scene_slots(view: QGraphicsView) -> Iterator[TextSlot]:
             yield TextSlot(f"text item in {where}", item.textItem.toPlainText(), item.setText)
 
 
+def _plot_menus(view: QGraphicsView) -> list[QWidget]:
+    """pyqtgraph's context menus of ``view``'s plots (parentless windows, so no widget tree reaches them)."""
+    import pyqtgraph as pg
+
+    menus = []
+    for item in view.scene().items():
+        for name in ("menu", "ctrlMenu"):  # a ViewBox's menu; a PlotItem's "Plot Options"
+            menu = getattr(item, name, None) if isinstance(item, (pg.ViewBox, pg.PlotItem)) else None
+            if isinstance(menu, QMenu):
+                menus.append(menu)
+    return menus
+
+
 def text_slots(roots: Iterable[QWidget]) -> Iterator[TextSlot]:
-    """Every text the widget trees under ``roots`` show (see the module docstring), each widget once."""
+    """Every text the widget trees under ``roots`` show (see the module docstring), each widget once; menus
+    reached through actions (sub-menus, widgets in a menu) and pyqtgraph's plot menus are walked too."""
     seen: set[int] = set()
     actions: set[int] = set()
-    for root in roots:
+    pending = list(roots)
+    while pending:
+        root = pending.pop(0)
         for w in [root, *root.findChildren(QWidget)]:
             if id(w) in seen:
                 continue
             seen.add(id(w))
             yield from _widget_slots(w)
             for action in w.actions():
-                if id(action) not in actions:
-                    actions.add(id(action))
-                    yield from _action_slots(action, _describe(w))
+                if id(action) in actions:
+                    continue
+                actions.add(id(action))
+                yield from _action_slots(action, _describe(w))
+                if action.menu() is not None:
+                    pending.append(action.menu())
+                if isinstance(action, QWidgetAction) and action.defaultWidget() is not None:
+                    pending.append(action.defaultWidget())
             if isinstance(w, QGraphicsView) and w.scene() is not None:
                 yield from _scene_slots(w)
+                pending.extend(_plot_menus(w))
+                for action in getattr(w.scene(), "contextMenu", []):  # pyqtgraph's "Export..."
+                    if isinstance(action, QAction) and id(action) not in actions:
+                        actions.add(id(action))
+                        yield from _action_slots(action, _describe(w))
 
 
 def retranslate_tree(roots: Iterable[QWidget], old: str, new: str) -> int:

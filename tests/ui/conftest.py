@@ -1,4 +1,5 @@
-"""The ui suite's helpers (``layout_checks``) importable from its test modules."""
+"""The ui suite's helpers (``layout_checks``, ``i18n_checks``) importable from its test modules; every test runs
+with the English catalogue installed and leaves English behind."""
 from __future__ import annotations
 
 import sys

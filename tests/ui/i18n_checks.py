@@ -25,7 +25,7 @@ NAMES = frozenset({
     # models, layers and methods named as in the book (the Chinese edition keeps them in Latin letters)
     "Transformer", "softmax", "LayerNorm", "BatchNorm", "CNN", "RNN", "FFN", "ReLU", "Linear", "AddNorm",
     "MultiHead", "Nadaraya", "Watson", "Epanechnikov", "Xavier", "SGD", "Adam", "BLEU", "Pre-LN", "Post-LN",
-    "BERT", "RoBERTa", "GPT-2", "Marian", "BART", "mBART", "T5", "logit",
+    "BERT", "RoBERTa", "GPT-2", "Marian", "BART", "mBART", "T5", "logit", "FFT", "PyQtGraph",
     "dropout", "epoch", "tanh", "exp", "sin", "cos", "max", "min", "log", "argmax", "Var", "top-k", "top-p",
     # libraries, tools, formats, devices
     "PyTorch", "torch", "Python", "Qt", "PySide6", "pyqtgraph", "numpy", "superqt", "imageio-ffmpeg", "ffmpeg",

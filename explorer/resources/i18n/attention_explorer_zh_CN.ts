@@ -1274,6 +1274,192 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>Form</name>
+    <message>
+        <source>Link Axis:</source>
+        <translation>关联轴：</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Links this axis with another view. When linked, both views will display the same data range.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;把这个轴与另一个视图关联。关联后，两个视图显示相同的数据范围。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Percent of data to be visible when auto-scaling. It may be useful to decrease this value for data with spiky noise.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;自动缩放时可见数据的百分比。对于有尖峰噪声的数据，减小这个值可能有用。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Automatically resize this axis whenever the displayed data is changed.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;显示的数据改变时自动调整这个轴的范围。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Set the range for this axis manually. This disables automatic scaling. &lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;手动设置这个轴的范围。这会关闭自动缩放。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Minimum value to display for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;这个轴显示的最小值。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Maximum value to display for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;这个轴显示的最大值。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Inverts the display of this axis. (+y points downward instead of upward)&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;反转这个轴的显示方向。（+y 朝下而不是朝上）&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Invert Axis</source>
+        <translation>反转轴</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Enables mouse interaction (panning, scaling) for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;允许用鼠标操作这个轴（平移、缩放）。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Mouse Enabled</source>
+        <translation>启用鼠标</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;When checked, the axis will only auto-scale to data that is visible along the orthogonal axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;勾选后，这个轴只根据另一个轴上可见的数据自动缩放。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Visible Data Only</source>
+        <translation>仅可见数据</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;When checked, the axis will automatically pan to center on the current data, but the scale along this axis will not change.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;勾选后，这个轴会自动平移到以当前数据为中心，但不改变这个轴的缩放。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Auto Pan Only</source>
+        <translation>仅自动平移</translation>
+    </message>
+    <message>
+        <source>Display averages of the curves displayed in this plot. The parameter list allows you to choose parameters to average over (if any are available).</source>
+        <translation>显示图中各曲线的平均。参数列表可用来选择在哪些参数上求平均（如果有的话）。</translation>
+    </message>
+    <message>
+        <source>Average</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Plot only the portion of each curve that is visible. This assumes X values are uniformly spaced.</source>
+        <translation>只绘制每条曲线可见的部分。这假定 X 值是等间距的。</translation>
+    </message>
+    <message>
+        <source>Clip to View</source>
+        <translation>裁剪到视图</translation>
+    </message>
+    <message>
+        <source>If multiple curves are displayed in this plot, check this box to limit the number of traces that are displayed.</source>
+        <translation>图中显示多条曲线时，勾选此项可限制显示的曲线条数。</translation>
+    </message>
+    <message>
+        <source>Max Traces:</source>
+        <translation>最多曲线数：</translation>
+    </message>
+    <message>
+        <source>Downsample</source>
+        <translation>降采样</translation>
+    </message>
+    <message>
+        <source>Downsample by drawing a saw wave that follows the min and max of the original data. This method produces the best visual representation of the data but is slower.</source>
+        <translation>通过绘制跟随原始数据最小值和最大值的锯齿波来降采样。这种方法的视觉效果最好，但较慢。</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>If multiple curves are displayed in this plot, check &quot;Max Traces&quot; and set this value to limit the number of traces that are displayed.</source>
+        <translation>图中显示多条曲线时，勾选“最多曲线数”并设置这个值，可限制显示的曲线条数。</translation>
+    </message>
+    <message>
+        <source>If MaxTraces is checked, remove curves from memory after they are hidden (saves memory, but traces can not be un-hidden).</source>
+        <translation>勾选“最多曲线数”时，曲线隐藏后即从内存中删除（节省内存，但无法再显示出来）。</translation>
+    </message>
+    <message>
+        <source>Forget hidden traces</source>
+        <translation>丢弃隐藏的曲线</translation>
+    </message>
+    <message>
+        <source>Downsample by taking the mean of N samples.</source>
+        <translation>取 N 个样本的平均来降采样。</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>平均值</translation>
+    </message>
+    <message>
+        <source>Downsample by taking the first of N samples. This method is fastest and least accurate.</source>
+        <translation>取 N 个样本中的第一个来降采样。这种方法最快，也最不精确。</translation>
+    </message>
+    <message>
+        <source>Subsample</source>
+        <translation>抽样</translation>
+    </message>
+    <message>
+        <source>Automatically downsample data based on the visible range. This assumes X values are uniformly spaced.</source>
+        <translation>根据可见范围自动降采样。这假定 X 值是等间距的。</translation>
+    </message>
+    <message>
+        <source>Downsample data before plotting. (plot every Nth sample)</source>
+        <translation>绘图前先降采样。（每 N 个样本画一个）</translation>
+    </message>
+    <message>
+        <source>Log X</source>
+        <translation>对数 X</translation>
+    </message>
+    <message>
+        <source>Power Spectrum (FFT)</source>
+        <translation>功率谱（FFT）</translation>
+    </message>
+    <message>
+        <source>Log Y</source>
+        <translation>对数 Y</translation>
+    </message>
+    <message>
+        <source>Subtract Mean</source>
+        <translation>减去均值</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>数据点</translation>
+    </message>
+    <message>
+        <source>Show X Grid</source>
+        <translation>显示 X 网格</translation>
+    </message>
+    <message>
+        <source>Show Y Grid</source>
+        <translation>显示 Y 网格</translation>
+    </message>
+    <message>
+        <source>Opacity</source>
+        <translation>不透明度</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>透明度</translation>
+    </message>
+</context>
+<context>
+    <name>GraphicsScene</name>
+    <message>
+        <source>Export...</source>
+        <translation>导出...</translation>
+    </message>
+</context>
+<context>
     <name>HeadSummaryView</name>
     <message>
         <source>kind</source>
@@ -2552,6 +2738,37 @@ Quit anyway?</source>
     </message>
 </context>
 <context>
+    <name>PlotItem</name>
+    <message>
+        <source>Transforms</source>
+        <translation>变换</translation>
+    </message>
+    <message>
+        <source>Downsample</source>
+        <translation>降采样</translation>
+    </message>
+    <message>
+        <source>Average</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>透明度</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>数据点</translation>
+    </message>
+    <message>
+        <source>Plot Options</source>
+        <translation>绘图选项</translation>
+    </message>
+</context>
+<context>
     <name>PositionalPanel</name>
     <message>
         <source>p&lt;sub&gt;i, 2j&lt;/sub&gt; = sin(iω&lt;sub&gt;j&lt;/sub&gt;), &amp;nbsp;p&lt;sub&gt;i, 2j+1&lt;/sub&gt; = cos(iω&lt;sub&gt;j&lt;/sub&gt;), &amp;nbsp;ω&lt;sub&gt;j&lt;/sub&gt; = 10000&lt;sup&gt;−2j/d&lt;/sup&gt; &amp;nbsp;&amp;nbsp;|&amp;nbsp;&amp;nbsp; P[i+δ] = M(δ) P[i], &amp;nbsp;M(δ) = blocks [[cos δω&lt;sub&gt;j&lt;/sub&gt;, sin δω&lt;sub&gt;j&lt;/sub&gt;], [−sin δω&lt;sub&gt;j&lt;/sub&gt;, cos δω&lt;sub&gt;j&lt;/sub&gt;]]</source>
@@ -3672,6 +3889,33 @@ Quit anyway?</source>
     <message>
         <source>Translation cross-attention</source>
         <translation>翻译的交叉注意力</translation>
+    </message>
+</context>
+<context>
+    <name>ViewBox</name>
+    <message>
+        <source>ViewBox options</source>
+        <translation>视图选项</translation>
+    </message>
+    <message>
+        <source>View All</source>
+        <translation>显示全部</translation>
+    </message>
+    <message>
+        <source>axis</source>
+        <translation>轴</translation>
+    </message>
+    <message>
+        <source>Mouse Mode</source>
+        <translation>鼠标模式</translation>
+    </message>
+    <message>
+        <source>3 button</source>
+        <translation>三键</translation>
+    </message>
+    <message>
+        <source>1 button</source>
+        <translation>单键</translation>
     </message>
 </context>
 </TS>
