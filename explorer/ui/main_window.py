@@ -9,10 +9,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
-import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
 from explorer.ui.about_dialog import DeviceStatus
@@ -329,7 +328,7 @@ class MainWindow(QMainWindow):
 
     def retranslate(self) -> None:
         """Re-set every text of the window, its panels, menus and dialogs in the language in force."""
-        from explorer.ui.retranslate import converter_for, retranslate_tree
+        from explorer.ui.retranslate import converter_for, own_popups, retranslate_tree
 
         new = language_manager().language
         if new == self.shown_language:
@@ -340,25 +339,12 @@ class MainWindow(QMainWindow):
             panel=panel_title(self.specs[max(self.nav.currentRow(), 0)])))
         for action, spec in zip(self._panel_actions, self.specs):
             action.setText(panel_title(spec))
-        retranslate_tree([self, *self._own_popups()], old, new)
+        retranslate_tree([self, *own_popups(self)], old, new)
         convert = converter_for(old, new).convert  # the status bar draws its message itself: not a widget's text
         self._status = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._status.items()}
         message = self.statusBar().currentMessage()
         if message:
             self.statusBar().showMessage(convert(message) or message, STATUS_MESSAGE_MS)
-
-    def _own_popups(self) -> list[QWidget]:
-        """Windows of this window's widgets: menus (menu-bar and panel menus) and open dialogs."""
-        own = []
-        for widget in QApplication.topLevelWidgets():
-            if widget is self or not shiboken6.isValid(widget):
-                continue
-            parent = widget.parentWidget()
-            while parent is not None and parent is not self:
-                parent = parent.parentWidget()
-            if parent is self:
-                own.append(widget)
-        return own
 
     def _set_navigation_texts(self) -> None:
         for row, spec in enumerate(self.specs):
