@@ -11,10 +11,13 @@ the epoch's first batch to the end of its last), after the optimiser is built. T
 corpus of ``bench/big_corpus.py`` (~3,500 target words) instead.
 
 Prints each round's tokens/s, ratio and final losses, then the median and spread; the last line is JSON
-(``ratio`` = median over rounds of the round ratios; ``epoch_ratio_q1/q3`` = quartiles over every epoch pair).
+(``ratio`` = median over rounds of the round ratios; ``epoch_ratio_*`` = quartiles over every epoch pair).
+
+``--before DIR`` adds a third side in the same lock-step: the trainer of another checkout (``git archive`` of
+an older commit), for before/after ratios measured in the same run.
 
 Usage: python bench/train_throughput.py [--reference PATH] [--data TSV | --big] [--epochs 30] [--rounds 3]
-                                        [--threads 2] [--capability avx2|default]
+                                        [--threads 2] [--capability avx2|default] [--before DIR]
 """
 from __future__ import annotations
 
@@ -62,7 +65,7 @@ class Turns:
 
 def worker_ours(args: argparse.Namespace, turns: Turns) -> dict[str, Any]:
     """Our side: read the same pairs and train, one epoch per turn."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(args.root))
     import torch
 
     from explorer.core.readers import read_pairs
@@ -134,11 +137,14 @@ def _env(capability: str | None) -> dict[str, str]:
 def run_round(args: argparse.Namespace, seed: int, tmp: Path, r: int) -> dict[str, Any]:
     """Both sides in lock-step for ``args.epochs`` epochs; per side its epochs and final figures."""
     procs, go, done, outs = {}, {}, {}, {}
-    for side in ("reference", "ours"):
+    sides = ["reference", "ours"] + (["before"] if args.before else [])
+    for side in sides:
         go_r, go[side] = os.pipe()
         done[side], done_w = os.pipe()
         outs[side] = tmp / f"{side}{r}.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", side, "--reference", str(args.reference),
+        root = args.before if side == "before" else ROOT
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "reference" if side == "reference" else "ours",
+               "--root", str(root), "--reference", str(args.reference),
                "--data", str(args.data), "--epochs", str(args.epochs), "--seed", str(seed),
                "--num-examples", str(args.num_examples), "--json", str(outs[side]), "--fds", f"{go_r},{done_w}"]
         if args.threads:
@@ -148,10 +154,11 @@ def run_round(args: argparse.Namespace, seed: int, tmp: Path, r: int) -> dict[st
         os.close(go_r)
         os.close(done_w)
     readers = {side: os.fdopen(done[side], "rb") for side in done}
-    epochs: dict[str, list[dict[str, float]]] = {"reference": [], "ours": []}
+    epochs: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
     try:
         for e in range(args.epochs):
-            for side in (("reference", "ours") if (e + r) % 2 == 0 else ("ours", "reference")):
+            turn = (e + r) % len(sides)
+            for side in sides[turn:] + sides[:turn]:  # who goes first rotates
                 time.sleep(SETTLE_S)
                 os.write(go[side], b"g")
                 line = readers[side].readline()
@@ -187,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--capability", default=None,
                     help="ATEN_CPU_CAPABILITY for both sides (e.g. avx2); default: torch's choice")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--before", type=Path, default=None,
+                    help="also train, in the same lock-step, the trainer of this other checkout (e.g. an older commit)")
+    ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     ap.add_argument("--worker", choices=("ours", "reference"), default=None, help=argparse.SUPPRESS)
     ap.add_argument("--json", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--fds", default=None, help=argparse.SUPPRESS)
@@ -227,19 +237,24 @@ def main(argv: list[str] | None = None) -> int:
                   f"{o['tokens_per_cpu_s'] / f['tokens_per_cpu_s']:.2f}x); final loss per token ours "
                   f"{o['loss']:.3f}, reference {f['loss']:.3f} ({o['pairs']} pairs, vocab {o['src_vocab']}/"
                   f"{o['tgt_vocab']})", flush=True)
+            if args.before:
+                b = res["before"]
+                print(f"         before {b['tokens_per_s']:9,.0f} tokens/s, ratio {b['tokens_per_s'] / f['tokens_per_s']:.2f}x, "
+                      f"final loss per token {b['loss']:.3f}", flush=True)
     ratios = [x["ours"]["tokens_per_s"] / x["reference"]["tokens_per_s"] for x in rounds]
     cpu_ratios = [x["ours"]["tokens_per_cpu_s"] / x["reference"]["tokens_per_cpu_s"] for x in rounds]
     pairs = [a / b for x in rounds for a, b in zip(x["ours"]["epoch_tokens_per_s"], x["reference"]["epoch_tokens_per_s"])]
-    q1, _, q3 = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else (pairs[0],) * 3
+    q1, q2, q3 = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else (pairs[0],) * 3
     o = statistics.median(x["ours"]["tokens_per_s"] for x in rounds)
     f = statistics.median(x["reference"]["tokens_per_s"] for x in rounds)
     ratio = statistics.median(ratios)
     print(f"median: ours {o:,.0f} tokens/s, reference {f:,.0f} tokens/s, ratio {ratio:.2f}x (rounds "
-          f"{min(ratios):.2f}–{max(ratios):.2f}; epoch pairs: quartiles {q1:.2f}–{q3:.2f}; per CPU-second "
+          f"{min(ratios):.2f}–{max(ratios):.2f}; epoch pairs: median {q2:.2f}, quartiles {q1:.2f}–{q3:.2f}; per CPU-second "
           f"{statistics.median(cpu_ratios):.2f}x)")
     print(json.dumps({"ours_tokens_per_s": round(o, 1), "reference_tokens_per_s": round(f, 1),
                       "ratio": round(ratio, 3), "round_ratios": [round(x, 3) for x in ratios],
-                      "epoch_ratio_q1": round(q1, 3), "epoch_ratio_q3": round(q3, 3),
+                      "epoch_ratio_median": round(q2, 3), "epoch_ratio_q1": round(q1, 3),
+                      "epoch_ratio_q3": round(q3, 3),
                       "cpu_ratio": round(statistics.median(cpu_ratios), 3), "epochs": args.epochs,
                       "rounds": args.rounds, "threads": args.threads, "capability": args.capability or "default",
                       "data": "big" if args.big else str(args.data.name), "pairs": rounds[0]["ours"]["pairs"],
@@ -247,7 +262,12 @@ def main(argv: list[str] | None = None) -> int:
                       "ours_runs": [round(x["ours"]["tokens_per_s"]) for x in rounds],
                       "reference_runs": [round(x["reference"]["tokens_per_s"]) for x in rounds],
                       "ours_loss": [round(x["ours"]["loss"], 4) for x in rounds],
-                      "reference_loss": [round(x["reference"]["loss"], 4) for x in rounds]}))
+                      "reference_loss": [round(x["reference"]["loss"], 4) for x in rounds],
+                      **({"before_ratio": round(statistics.median(
+                          x["before"]["tokens_per_s"] / x["reference"]["tokens_per_s"] for x in rounds), 3),
+                          "before_round_ratios": [round(x["before"]["tokens_per_s"] / x["reference"]["tokens_per_s"], 3)
+                                                  for x in rounds],
+                          "before_loss": [round(x["before"]["loss"], 4) for x in rounds]} if args.before else {})}))
     return 0
 
 

@@ -255,6 +255,22 @@ def test_flattened_parameters_train_like_separate_ones() -> None:
     assert flat_params[0].is_leaf and flat_params[0].data_ptr() == flat.data_ptr()
 
 
+def test_adam_falls_back_to_foreach_where_no_fused_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device without a fused Adam (tested here by refusing fused=True) gets the foreach kernels."""
+    from explorer.core import optim
+
+    real = torch.optim.Adam
+
+    def no_fused(params, **kw):  # type: ignore[no-untyped-def]
+        if kw.get("fused"):
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices")
+        return real(params, **kw)
+
+    monkeypatch.setattr(optim.torch.optim, "Adam", no_fused)
+    opt = optim.adam(torch.zeros(3, requires_grad=True), 0.1)
+    assert opt.param_groups[0]["foreach"] and not opt.param_groups[0]["fused"]
+
+
 def test_adam_moments_round_trip_continues_exactly() -> None:
     from explorer.core.optim import adam, adam_moments, load_adam_moments
 

@@ -73,3 +73,22 @@ def test_batch_plans_share_every_batch_over_ranks() -> None:
         assert shares[0][0] == lo and shares[-1][1] == hi
         assert all(a[1] == c[0] for a, c in zip(shares, shares[1:]))
     assert sum(len(p[2]) for p in parts) == len(whole_labels) == int(ds.tgt_valid_len.sum())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("amp", [False, True])
+def test_cuda_run_trims_scores_and_resumes(amp: bool) -> None:
+    """The CUDA path: fused Adam on the device, the host-planned batches, bf16 autocast, an exact resume."""
+    from explorer.core.training import Trainer, TrainingConfig
+
+    ds = _dataset()
+    config = TrainingConfig(model=TransformerConfig(num_hiddens=16, num_heads=2, ffn_num_hiddens=32),
+                            batch_size=8, num_steps=10, num_epochs=2, snapshot_every=0, device="cuda", amp=amp)
+    whole = Trainer(config, ds)
+    losses = [e.loss for e in whole if e.kind == "epoch"]
+    assert all(np.isfinite(losses)) and whole._optimizer.param_groups[0]["fused"]
+    first = Trainer(TrainingConfig(**{**config.__dict__, "num_epochs": 1}), ds)
+    list(first)
+    resumed = Trainer(config, ds, resume=first.state())
+    again = [e.loss for e in resumed if e.kind == "epoch"]
+    np.testing.assert_allclose(again, losses[1:], rtol=1e-4)
