@@ -67,7 +67,8 @@ def _context() -> BaseContext:
     """
     if sys.platform.startswith("linux") and "forkserver" in mp.get_all_start_methods():
         context = mp.get_context("forkserver")
-        context.set_forkserver_preload(["explorer.core.training_process"])  # takes effect when the server starts
+        # takes effect when the server starts; torch._dynamo is what torch.optim's first optimiser imports (~1 s)
+        context.set_forkserver_preload(["explorer.core.training_process", "torch._dynamo"])
         return context
     return mp.get_context("spawn")
 
