@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
                 res = json.loads(out.read_text())
                 results[name].append(res)
-                print(f"round {r} {name:21s}: whole run {res['wall_s']:6.1f} s (first step {res['first_step_s']:5.1f} s), "
+                print(f"round {r} {name:21s}: whole run {res['wall_s']:6.1f} s "
+                      f"(first step {res['first_step_s']:5.1f} s), "
                       f"median step {res['median_step_ms']:5.2f} ms, final loss {res['loss']:.3f}", flush=True)
     summary = {name: {"wall_s": round(statistics.median(x["wall_s"] for x in rs), 2),
                       "first_step_s": round(statistics.median(x["first_step_s"] for x in rs), 2),

@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
                      "share": round(e.self_cpu_time_total / total, 3), "calls_per_step": e.count / args.steps})
         print(f"{e.key[:45]:45s} {rows[-1]['ms_per_step']:8.3f} {rows[-1]['share']:6.1%} {e.count / args.steps:10.1f}")
     print(json.dumps({"pairs": len(dataset), "tgt_vocab": len(dataset.tgt_vocab), "threads": args.threads,
-                      "step_ms": round(step_ms, 3), "aten_calls_per_step": round(sum(e.count for e in ops) / args.steps),
+                      "step_ms": round(step_ms, 3),
+                      "aten_calls_per_step": round(sum(e.count for e in ops) / args.steps),
                       "top": rows}))
     return 0
 

@@ -143,7 +143,8 @@ def run_round(args: argparse.Namespace, seed: int, tmp: Path, r: int) -> dict[st
         done[side], done_w = os.pipe()
         outs[side] = tmp / f"{side}{r}.json"
         root = args.before if side == "before" else ROOT
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "reference" if side == "reference" else "ours",
+        kind = "reference" if side == "reference" else "ours"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind,
                "--root", str(root), "--reference", str(args.reference),
                "--data", str(args.data), "--epochs", str(args.epochs), "--seed", str(seed),
                "--num-examples", str(args.num_examples), "--json", str(outs[side]), "--fds", f"{go_r},{done_w}"]
@@ -239,17 +240,20 @@ def main(argv: list[str] | None = None) -> int:
                   f"{o['tgt_vocab']})", flush=True)
             if args.before:
                 b = res["before"]
-                print(f"         before {b['tokens_per_s']:9,.0f} tokens/s, ratio {b['tokens_per_s'] / f['tokens_per_s']:.2f}x, "
+                print(f"         before {b['tokens_per_s']:9,.0f} tokens/s, "
+                      f"ratio {b['tokens_per_s'] / f['tokens_per_s']:.2f}x, "
                       f"final loss per token {b['loss']:.3f}", flush=True)
     ratios = [x["ours"]["tokens_per_s"] / x["reference"]["tokens_per_s"] for x in rounds]
     cpu_ratios = [x["ours"]["tokens_per_cpu_s"] / x["reference"]["tokens_per_cpu_s"] for x in rounds]
-    pairs = [a / b for x in rounds for a, b in zip(x["ours"]["epoch_tokens_per_s"], x["reference"]["epoch_tokens_per_s"])]
+    pairs = [a / b for x in rounds  # every epoch pair: the two sides' epochs trained back to back
+             for a, b in zip(x["ours"]["epoch_tokens_per_s"], x["reference"]["epoch_tokens_per_s"])]
     q1, q2, q3 = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else (pairs[0],) * 3
     o = statistics.median(x["ours"]["tokens_per_s"] for x in rounds)
     f = statistics.median(x["reference"]["tokens_per_s"] for x in rounds)
     ratio = statistics.median(ratios)
     print(f"median: ours {o:,.0f} tokens/s, reference {f:,.0f} tokens/s, ratio {ratio:.2f}x (rounds "
-          f"{min(ratios):.2f}–{max(ratios):.2f}; epoch pairs: median {q2:.2f}, quartiles {q1:.2f}–{q3:.2f}; per CPU-second "
+          f"{min(ratios):.2f}–{max(ratios):.2f}; epoch pairs: median {q2:.2f}, quartiles {q1:.2f}–{q3:.2f}; "
+          f"per CPU-second "
           f"{statistics.median(cpu_ratios):.2f}x)")
     print(json.dumps({"ours_tokens_per_s": round(o, 1), "reference_tokens_per_s": round(f, 1),
                       "ratio": round(ratio, 3), "round_ratios": [round(x, 3) for x in ratios],

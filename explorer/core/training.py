@@ -35,7 +35,7 @@ __all__ = ["IGNORE", "MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigE
            "TrainingConfig", "TrainingHistory", "check_model_fits", "clip_grad_norm", "free_memory", "model_state",
            "resolve_device"]
 
-IGNORE = -100  # label of padded target positions (skipped by the cross-entropy)
+IGNORE = -100  # the label of a padded position, for padded labels (the trainer scores only the target tokens)
 _PAUSE_POLL_S = 0.05
 #: The book's ``grad_clipping`` (scale every gradient by ``max_norm / norm`` when the global norm exceeds it),
 #: PyTorch's version (it divides by ``norm + 1e-6``); returns the norm before clipping, without a host sync.
@@ -57,8 +57,11 @@ def _is_oom(exc: BaseException) -> bool:
     return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc).lower()
 
 
+BatchPlan = tuple[int, int, int, int, int, int]  # (lo, hi, ts, tt, start, stop): see batch_plans
+
+
 def batch_plans(perm: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray, tgt: np.ndarray, batch_size: int,
-                rank: int = 0, world: int = 1) -> tuple[list[tuple[int, int, int, int, int, int]], np.ndarray, np.ndarray]:
+                rank: int = 0, world: int = 1) -> tuple[list[BatchPlan], np.ndarray, np.ndarray]:
     """This rank's batches of one epoch, planned on the host so the step itself never reads a device value.
 
     Per batch ``(lo, hi, ts, tt, start, stop)``: its rows ``lo:hi`` of the permuted data; ``ts``/``tt`` the longest
@@ -312,7 +315,8 @@ class Trainer:
                 torch.manual_seed(dropout_seed(cfg.seed, rank, epoch))
                 perm = torch.randperm(n, generator=shuffle)
                 perm_dev = perm.to(dev)
-                src_e, len_e, dec_e = src_all[perm_dev], src_len_all[perm_dev], dec_all[perm_dev]  # (N, T), (N,), (N, T)
+                src_e, len_e = src_all[perm_dev], src_len_all[perm_dev]  # (N, T), (N,)
+                dec_e = dec_all[perm_dev]  # (N, T)
                 batch_tokens = np.add.reduceat(tgt_len_np[perm.numpy()], np.arange(0, n, bs)).tolist()
                 plans, rows_np, labels_np = batch_plans(perm.numpy(), src_len_np, tgt_len_np, tgt_np, bs, rank, world)
                 rows_e, labels_e = torch.from_numpy(rows_np).to(dev), torch.from_numpy(labels_np).to(dev)  # (M,) each
