@@ -10,6 +10,7 @@ import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -250,13 +251,13 @@ def open_model(path: str | os.PathLike[str], device: str = "cpu") -> Inspectable
     return CheckpointModel.open(p, device=device)
 
 
-def save_npz(result: AttentionResult, path: str | os.PathLike[str]) -> Path:
-    """Write ``result.to_arrays()`` to ``path`` (uncompressed ``.npz``) atomically: temp file, then rename."""
+def save_npz(result: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``result.to_arrays()`` (an :class:`AttentionResult`, a model diff …) to ``path`` (uncompressed ``.npz``) atomically: temp file, then rename."""
     target = Path(path)
     if target.is_dir():
         raise ModelError(f"{target} is a folder; give a file name such as maps.npz")
     if not target.parent.is_dir():
-        raise ModelError(f"the folder {target.parent} does not exist")
+        raise ModelError(f"the folder {target.parent} does not exist: give a file name in an existing folder")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:

@@ -7,14 +7,13 @@ the reference, else model A's greedy translation.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from explorer.core.inspect_model import AttentionResult, InspectableModel, ModelError
+from explorer.core.inspect_model import AttentionResult, InspectableModel, ModelError, save_npz
 from explorer.core.metrics import bleu
 from explorer.core.step_model import step_model
 
@@ -138,21 +137,5 @@ def diff_models(a: InspectableModel, b: InspectableModel, source: str, target: s
 
 
 def save_diff_npz(result: ModelDiff, path: str | os.PathLike[str]) -> Path:
-    """Write ``result.to_arrays()`` to ``path`` atomically (temporary file, then rename)."""
-    target = Path(path)
-    if target.is_dir() or not target.parent.is_dir():
-        raise ModelError(f"cannot write {target}: give a file name in an existing folder")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise ModelError(f"cannot write to folder {target.parent}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **result.to_arrays())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise ModelError(f"could not write {target}: {exc.strerror or exc}") from exc
-        raise
-    return target
+    """Write ``result.to_arrays()`` to ``path`` atomically (the same writer as the ``attention`` command's maps)."""
+    return save_npz(result, path)
