@@ -15,3 +15,8 @@ def resources_dir() -> Path:
 def resource_path(name: str) -> Path:
     """Path of one bundled resource file, e.g. ``resource_path("eng_fra.tsv")``."""
     return resources_dir() / name
+
+
+def demo_run_dir() -> Path:
+    """The pre-recorded book run the studio replays (``explorer/resources/demo_run``, a run directory)."""
+    return resources_dir() / "demo_run"

@@ -66,3 +66,14 @@ def test_status_and_legend_say_what_is_true_now(qtbot, studio_panel) -> None:
     panel.redraw()
     scores = panel.grid.score_labels[0][0]
     assert "alignment" in scores.toolTip().lower()  # the numbers over cross-attention thumbnails are explained
+
+
+def test_fits_a_projector_while_replaying_the_demo(qtbot, framed) -> None:
+    from explorer.paths import demo_run_dir
+
+    window, panel = framed
+    panel.controls.speed_combo.setCurrentIndex(0)
+    assert panel.replay_run(str(demo_run_dir()))
+    qtbot.waitUntil(lambda: panel.studio_state.latest_step is not None, timeout=10_000)
+    assert panel.controls.speed_combo.isVisible()
+    assert settled_problems(qtbot, window, panel) == []

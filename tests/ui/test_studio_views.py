@@ -305,7 +305,7 @@ def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, 
     menu = trained.panel_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
         "&Save model…", "&Open model…", "Open &Hugging Face model folder…", "Open &run…", "&Recent runs",
-        "Overlay a run's &loss…", "&Clear overlaid runs", "Open &dataset…"]
+        "Replay the d&emo run", "Re&play a run…", "Overlay a run's &loss…", "&Clear overlaid runs", "Open &dataset…"]
     assert menu.save_action.isEnabled()
     menu.save_action.trigger()
     assert (tmp_path / "menu.safetensors").stat().st_size > 1000

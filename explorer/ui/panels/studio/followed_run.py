@@ -1,5 +1,6 @@
 """A run directory the studio follows (docs/RUNS.md): a core ``RunFollower`` polled on a superqt generator worker
-until the user stops following, and the loading of the run's latest checkpoint to translate with."""
+until the user stops following, or replayed at a chosen speed (``core.run_replay``), and the loading of the run's
+latest checkpoint to translate with."""
 from __future__ import annotations
 
 import threading
@@ -10,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 
 from explorer.core.checkpoint import load_model
 from explorer.core.run_follow import RunFollower
+from explorer.core.run_replay import ReplayClock, replay_run
 from explorer.core.run_stream import follow_run
 from explorer.ui.panels.studio.model_files import ModelRecord
 from explorer.ui.worker import generator_worker
@@ -18,15 +20,21 @@ from explorer.ui.worker import generator_worker
 class FollowedRun:
     """One followed run: ``worker`` yields its events (connect, then :meth:`start`); :meth:`stop` ends it.
 
+    With a ``clock`` the run is replayed as recorded, at the clock's speed (pause, one step and speed are the
+    clock's), instead of handed over as fast as it is read.
     Raises ``RunDirError`` (a ``ValueError`` with a message for users) when ``path`` is not a readable run.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, clock: ReplayClock | None = None) -> None:
         # small reads per poll: a long run arrives over several polls, each short, so the GUI thread gets the GIL
         self.follower = RunFollower(path, max_bytes=256 * 1024, max_snapshots=8)
         self.path = Path(path)
+        self.clock = clock
         self._stop = threading.Event()
-        self.worker = generator_worker(follow_run, self.follower, self._stop)
+        if clock is None:
+            self.worker = generator_worker(follow_run, self.follower, self._stop)
+        else:
+            self.worker = generator_worker(replay_run, self.follower, clock)
 
     @property
     def name(self) -> str:
@@ -35,10 +43,30 @@ class FollowedRun:
     def start(self) -> None:
         self.worker.start()
 
+    def pause(self) -> None:
+        """Pause a replay (a followed run goes on as it is written)."""
+        if self.clock is not None:
+            self.clock.pause()
+
+    def resume(self) -> None:
+        if self.clock is not None:
+            self.clock.resume()
+
+    def request_step(self) -> None:
+        """While a replay is paused: hand out one more recorded step."""
+        if self.clock is not None:
+            self.clock.request_step()
+
     def stop(self) -> None:
-        """Stop polling (the worker ends within one poll interval); the run on disk is untouched."""
+        """Stop polling or replaying (the worker ends within one poll interval); the run on disk is untouched."""
         self._stop.set()
+        if self.clock is not None:
+            self.clock.stop()
         self.worker.quit()
+
+    def close(self, timeout_ms: int | None = None) -> None:
+        """Stop (nothing to wait for: no process)."""
+        self.stop()
 
 
 def checkpoint_record(path: str, run_name: str) -> ModelRecord:

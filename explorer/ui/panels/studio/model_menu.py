@@ -1,5 +1,5 @@
 """The studio's "Model" menu (book §11.7): save and open models, open a Hugging Face model folder to inspect (issue
-12), open a dataset, open or overlay a run directory, and the recent runs; it asks for the file or folder, then says
+12), open a dataset, open, replay or overlay a run directory, and the recent runs; it asks for the file or folder, then says
 which one was chosen."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from explorer.core.checkpoint import SUFFIX
+from explorer.paths import demo_run_dir
 
 DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
 MAX_RECENT_RUNS = 8
@@ -35,13 +36,13 @@ def is_model_folder(path: str | Path) -> bool:
 
 
 class ModelMenu(QMenu):
-    """Model → Save…, Open…, Open Hugging Face model folder…, Open run…, Recent runs, Overlay a run's loss…,
-    Clear overlaid runs, Open dataset….
+    """Model → Save…, Open…, Open Hugging Face model folder…, Open run…, Recent runs, Replay the demo run,
+    Replay a run…, Overlay a run's loss…, Clear overlaid runs, Open dataset….
 
     Signals
     -------
     save_chosen(str), open_chosen(str), folder_chosen(str), dataset_chosen(str), run_chosen(str),
-    overlay_chosen(str), overlays_cleared().
+    replay_chosen(str), overlay_chosen(str), overlays_cleared().
     """
 
     save_chosen = Signal(str)
@@ -49,6 +50,7 @@ class ModelMenu(QMenu):
     folder_chosen = Signal(str)
     dataset_chosen = Signal(str)
     run_chosen = Signal(str)
+    replay_chosen = Signal(str)
     overlay_chosen = Signal(str)
     overlays_cleared = Signal()
 
@@ -60,6 +62,8 @@ class ModelMenu(QMenu):
         self.folder_action = QAction(self.tr("Open &Hugging Face model folder…"), self)
         self.run_action = QAction(self.tr("Open &run…"), self)
         self.recent_menu = QMenu(self.tr("&Recent runs"), self)
+        self.demo_action = QAction(self.tr("Replay the d&emo run"), self)
+        self.replay_action = QAction(self.tr("Re&play a run…"), self)
         self.overlay_action = QAction(self.tr("Overlay a run's &loss…"), self)
         self.clear_overlays_action = QAction(self.tr("&Clear overlaid runs"), self)
         self.dataset_action = QAction(self.tr("Open &dataset…"), self)
@@ -71,10 +75,15 @@ class ModelMenu(QMenu):
                                               "files only)"))
         self.run_action.setToolTip(self.tr("Open a run directory (finished, or still being trained by the command "
                                            "line) and follow it live"))
+        self.demo_action.setToolTip(self.tr("Watch the book's model train (a run of 200 epochs recorded with this app) "
+                                            "at any speed, without training it here"))
+        self.replay_action.setToolTip(self.tr("Replay a recorded run directory as it was trained, at any speed"))
         self.overlay_action.setToolTip(self.tr("Draw another run's loss curve over this one"))
         for action in (self.save_action, self.open_action, self.folder_action, self.run_action):
             self.addAction(action)
         self.addMenu(self.recent_menu)
+        self.addAction(self.demo_action)
+        self.addAction(self.replay_action)
         self.addSeparator()
         self.addAction(self.overlay_action)
         self.addAction(self.clear_overlays_action)
@@ -84,6 +93,8 @@ class ModelMenu(QMenu):
         self.open_action.triggered.connect(self._on_open_action_triggered)
         self.folder_action.triggered.connect(self._on_folder_action_triggered)
         self.run_action.triggered.connect(self._on_run_action_triggered)
+        self.demo_action.triggered.connect(self._on_demo_action_triggered)
+        self.replay_action.triggered.connect(self._on_replay_action_triggered)
         self.overlay_action.triggered.connect(self._on_overlay_action_triggered)
         self.clear_overlays_action.triggered.connect(self.overlays_cleared)
         self.dataset_action.triggered.connect(self._on_dataset_action_triggered)
@@ -129,6 +140,16 @@ class ModelMenu(QMenu):
         path = self._ask_run_dir(self.tr("Open run directory"))
         if path:
             self.run_chosen.emit(path)
+
+    @Slot()
+    def _on_demo_action_triggered(self) -> None:
+        self.replay_chosen.emit(str(demo_run_dir()))
+
+    @Slot()
+    def _on_replay_action_triggered(self) -> None:
+        path = self._ask_run_dir(self.tr("Replay run directory"))
+        if path:
+            self.replay_chosen.emit(path)
 
     @Slot()
     def _on_overlay_action_triggered(self) -> None:

@@ -1,12 +1,15 @@
-"""The studio's training controls (book §11.7): Start, Pause/Resume, Step, Stop, Reset and a progress bar."""
+"""The studio's training controls (book §11.7): Start, Pause/Resume, Step, Stop, Reset, a progress bar and, while a
+recorded run is replayed, its speed."""
 from __future__ import annotations
 
 import math
 
 from typing import Any
 
-from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from explorer.core.run_replay import SPEEDS
 
 STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 
@@ -25,7 +28,10 @@ class TrainingControls(QWidget):
     """Buttons whose enabled state follows the run state, plus progress, epoch, ETA and tokens/s.
 
     The panel connects the buttons' ``clicked`` signals; :meth:`set_state` enables what makes sense.
+    ``replay_speed_chosen(float)``: the user chose another speed for the run being replayed.
     """
+
+    replay_speed_chosen = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,6 +50,15 @@ class TrainingControls(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
         self.info_label = QLabel(self.tr("Not started"), self)
+        self.speed_label = QLabel(self.tr("Replay speed"), self)
+        self.speed_combo = QComboBox(self)
+        for speed in SPEEDS:
+            self.speed_combo.addItem(f"{speed:g}×", speed)
+        self.speed_combo.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_combo.setToolTip(self.tr("Recorded seconds per second: the replay shows the run as it was trained, "
+                                            "this many times as fast"))
+        self.speed_label.setBuddy(self.speed_combo)
+        self.speed_combo.activated.connect(self._on_speed_combo_activated)
         layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for col, button in enumerate((self.start_button, self.pause_button, self.step_button)):
@@ -52,10 +67,30 @@ class TrainingControls(QWidget):
         layout.addWidget(self.reset_button, 1, 3, 1, 3)
         layout.addWidget(self.progress, 2, 0, 1, 6)
         layout.addWidget(self.info_label, 3, 0, 1, 6)
+        layout.addWidget(self.speed_label, 4, 0, 1, 2)
+        layout.addWidget(self.speed_combo, 4, 2, 1, 4)
         self.info_label.setWordWrap(True)
         self.state = "idle"
         self._can_start = True
         self.set_state("idle")
+        self.show_replay(None)
+
+    @Slot(object)
+    def show_replay(self, speed: float | None) -> None:
+        """Show the replay's ``speed`` (the nearest offered), or hide the speed row when nothing is replayed."""
+        for widget in (self.speed_label, self.speed_combo):
+            widget.setVisible(speed is not None)
+        if speed is not None:
+            nearest = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - speed))
+            self.speed_combo.setCurrentIndex(nearest)
+
+    def chosen_speed(self) -> float:
+        """The speed in the combo (a replay started from the menu begins at it)."""
+        return float(self.speed_combo.currentData())
+
+    @Slot(int)
+    def _on_speed_combo_activated(self, index: int) -> None:
+        self.replay_speed_chosen.emit(float(self.speed_combo.itemData(index)))
 
     def set_can_start(self, ok: bool) -> None:
         """Whether the settings are valid (Start stays disabled otherwise)."""

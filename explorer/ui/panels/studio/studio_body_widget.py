@@ -18,7 +18,8 @@ from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.translate_widget import TranslateView
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
-LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved model) to see its loss here.")
+LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved model) to see its loss here. No time to "
+                                            "train? Model → Replay the demo run.")
 
 
 class StudioBody(QSplitter):

@@ -92,6 +92,9 @@ class StudioPanel(BasePanel):
         self.controls.step_button.clicked.connect(state.request_step)
         self.controls.stop_button.clicked.connect(state.stop)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
+        self.controls.replay_speed_chosen.connect(state.set_replay_speed)
+        state.replay_changed.connect(self.controls.show_replay)
+        state.replay_changed.connect(self.translate_view.show_replay)
         self.studio_keys = install_studio_keys(self, state)  # Space, →, Ctrl+←/→ (presenter mode)
         self._load_source()
         self._prebuild_grid()
@@ -179,6 +182,10 @@ class StudioPanel(BasePanel):
         if opened:
             self._remember_run(path)
         return opened
+
+    def replay_run(self, path: str) -> bool:
+        """Replay a recorded run directory (the demo run, for one) at the speed chosen in the run controls."""
+        return self.studio_state.replay_run(path, self.controls.chosen_speed())
 
     def overlay_run(self, path: str) -> bool:
         """Draw another run's loss curve over the current one."""
@@ -296,7 +303,7 @@ class StudioPanel(BasePanel):
         if self._menu is not None:
             self._menu.save_action.setEnabled(self.record is not None)
             for action in (self._menu.open_action, self._menu.dataset_action, self._menu.run_action,
-                           self._menu.recent_menu.menuAction()):
+                           self._menu.demo_action, self._menu.replay_action, self._menu.recent_menu.menuAction()):
                 action.setEnabled(not self.is_training())
 
     def panel_menu(self) -> ModelMenu:
@@ -307,6 +314,7 @@ class StudioPanel(BasePanel):
             self._menu.folder_chosen.connect(self.open_model_folder)
             self._menu.dataset_chosen.connect(self.open_dataset)
             self._menu.run_chosen.connect(self.open_run)
+            self._menu.replay_chosen.connect(self.replay_run)
             self._menu.overlay_chosen.connect(self.overlay_run)
             self._menu.overlays_cleared.connect(self.studio_state.clear_overlays)
             self._menu.set_recent_runs(self.recent_runs)

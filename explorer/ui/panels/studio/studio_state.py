@@ -8,6 +8,7 @@ state's redraw timer → a view's slot. See docs/CONTRACTS.md.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from explorer.core.loss_record import LossRecord, rows_from_metrics
 from explorer.core.run_dir import RunDirError, read_metrics, read_run_json
+from explorer.core.run_replay import ReplayClock
 from explorer.core.text import Vocab
 from explorer.core.transformer import ConfigError
 from explorer.core.training import TrainingConfig, check_model_fits, resolve_device
 from explorer.core.training_process import TrainingJob, TrainingProcess, warm_up
+from explorer.ui.panels.studio.training_run import TrainingRun
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_loading import source_label
 from explorer.ui.panels.studio.data_state import DataState
@@ -29,7 +32,6 @@ from explorer.ui.panels.studio.inspect_state import InspectState
 from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.panels.studio.run_progress import ProgressTracker
 from explorer.ui.process_settings import training_threads
-from explorer.ui.worker import function_worker, generator_worker
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 REDRAW_MS = 33  # ~30 Hz: the progress line
@@ -46,12 +48,14 @@ class StudioState(QObject):
     progress_changed(Progress): (``run_progress.Progress``) at most ~30 Hz while training, once more at the end.
     loss_changed(): the loss record grew or was replaced (at most ~8 Hz); read :attr:`loss`.
     message_posted(str, str): text and level: ``info``, ``error`` (inline) or ``alert`` (a dialog too).
+    replay_changed(object): the speed of the run being replayed (a float), or None when no run is replayed.
     """
 
     run_state_changed = Signal(str)
     progress_changed = Signal(object)
     loss_changed = Signal()
     message_posted = Signal(str, str)
+    replay_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -74,9 +78,7 @@ class StudioState(QObject):
         self.progress = ProgressTracker()
         self.finished: Any = None  # the run's FinishedEvent
         self._vocabs: tuple[Vocab, Vocab] | None = None
-        self._process: TrainingProcess | None = None
-        self._worker: Any = None
-        self.followed: FollowedRun | None = None  # a run directory followed live
+        self._run: TrainingRun | FollowedRun | None = None  # the run in progress: trained here, followed or replayed
         self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
         self.run_dir: Path | None = None  # the run directory of the current run (trained here or followed)
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
@@ -89,12 +91,17 @@ class StudioState(QObject):
     # ------------------------------------------------------------------ queries
     def is_training(self) -> bool:
         """True from Start until the training process has ended."""
-        return self._process is not None
+        return isinstance(self._run, TrainingRun)
 
     @property
     def training_process(self) -> TrainingProcess | None:
         """The child process of the run in progress, or None."""
-        return self._process
+        return self._run.process if isinstance(self._run, TrainingRun) else None
+
+    @property
+    def followed(self) -> FollowedRun | None:
+        """The run directory followed live or replayed, or None."""
+        return self._run if isinstance(self._run, FollowedRun) else None
 
     @property
     def record(self) -> ModelRecord | None:
@@ -110,8 +117,13 @@ class StudioState(QObject):
         return self.models.opening is not None
 
     def is_following(self) -> bool:
-        """True while a run directory is followed."""
+        """True while a run directory is followed (or replayed)."""
         return self.followed is not None
+
+    @property
+    def replay(self) -> ReplayClock | None:
+        """The clock of the run being replayed, or None."""
+        return self._run.clock if self._run is not None else None
 
     def can_start(self) -> bool:
         return (not self.is_training() and not self.is_following() and self.data.source is not None
@@ -150,15 +162,11 @@ class StudioState(QObject):
         self.loss.new_run()
         self.run_config = config
         self._set_record(None)
-        process = TrainingProcess(job)
-        process.start()
-        self._process = process
-        worker = generator_worker(process.events)
-        worker.yielded.connect(self._on_worker_yielded)
-        worker.errored.connect(self._on_worker_errored)
-        worker.finished.connect(self._on_worker_finished)
-        worker.start()
-        self._worker = worker
+        self._run = run = TrainingRun(job)
+        run.worker.yielded.connect(self._on_worker_yielded)
+        run.worker.errored.connect(self._on_worker_errored)
+        run.worker.finished.connect(self._on_worker_finished)
+        run.start()
         self._timer.start()
         self._set_run_state("starting")
         self.message_posted.emit(self.tr("Starting the training process…"), "info")
@@ -166,37 +174,39 @@ class StudioState(QObject):
         return True
 
     def pause(self) -> None:
-        """Pause before the next step; the model of that step boundary follows as :attr:`model_changed`."""
-        if self._process is not None and self.run_state in ("running", "starting"):
-            self._process.pause()
+        """Pause before the next step; the model of that step boundary follows as :attr:`model_changed` (a
+        replay's model comes only at its end)."""
+        if self._run is not None and self.run_state in ("running", "starting"):
+            self._run.pause()
             self._set_run_state("paused")
-            self.message_posted.emit(self.tr("Paused: the model is being handed over…"), "info")
+            if self.is_training():
+                self.message_posted.emit(self.tr("Paused: the model is being handed over…"), "info")
             self._emit_progress()
 
     def resume(self) -> None:
-        if self._process is not None and self.run_state == "paused":
-            self._process.resume()
-            self._set_record(None)
+        if self._run is not None and self.run_state == "paused":
+            self._run.resume()
+            if self.is_training():
+                self._set_record(None)
+                self.message_posted.emit(self.tr("Training resumed."), "info")
             self._set_run_state("running")
-            self.message_posted.emit(self.tr("Training resumed."), "info")
 
     def request_step(self) -> None:
-        """While paused: train on exactly one more batch (its model follows)."""
-        if self._process is not None and self.run_state == "paused":
-            self._process.request_step()
+        """While paused: train on exactly one more batch (its model follows), or replay one more recorded step."""
+        if self._run is not None and self.run_state == "paused":
+            self._run.request_step()
 
     def stop(self) -> None:
         """End the run after the current step (the model trained so far is kept), or stop following a run."""
         if self.followed is not None:
             self.followed.stop()
-            return
-        if self._process is not None and self.run_state in ("starting", "running", "paused"):
-            self._process.stop()
+        elif self._run is not None and self.run_state in ("starting", "running", "paused"):
+            self._run.stop()
             self._set_run_state("stopping")
 
     def reset(self) -> None:
         """Stop any run and forget the model, the losses and the attention history."""
-        self._end_process()
+        self._end_run()
         self._forget_run()
         self.loss.clear()
         self._set_record(None)
@@ -213,28 +223,57 @@ class StudioState(QObject):
         """Follow a run directory (finished, or still written by the CLI or torchrun): its losses, snapshots and
         translations as they are written, and its latest checkpoint to translate with. False (with a message)
         if refused: while training here, or not a readable run."""
+        followed = self._new_followed(path, None)
+        if followed is None:
+            return False
+        self._follow(followed, "following")
+        self.message_posted.emit(self.tr("Following the run {name}: new steps appear as they are written.").format(
+            name=followed.name), "info")
+        return True
+
+    def replay_run(self, path: str, speed: float = 1.0) -> bool:
+        """Replay a recorded run directory as it was trained, ``speed`` times as fast: the run state is then
+        ``running``/``paused`` and Pause, Step and Stop act on the replay; its model arrives at the end."""
+        followed = self._new_followed(path, ReplayClock(speed))
+        if followed is None:
+            return False
+        self._follow(followed, "running")
+        self.replay_changed.emit(followed.clock.speed)
+        self.message_posted.emit(self.tr("Replaying the run {name} at {speed}× as it was recorded: Pause, Step and "
+                                         "Stop work as in training; its model arrives at the end.").format(
+            name=followed.name, speed=f"{followed.clock.speed:g}"), "info")
+        return True
+
+    def set_replay_speed(self, speed: float) -> None:
+        """Replay the current run at ``speed`` from now on (nothing without a replay)."""
+        if self.replay is not None:
+            self.replay.set_speed(speed)
+            self.replay_changed.emit(self.replay.speed)
+            self._emit_progress()
+
+    def _new_followed(self, path: str, clock: ReplayClock | None) -> FollowedRun | None:
         if self.is_training():
             self.message_posted.emit(self.tr("Stop training before opening a run."), "error")
-            return False
+            return None
         try:
-            followed = FollowedRun(path)
+            return FollowedRun(path, clock)
         except (RunDirError, OSError) as exc:
             self.message_posted.emit(self.tr("Could not open the run: {error}").format(error=exc), "alert")
-            return False
-        self._end_process()
+            return None
+
+    def _follow(self, followed: FollowedRun, state: str) -> None:
+        self._end_run()
         self._forget_run()
         self.loss.new_run()
         self._set_record(None)
-        self.followed, self.run_dir = followed, followed.path
+        self._run, self.run_dir = followed, followed.path
         followed.worker.yielded.connect(self._on_worker_yielded)
+        followed.worker.errored.connect(self._on_worker_errored)
         followed.worker.finished.connect(self._on_followed_finished)
         followed.start()
         self._timer.start()
-        self._set_run_state("following")
-        self.message_posted.emit(self.tr("Following the run {name}: new steps appear as they are written.").format(
-            name=followed.name), "info")
+        self._set_run_state(state)
         self._emit_all()
-        return True
 
     def overlay_run(self, path: str) -> bool:
         """Draw another run's per-step losses over the current curves; False (with a message) if unreadable."""
@@ -277,7 +316,7 @@ class StudioState(QObject):
         self.models.shutdown(timeout_ms)
         self.inspect.shutdown(timeout_ms)
         self.debug.shutdown(timeout_ms)
-        self._end_process(timeout_ms)
+        self._end_run(timeout_ms)
 
     # ------------------------------------------------------------------ internals
     def _set_run_state(self, state: str) -> None:
@@ -294,33 +333,28 @@ class StudioState(QObject):
         self._vocabs = None
         self._dirty = {"progress": True, "loss": True, "snapshot": True}
 
-    def _end_process(self, timeout_ms: int | None = None) -> None:
-        """Detach from the run's worker and close its process: waiting up to ``timeout_ms`` (window close), or,
-        with None, on a worker thread so that Reset and the end of a run never hold the GUI thread."""
-        process, worker, followed = self._process, self._worker, self.followed
-        self._process = self._worker = self.followed = None
+    def _end_run(self, timeout_ms: int | None = None) -> None:
+        """Detach from the run in progress and close it (see :meth:`TrainingRun.close`)."""
+        run, self._run = self._run, None
         self._timer.stop()
-        if followed is not None:
-            for signal in (followed.worker.yielded, followed.worker.finished):
-                signal.disconnect()
-            followed.stop()
-        if worker is not None:
-            for signal in (worker.yielded, worker.errored, worker.finished):
-                signal.disconnect()
-            worker.quit()
-        if process is None:
+        if run is None:
             return
-        if timeout_ms is None:
-            process.stop()
-            function_worker(process.close, 5.0).start()
-        else:
-            process.close(timeout_ms / 1000)
+        for signal in (run.worker.yielded, run.worker.errored, run.worker.finished):
+            signal.disconnect()  # Qt drops the connections first, so nothing more of this run is recorded
+        run.close(timeout_ms)
+        if run.clock is not None:
+            self.replay_changed.emit(None)
 
     def _emit_progress(self) -> None:
         if self.run_config is None:
             return
         device = self.started.device if self.started is not None else ""
+        replay = self.replay
+        if replay is not None:
+            device = self.tr("replay at {speed}×").format(speed=f"{replay.speed:g}")
         progress = self.progress.progress(self.run_config.num_epochs, device, self.run_state)
+        if progress is not None and replay is not None:  # ETA in the replay's seconds, not the recorded ones
+            progress = dataclasses.replace(progress, elapsed_s=progress.elapsed_s / replay.speed)
         if progress is not None:
             self.progress_changed.emit(progress)
 
@@ -416,7 +450,7 @@ class StudioState(QObject):
 
     @Slot()
     def _on_worker_finished(self) -> None:
-        self._end_process()
+        self._end_run()
         self._set_run_state("finished")
         self._emit_all()
         self._emit_progress()  # once more, as finished
@@ -424,7 +458,10 @@ class StudioState(QObject):
     @Slot()
     def _on_followed_finished(self) -> None:
         followed = self.followed
-        self._end_process()
+        if followed is not None and followed.clock is not None and followed.clock.stopped:
+            step = self.latest_step.step if self.latest_step is not None else 0
+            self.message_posted.emit(self.tr("Replay stopped at step {step}.").format(step=step), "info")
+        self._end_run()
         self._set_run_state("finished")
         self._emit_all()
         self._emit_progress()
@@ -450,7 +487,7 @@ class StudioState(QObject):
     def _on_models_model_opened(self, opened: OpenedModel) -> None:
         if self.is_training():  # cannot happen through the GUI (Start waits); keep the run
             return
-        self._end_process()
+        self._end_run()
         self._forget_run()
         self.loss.load_history(opened.record.history)
         self.run_config = opened.record.train_config

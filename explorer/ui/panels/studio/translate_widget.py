@@ -31,6 +31,7 @@ class TranslateView(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._reference_lookup = reference_lookup or (lambda _sentence: None)
+        self._replaying = False
         self.reference_source = ""  # "typed", "dataset" or "" (no BLEU) for the last translation
         self._model: Any = None
         self._vocabs: tuple[Any, Any] | None = None
@@ -106,10 +107,19 @@ class TranslateView(QWidget):
             self.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
                            self.tr("Model: {origin}.").format(origin=record.origin))
 
+    @Slot(object)
+    def show_replay(self, speed: float | None) -> None:
+        """A recorded run is being replayed (at ``speed``), or no longer (None): its model comes at its end."""
+        self._replaying = speed is not None
+        if self._replaying and self._model is None:
+            self.model_label.setText(self.tr("Replaying a recorded run: its model arrives when the replay ends."))
+
     @Slot(str)
     def show_run_state(self, run_state: str) -> None:
         """Say why there is no model while training runs."""
-        if self._model is None and run_state in ("starting", "running"):
+        if self._replaying:
+            self.show_replay(1.0)
+        elif self._model is None and run_state in ("starting", "running"):
             self.model_label.setText(self.tr("Training… pause or stop to translate with the model as it is."))
         elif self._model is None and run_state in ("paused", "stopping"):
             self.model_label.setText(self.tr("The model of the last step is on its way…"))

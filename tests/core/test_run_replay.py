@@ -1,0 +1,103 @@
+"""Replaying a recorded run (issue 15, "demo without waiting"): the clock follows speed, pause and single steps;
+a replay hands out exactly the events a follower reads, in order, paced by their recorded times; the demo run
+shipped in the package is a whole, readable book run whose model translates."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from explorer.core.checkpoint import load_model
+from explorer.core.run_follow import RunFollower
+from explorer.core.run_replay import ReplayClock, checked_speed, read_recorded_run, replay_run
+from explorer.paths import demo_run_dir
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_clock_advances_by_speed_and_holds_while_paused() -> None:
+    t = FakeTime()
+    clock = ReplayClock(speed=2.0, now=t)
+    t.now += 1.5
+    assert clock.position() == pytest.approx(3.0)
+    clock.set_speed(10.0)
+    t.now += 0.5
+    assert clock.position() == pytest.approx(8.0)
+    clock.pause()
+    t.now += 100
+    assert clock.position() == pytest.approx(8.0)
+    clock.resume()
+    t.now += 0.1
+    assert clock.position() == pytest.approx(9.0)
+
+
+def test_step_requests_count_only_while_paused() -> None:
+    clock = ReplayClock(now=FakeTime())
+    clock.request_step()
+    assert not clock.take_step()
+    clock.pause()
+    clock.request_step()
+    clock.request_step()
+    assert clock.take_step() and clock.take_step() and not clock.take_step()
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "fast"])
+def test_impossible_speeds_are_refused(bad) -> None:
+    with pytest.raises(ValueError):
+        checked_speed(bad)
+
+
+def test_speeds_are_kept_within_range() -> None:
+    assert checked_speed(1e9) == 1000.0 and checked_speed(1e-9) == 0.01
+
+
+def test_the_demo_run_is_a_whole_book_run() -> None:
+    path = demo_run_dir()
+    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    assert size < 4 * 2**20  # "a few MB at most"
+    recorded = read_recorded_run(RunFollower(path))
+    assert not recorded.problems
+    kinds = [e.kind for e in recorded.events]
+    assert kinds[0] == "started" and kinds[-1] == "finished"
+    snapshot_steps = [e.step for e in recorded.events if e.kind == "snapshot"]
+    assert snapshot_steps == sorted(snapshot_steps)
+    for i, event in enumerate(recorded.events):  # a snapshot comes right after the step it was taken at
+        if event.kind == "snapshot" and event.step:
+            before = next(e for e in reversed(recorded.events[:i]) if e.kind == "step")
+            assert before.step == event.step
+    assert kinds.count("step") == 2000 and kinds.count("epoch") == 200 and kinds.count("snapshot") > 100
+    assert recorded.times == sorted(recorded.times) and recorded.duration_s > 1.0
+    loaded = load_model(recorded.checkpoint, device="cpu")
+    assert loaded.src_vocab is not None and len(loaded.history.epoch_loss) == 200
+
+
+def test_a_fast_replay_hands_out_every_event_in_order_then_the_model() -> None:
+    path = demo_run_dir()
+    expected = read_recorded_run(RunFollower(path)).events
+    batches = list(replay_run(RunFollower(path), ReplayClock(speed=100.0)))
+    events = [e for batch in batches for e in batch]
+    assert [e.kind for e in events[:-1]] == [e.kind for e in expected]
+    assert [getattr(e, "step", None) for e in events[:-1]] == [getattr(e, "step", None) for e in expected]
+    assert events[-1].kind == "checkpoint" and events[-1].path.endswith("last.safetensors")
+    assert len(batches) > 1  # paced: not one hand-over of the whole run
+
+
+def test_a_paused_replay_hands_out_one_recorded_step_per_request() -> None:
+    clock = ReplayClock(speed=1.0)
+    clock.pause()
+    replay = replay_run(RunFollower(demo_run_dir()), clock)
+    clock.request_step()
+    first = next(replay)
+    assert [e.kind for e in first].count("step") == 1 and first[0].kind == "started"
+    clock.request_step()
+    second = next(replay)
+    steps = [e for e in second if e.kind == "step"]
+    assert len(steps) == 1 and steps[0].step == 2
+    clock.stop()
+    assert list(replay) == []  # a stopped replay ends without handing out the rest
