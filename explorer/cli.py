@@ -1,6 +1,7 @@
 """Headless command line (``attention-explorer-cli``): train / translate / inspect the book's §11.7 Transformer.
 
-Argument parsing, exit codes and error lines only; the work is in :mod:`explorer.cli_commands`. No Qt.
+Argument parsing, exit codes and error lines only; the work is in :mod:`explorer.cli_commands` and the ``cli_*``
+modules. No Qt, except inside the ``timelapse`` command (it draws offscreen with the GUI's renderer).
 """
 from __future__ import annotations
 
@@ -120,11 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     from explorer.cli_attention import add_parser as add_attention_parser
 
     add_attention_parser(sub)
-    from explorer import cli_ablate, cli_diff, cli_explain
+    from explorer import cli_ablate, cli_diff, cli_explain, cli_timelapse
 
     cli_ablate.add_parser(sub)
     cli_explain.add_parser(sub)
     cli_diff.add_parser(sub)
+    cli_timelapse.add_parser(sub)
     return parser
 
 
@@ -185,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.given = given_options(parser._train_parser, tokens)  # type: ignore[attr-defined]
     commands = {"train": cli_commands.run_train, "translate": cli_commands.run_translate,
                 "inspect": cli_commands.run_inspect, "attention": _run_attention, "ablate": _run_ablate,
-                "explain": _run_explain, "diff": _run_diff}
+                "explain": _run_explain, "diff": _run_diff, "timelapse": _run_timelapse}
     try:
         return commands[args.command](args)
     except _user_errors() as exc:
@@ -218,6 +220,12 @@ def _run_diff(args: argparse.Namespace) -> int:
     from explorer.cli_diff import run_diff
 
     return run_diff(args)
+
+
+def _run_timelapse(args: argparse.Namespace) -> int:
+    from explorer.cli_timelapse import run_timelapse
+
+    return run_timelapse(args)
 
 
 def _tolerant_streams() -> None:
