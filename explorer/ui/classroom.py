@@ -2,10 +2,11 @@
 Export all and the training time-lapse, connected to their File and View menu entries.
 
 Every panel gets the palette and the presenter scale when it is built and whenever the theme restyles it,
-the way it gets the theme (``MainWindow._apply_theme_to``).
+the way it gets the theme (``Appearance.apply_to``).
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
     from explorer.ui.panels.base_panel import BasePanel
 
-
+log = logging.getLogger(__name__)
 MESSAGE_MS = 10_000
 
 
@@ -59,10 +60,13 @@ class Classroom(QObject):
     # ------------------------------------------------------------------ what the window calls
     def restyle(self, panel: BasePanel) -> None:
         """Give ``panel`` the palette and the presenter scale in force (after the theme restyled it)."""
-        name = self._window.settings.palette
-        palettes.restyle_maps(panel, name)
-        panel.apply_palette(name)
-        self.presenter.apply_to(panel)
+        try:
+            name = self._window.settings.palette
+            palettes.restyle_maps(panel, name)
+            panel.apply_palette(name)
+            self.presenter.apply_to(panel)
+        except Exception:  # cosmetic, like the theme
+            log.exception("applying the palette or presenter scale to %s failed", panel.key)
 
     def panel_built(self, key: str, panel: BasePanel) -> None:
         """A panel was built (its settings restored, the theme applied): lesson settings waiting for it."""
@@ -83,7 +87,7 @@ class Classroom(QObject):
         self._window.settings.palette = name
         self.actions.colour_blind.setChecked(name == "colour_blind")  # re-enters once, harmlessly
         for panel in self._window.loaded_panels():
-            self._window.restyle_panel(panel)
+            self.restyle(panel)
 
     def set_presenter_scale(self, scale: float) -> None:
         """Scale fonts and lines by ``scale`` (1.25–2) in presenter mode, remembered."""

@@ -85,13 +85,13 @@ class LessonController(QObject):
         opened = read_lesson(path, window.keys())
         lesson, skipped = opened.lesson, opened.skipped
         if lesson.theme is not None:
-            window.set_theme_mode(lesson.theme)
+            window.appearance.set_theme_mode(lesson.theme)
         if lesson.palette is not None:
             window.classroom.set_palette(lesson.palette)
         if lesson.presenter_scale is not None:
             window.classroom.set_presenter_scale(lesson.presenter_scale)
         if lesson.language is not None:
-            window.set_language(lesson.language)
+            window.language.choose(lesson.language)
         model = self._locate(lesson.studio_model, Path(path).parent, skipped)
         self._pending_model = None
         for key, values in lesson.panels.items():

@@ -8,7 +8,7 @@ import functools
 import html
 import logging
 import traceback
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
@@ -20,6 +20,16 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
 
 log = logging.getLogger(__name__)
+
+
+def ask_panel(hook: Callable, *args: object) -> object:
+    """Call a panel's hook (``save_settings``, ``shutdown``, ``panel_menu`` …); if it raises, log it and answer
+    None: closing, saving or theming never fails because one panel hook did."""
+    try:
+        return hook(*args)
+    except Exception:
+        log.exception("%s failed", getattr(hook, "__qualname__", hook))
+        return None
 
 
 class ErrorPage(QWidget):

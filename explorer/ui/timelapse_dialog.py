@@ -56,7 +56,7 @@ def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: s
     if classroom.timelapse_job is not None:
         classroom.timelapse_job.cancel()
     job = TimelapseJob(timelapse, lookup_table("viridis", window.settings.palette), path, fmt, fps, size,
-                       window.dark, classroom)
+                       window.appearance.dark, classroom)
     job.progressed.connect(lambda done, total: bar.showMessage(
         translate("Timelapse", "Drawing the time-lapse: frame {done} of {total}…").format(done=done, total=total)
         if done < total else translate("Timelapse", "Encoding the time-lapse…")))

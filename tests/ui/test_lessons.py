@@ -55,7 +55,7 @@ def test_round_trip_restores_every_panel_theme_palette_scale_and_model(qtbot, mo
     maps.check.setChecked(True)
     maps.text.setText("tokens, “quoted”")
     window.settings.qsettings.setValue("panels/other/spin", 5)  # not built: saved from the app's settings
-    window.set_theme_mode("dark")
+    window.appearance.set_theme_mode("dark")
     window.classroom.set_palette("colour_blind")
     window.classroom.set_presenter_scale(1.75)
     assert window.classroom.save_lesson(str(tmp_path / "scene.json"))
@@ -69,7 +69,7 @@ def test_round_trip_restores_every_panel_theme_palette_scale_and_model(qtbot, mo
     assert other.classroom.open_lesson(str(tmp_path / "scene.json"))
     assert "Opened the lesson scene.json" in other.classroom.last_report
     assert other.panel("other").spin.value() == 5
-    assert other.settings.theme == "dark" and other.dark
+    assert other.settings.theme == "dark" and other.appearance.dark
     assert other.settings.palette == "colour_blind" and other.settings.presenter_scale == 1.75
     assert other.current_key() == "maps"
     assert other.classroom.lessons.pending_keys() == ["maps", "studio"]  # lazy panels get it when built

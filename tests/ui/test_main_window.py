@@ -144,21 +144,21 @@ def test_navigation_list_and_shortcut_actions_switch_panels(qtbot, make_window) 
     assert window.stack.currentWidget().text() == "Opening Beta…"
     qtbot.waitUntil(lambda: window.panel("beta") is not None, timeout=3000)
     assert window.stack.currentWidget() is window.panel("beta")
-    action = window._panel_actions[0]
+    action = window.menu_actions.panels[0]
     assert action.shortcut().toString() == "Ctrl+1"
     action.trigger()
     assert window.current_key() == "alpha" and window.nav.currentRow() == 0
     assert window.stack.currentWidget() is window.panel("alpha")
-    qtbot.waitUntil(lambda: window.device_name == "test-device", timeout=3000)
+    qtbot.waitUntil(lambda: window.device_label.name == "test-device", timeout=3000)
     assert "test-device" in window.device_label.text()
 
 
 def test_panel_menu_is_shown_only_with_its_panel(make_window) -> None:
     window = make_window()
     window.show_panel("alpha")
-    assert "Alpha tools" in window.panel_menu_titles()
+    assert "Alpha tools" in window.shell_menus.panel_menu_titles()
     window.show_panel("beta")
-    titles = window.panel_menu_titles()
+    titles = window.shell_menus.panel_menu_titles()
     assert "Beta tools" in titles and "Alpha tools" not in titles
     assert titles[-1] == "&Help"
 
@@ -178,12 +178,12 @@ def test_status_messages_and_drops_reach_the_right_place(make_window) -> None:
 def test_theme_switch_restyles_loaded_panels(qtbot, make_window) -> None:
     window = make_window()
     window.show_panel("alpha")
-    window.set_theme_mode("dark")
+    window.appearance.set_theme_mode("dark")
     panel = window.panel("alpha")
     assert panel.dark and ("theme", True) in panel.calls
     assert panel.plot.backgroundBrush().color().lightness() < 80
     qtbot.waitUntil(lambda: window.palette().window().color().lightness() < 100, timeout=1000)
-    window.set_theme_mode("light")
+    window.appearance.set_theme_mode("light")
     assert panel.plot.backgroundBrush().color().lightness() > 200
     assert window.settings.theme == "light"
     window.show_panel("beta")  # built later: gets the current theme at once
@@ -193,25 +193,25 @@ def test_theme_switch_restyles_loaded_panels(qtbot, make_window) -> None:
 def test_explanation_toggle_applies_to_every_panel(make_window) -> None:
     window = make_window()
     window.build_all_panels()
-    window.explanation_action.setChecked(False)
+    window.menu_actions.explanation.setChecked(False)
     assert not window.panel("alpha").explanation_visible()
     assert not window.panel("beta").explanation_visible()
     window.panel("beta").explanation_box.set_expanded(True)  # folding one box by hand follows too
-    assert window.explanation_action.isChecked() and window.panel("alpha").explanation_visible()
+    assert window.menu_actions.explanation.isChecked() and window.panel("alpha").explanation_visible()
 
 
 def test_settings_round_trip(qtbot, make_window, tmp_path: Path) -> None:
     window = make_window()
     window.show_panel("beta")
     window.resize(700, 500)  # the offscreen screen is 800 x 600; restoring clamps to it
-    window.set_theme_mode("dark")
-    window.explanation_action.setChecked(False)
+    window.appearance.set_theme_mode("dark")
+    window.menu_actions.explanation.setChecked(False)
     window.panel("beta").value = 7
     window.close()
     again = make_window()
     assert again.current_key() == "beta"
     assert (again.width(), again.height()) == (700, 500)
-    assert again.settings.theme == "dark" and again.dark
+    assert again.settings.theme == "dark" and again.appearance.dark
     again.show_panel("beta")
     assert again.panel("beta").value == 7
     assert not again.panel("beta").explanation_visible()
@@ -259,7 +259,7 @@ def test_real_registry_panel_builds(make_window, spec: PanelSpec) -> None:
 
 def test_keyboard_shortcuts_are_declared(make_window) -> None:
     window = make_window()
-    assert window.export_action.shortcut().toString() == "Ctrl+E"
+    assert window.menu_actions.export.shortcut().toString() == "Ctrl+E"
     shortcuts = {a.shortcut().toString() for m in window.menuBar().findChildren(QMenu) for a in m.actions()}
     assert {"Ctrl+Q", "Ctrl+E", "Ctrl+1", "Ctrl+2", "Ctrl+I"} <= shortcuts
     assert window.nav.count() == len(FAKES)
@@ -280,10 +280,10 @@ def test_export_action_offers_the_current_panels_targets(make_window, monkeypatc
     monkeypatch.setattr(export, "run_export_dialog", fake_dialog)
     window = make_window()
     window.show_panel("missing")
-    window.export_action.trigger()
+    window.menu_actions.export.trigger()
     assert seen == [] and "no plot" in window.statusBar().currentMessage()
     window.show_panel("beta")
-    window.export_action.trigger()
+    window.menu_actions.export.trigger()
     assert seen == [(["curve"], "beta")]
     assert "x.png" in window.statusBar().currentMessage()
 
@@ -305,12 +305,12 @@ def test_dropping_files_on_the_window_reaches_the_panel(make_window, tmp_path: P
 def test_system_theme_follows_the_platform_scheme(make_window) -> None:
     window = make_window()
     window.show_panel("alpha")
-    window.set_theme_mode("system")
-    window._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)
-    assert window.dark and window.panel("alpha").dark
-    window.set_theme_mode("light")
-    window._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)  # an explicit choice wins
-    assert not window.dark
+    window.appearance.set_theme_mode("system")
+    window.appearance._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)
+    assert window.appearance.dark and window.panel("alpha").dark
+    window.appearance.set_theme_mode("light")
+    window.appearance._on_style_hints_color_scheme_changed(Qt.ColorScheme.Dark)  # an explicit choice wins
+    assert not window.appearance.dark
 
 
 def test_device_probe_waits_for_its_module_unless_forced(qtbot) -> None:

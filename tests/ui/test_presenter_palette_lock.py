@@ -55,7 +55,7 @@ def test_colour_blind_palette_reaches_every_map_and_is_remembered(qtbot, monkeyp
     assert all(p.image_item.getColorMap().name == "cividis" for p in panel.grid.plots)
     panel.grid.set_matrices([[[0.1, 0.9]]] * 3, titles=list("abc"))  # tiles built later keep the palette
     assert all(p.image_item.getColorMap().name == "cividis" for p in panel.grid.plots)
-    window.set_theme_mode("dark")  # a theme change never loses it
+    window.appearance.set_theme_mode("dark")  # a theme change never loses it
     assert panel.heatmap.image_item.getColorMap().name == "cividis"
     window.show_panel("other")
     assert window.panel("other").heatmap.image_item.getColorMap().name == "cividis"

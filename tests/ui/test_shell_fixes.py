@@ -140,7 +140,7 @@ def test_about_box_shows_the_device_once_the_probe_answers(qtbot, make_window) -
         return "cuda:0 (Slow GPU)"
 
     window = make_window(probe=slow_probe)
-    dialog = window.about_dialog()
+    dialog = window.shell_menus.about_dialog()
     qtbot.addWidget(dialog)
     assert "detecting" in dialog.label.text()
     release.set()
@@ -158,14 +158,14 @@ def _mean_lightness(widget: QWidget) -> float:
 @pytest.mark.parametrize("start", ["light", "dark"])
 def test_dark_theme_reaches_the_sidebar_and_the_menu_bar(qtbot, make_window, start: str) -> None:
     window = make_window()
-    window.set_theme_mode(start)
+    window.appearance.set_theme_mode(start)
     window.show()
     qtbot.waitExposed(window)
-    window.set_theme_mode("dark")
+    window.appearance.set_theme_mode("dark")
     qtbot.wait(50)
     assert _mean_lightness(window.nav) < 100
     assert _mean_lightness(window.menuBar()) < 100
-    window.set_theme_mode("light")
+    window.appearance.set_theme_mode("light")
     qtbot.wait(50)
     assert _mean_lightness(window.nav) > 150
     assert _mean_lightness(window.menuBar()) > 150

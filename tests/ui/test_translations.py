@@ -149,14 +149,14 @@ def test_language_switches_live_both_ways(qtbot, tmp_path: Path) -> None:
         assert english == {"menu": "&File", "nav": "3. Scoring functions", "group": "Masking",
                            "tab": "Why divide by √d?", "box": "Formula and explanation", "plot": "Nadaraya–Watson fit"}
 
-        window.set_language("zh_CN")
+        window.language.choose("zh_CN")
         chinese = {name: read() for name, read in known.items()}
         assert chinese == {"menu": "文件(&F)", "nav": "3. 注意力评分函数", "group": "掩蔽", "tab": "为什么要除以 √d？",
                            "box": "公式与说明", "plot": "Nadaraya-Watson 拟合"}
         assert _english_left(window) == []
         assert window.settings.language == "zh_CN"
 
-        window.set_language("en")
+        window.language.choose("en")
         assert {name: read() for name, read in known.items()} == english
         left = [f"{s.where}: {s.text!r}" for s in text_slots(_roots(window)) if has_cjk(s.text) and s.text != "简体中文"]
         assert left == []

@@ -2214,14 +2214,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>{panel} — Attention Explorer</translation>
     </message>
     <message>
-        <source>This panel has no plot to export.</source>
-        <translation>这个面板没有可导出的图。</translation>
-    </message>
-    <message>
-        <source>Exported {path}</source>
-        <translation>已导出 {path}</translation>
-    </message>
-    <message>
         <source>Could not open the dropped file: {error}</source>
         <translation>无法打开拖入的文件：{error}</translation>
     </message>
@@ -3146,6 +3138,17 @@ Quit anyway?</source>
     <message>
         <source>Weights</source>
         <translation>权重</translation>
+    </message>
+</context>
+<context>
+    <name>ShellMenus</name>
+    <message>
+        <source>This panel has no plot to export.</source>
+        <translation>这个面板没有可导出的图。</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
     </message>
 </context>
 <context>
