@@ -2367,6 +2367,14 @@ Quit anyway?</source>
         <translation>最近的运行(&amp;R)</translation>
     </message>
     <message>
+        <source>Replay the d&amp;emo run</source>
+        <translation>回放演示运行(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Re&amp;play a run…</source>
+        <translation>回放某次运行(&amp;P)…</translation>
+    </message>
+    <message>
         <source>Overlay a run&apos;s &amp;loss…</source>
         <translation>叠加某次运行的损失(&amp;L)…</translation>
     </message>
@@ -2395,6 +2403,14 @@ Quit anyway?</source>
         <translation>打开一个运行目录（已完成的，或命令行仍在训练的）并实时跟踪</translation>
     </message>
     <message>
+        <source>Watch the book&apos;s model train (a run of 200 epochs recorded with this app) at any speed, without training it here</source>
+        <translation>以任意速度观看书中模型的训练过程（用本程序录制的一次 200 轮运行），无需在本机训练</translation>
+    </message>
+    <message>
+        <source>Replay a recorded run directory as it was trained, at any speed</source>
+        <translation>按训练时的过程、以任意速度回放一个已录制的运行目录</translation>
+    </message>
+    <message>
         <source>Draw another run&apos;s loss curve over this one</source>
         <translation>把另一次运行的损失曲线叠加到这条曲线上</translation>
     </message>
@@ -2417,6 +2433,10 @@ Quit anyway?</source>
     <message>
         <source>Open run directory</source>
         <translation>打开运行目录</translation>
+    </message>
+    <message>
+        <source>Replay run directory</source>
+        <translation>回放运行目录</translation>
     </message>
     <message>
         <source>Overlay the loss of run</source>
@@ -3284,8 +3304,8 @@ Quit anyway?</source>
 <context>
     <name>StudioBody</name>
     <message>
-        <source>Start training (or open a saved model) to see its loss here.</source>
-        <translation>开始训练（或打开已保存的模型），在这里查看它的损失。</translation>
+        <source>Start training (or open a saved model) to see its loss here. No time to train? Model → Replay the demo run.</source>
+        <translation>开始训练（或打开已保存的模型），在这里查看损失。没时间训练？模型 → 回放演示运行。</translation>
     </message>
     <message>
         <source>Training</source>
@@ -3398,6 +3418,10 @@ Quit anyway?</source>
         <translation>正在跟踪运行 {name}：新的步骤写入后即会显示。</translation>
     </message>
     <message>
+        <source>Replaying the run {name} at {speed}× as it was recorded: Pause, Step and Stop work as in training; its model arrives at the end.</source>
+        <translation>正在以 {speed}× 速度按录制过程回放运行 {name}：暂停、单步和停止的用法与训练时相同；模型在回放结束时载入。</translation>
+    </message>
+    <message>
         <source>Could not read that run&apos;s losses: {error}</source>
         <translation>无法读取该运行的损失：{error}</translation>
     </message>
@@ -3408,6 +3432,10 @@ Quit anyway?</source>
     <message>
         <source>Stop training before opening a model.</source>
         <translation>请先停止训练，再打开模型。</translation>
+    </message>
+    <message>
+        <source>replay at {speed}×</source>
+        <translation>回放 {speed}×</translation>
     </message>
     <message>
         <source>Epoch {epoch}: {shown} (mean BLEU {bleu:.3f})</source>
@@ -3448,6 +3476,10 @@ Quit anyway?</source>
     <message>
         <source>trained here ({steps} steps)</source>
         <translation>在此训练（{steps} 步）</translation>
+    </message>
+    <message>
+        <source>Replay stopped at step {step}.</source>
+        <translation>回放已停止于第 {step} 步。</translation>
     </message>
     <message numerus="yes">
         <source>Stopped following {name}; %n damaged part(s) were skipped: {problem}</source>
@@ -3644,6 +3676,14 @@ Quit anyway?</source>
         <translation>尚未开始</translation>
     </message>
     <message>
+        <source>Replay speed</source>
+        <translation>回放速度</translation>
+    </message>
+    <message>
+        <source>Recorded seconds per second: the replay shows the run as it was trained, this many times as fast</source>
+        <translation>每秒回放的录制秒数：回放按训练时的过程展示这次运行，速度为原来的这么多倍</translation>
+    </message>
+    <message>
         <source>Starting the training process…</source>
         <translation>正在启动训练进程…</translation>
     </message>
@@ -3828,6 +3868,10 @@ Quit anyway?</source>
     <message>
         <source>Model: {origin}.</source>
         <translation>模型：{origin}。</translation>
+    </message>
+    <message>
+        <source>Replaying a recorded run: its model arrives when the replay ends.</source>
+        <translation>正在回放已录制的运行：模型在回放结束时载入。</translation>
     </message>
     <message>
         <source>Training… pause or stop to translate with the model as it is.</source>
