@@ -1,5 +1,5 @@
 """Lessons: one versioned JSON file holding a teaching scene (every panel's controls, the panel shown, theme,
-palette, presenter scale, language, the studio's model file), read leniently: what is bad is skipped and named.
+palette, presenter scale, language, the studio's model file or run directory, followed or replayed), read leniently: what is bad is skipped and named.
 
 No widgets here: :mod:`explorer.ui.lesson_store` moves panel settings in and out of panels.
 """
@@ -25,7 +25,8 @@ VERSION = 1
 SUFFIX = ".json"
 _TOP_FIELDS = ("format", "version", "app_version", "current_panel", "theme", "palette", "presenter_scale",
                "language", "panels")
-_PANEL_FIELDS = ("settings", "model_file")
+_PANEL_FIELDS = ("settings", "model_file", "run")
+DEMO_RUN = "demo"  # a lesson's name for the run shipped with the app (explorer.paths.demo_run_dir)
 
 
 class LessonError(Exception):
@@ -47,6 +48,8 @@ class Lesson:
     language: str | None = None
     panels: dict[str, dict[str, Any]] = field(default_factory=dict)
     studio_model: str | None = None
+    studio_run: str | None = None  # a run directory (or DEMO_RUN), opened in preference to the model file
+    studio_replay_speed: float | None = None  # replay the run at this speed instead of following it
 
 
 @dataclass
@@ -104,6 +107,9 @@ def lesson_dict(lesson: Lesson, app_version: str = "") -> dict[str, Any]:
         panels[key] = {"settings": {name: encode_setting(v) for name, v in sorted(settings.items())}}
     if lesson.studio_model:
         panels.setdefault("studio", {"settings": {}})["model_file"] = lesson.studio_model
+    if lesson.studio_run:
+        panels.setdefault("studio", {"settings": {}})["run"] = {"path": lesson.studio_run,
+                                                               "replay_speed": lesson.studio_replay_speed}
     return {"format": FORMAT, "version": VERSION, "app_version": app_version,
             "current_panel": lesson.current_panel, "theme": lesson.theme, "palette": lesson.palette,
             "presenter_scale": lesson.presenter_scale, "language": lesson.language, "panels": panels}
@@ -204,6 +210,8 @@ def _read_panel(lesson: Lesson, key: str, entry: Any, keys: list[str], skipped: 
             continue
         kept[name] = value
     lesson.panels[key] = kept
+    if "run" in entry:
+        _read_run(lesson, key, entry["run"], skipped)
     model = entry.get("model_file")
     if model is not None:
         if key == "studio" and isinstance(model, str) and model.strip():
@@ -211,3 +219,20 @@ def _read_panel(lesson: Lesson, key: str, entry: Any, keys: list[str], skipped: 
         else:
             skipped.append(translate("Lesson", "{where}: {value} is not a file name").format(
                 where=f"{where}.model_file", value=repr(model)))
+
+
+def _read_run(lesson: Lesson, key: str, run: Any, skipped: list[str]) -> None:
+    """``panels.studio.run``: ``{"path": folder or "demo", "replay_speed": number or null}``."""
+    where = f"panels.{key}.run"
+    path = run.get("path") if isinstance(run, dict) else None
+    if key != "studio" or not isinstance(path, str) or not path.strip():
+        skipped.append(translate("Lesson", "{where}: {value} is not a run directory").format(
+            where=where, value=repr(run)))
+        return
+    speed = run.get("replay_speed")
+    if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))
+                              or not math.isfinite(speed) or speed <= 0):
+        skipped.append(translate("Lesson", "{where}: {value} is not a replay speed").format(
+            where=f"{where}.replay_speed", value=repr(speed)))
+        speed = 1.0  # still a replay, at its recorded speed
+    lesson.studio_run, lesson.studio_replay_speed = path, float(speed) if speed is not None else None

@@ -9,12 +9,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 
 from explorer import __version__
 from explorer.ui.i18n import language_manager
 from explorer.ui.lesson import Lesson, OpenedLesson, read_lesson, write_lesson
 from explorer.ui.lesson_store import apply_panel, capture_panel, safely, stored_panel
+from explorer.ui.lesson_studio import StudioSource, captured_source, lesson_source, locate, open_source, store_source
 
 if TYPE_CHECKING:
     from explorer.ui.main_window import MainWindow
@@ -37,7 +38,7 @@ class LessonController(QObject):
         super().__init__(window)
         self._window = window
         self._pending: dict[str, dict[str, Any]] = {}
-        self._pending_model: str | None = None
+        self._pending_source: StudioSource | None = None  # the studio's model or run, until it is built
 
     # ------------------------------------------------------------------ saving
     def current_lesson(self) -> tuple[Lesson, list[str]]:
@@ -59,16 +60,10 @@ class LessonController(QObject):
                 panels[key] = stored_panel(window.settings.qsettings, key)
         lesson = Lesson(current_panel=window.current_key(), theme=window.settings.theme,
                         palette=window.settings.palette, presenter_scale=window.settings.presenter_scale,
-                        language=language_manager().choice, panels=panels, studio_model=self._studio_model())
+                        language=language_manager().choice, panels=panels)
+        studio = window.panel(STUDIO)
+        store_source(lesson, captured_source(studio) if studio is not None else self._pending_source)
         return lesson, dropped
-
-    def _studio_model(self) -> str | None:
-        studio = self._window.panel(STUDIO)
-        if studio is None:
-            return self._pending_model
-        state = getattr(studio, "studio_state", None)
-        path = getattr(state, "model_path", None)  # the file of the opened model on offer, if any
-        return str(path) if path else None
 
     def save(self, path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
         """Write the scene to ``path``; returns the file and what could not be kept. Raises ``OSError``."""
@@ -92,20 +87,20 @@ class LessonController(QObject):
             window.classroom.set_presenter_scale(lesson.presenter_scale)
         if lesson.language is not None:
             window.language.choose(lesson.language)
-        model = self._locate(lesson.studio_model, Path(path).parent, skipped)
-        self._pending_model = None
+        source = locate(lesson_source(lesson), Path(path).parent, skipped)
+        self._pending_source = None
         for key, values in lesson.panels.items():
             panel = window.panel(key)
             if panel is None:
                 self._pending[key] = values
             else:
                 safely(f"panels.{key}", lambda p=panel, v=values: apply_panel(p, v), skipped)
-        if model is not None:
+        if source is not None:
             studio = window.panel(STUDIO)
             if studio is None:
-                self._pending_model = model
+                self._pending_source = source
             else:
-                self._open_model(studio, model, skipped)
+                open_source(studio, source, skipped)
         if lesson.current_panel is not None:
             if window.isVisible():
                 window.show_panel(lesson.current_panel)
@@ -119,31 +114,12 @@ class LessonController(QObject):
         values = self._pending.pop(key, None)
         if values is not None:
             safely(f"panels.{key}", lambda: apply_panel(panel, values), problems)
-        if key == STUDIO and self._pending_model is not None:
-            model, self._pending_model = self._pending_model, None
-            self._open_model(panel, model, problems)
+        if key == STUDIO and self._pending_source is not None:
+            source, self._pending_source = self._pending_source, None
+            open_source(panel, source, problems)
         if problems:
             self.problems_found.emit(problems)
 
     def pending_keys(self) -> list[str]:
         """Panels whose lesson settings wait for them to be built."""
         return sorted(self._pending)
-
-    @staticmethod
-    def _locate(model: str | None, folder: Path, skipped: list[str]) -> str | None:
-        """The model file as named, else beside the lesson (a lesson handed on with its model)."""
-        if model is None:
-            return None
-        for candidate in (Path(model).expanduser(), folder / Path(model).name):
-            if candidate.is_file():
-                return str(candidate)
-        skipped.append(QCoreApplication.translate("LessonController", "panels.studio.model_file: {file} was not found")
-                       .format(file=model))
-        return None
-
-    @staticmethod
-    def _open_model(studio: BasePanel, model: str, problems: list[str]) -> None:
-        opener = getattr(studio, "open_model", None)
-        if opener is None or safely("panels.studio.model_file", lambda: opener(model), problems) is False:
-            problems.append(QCoreApplication.translate(
-                "LessonController", "panels.studio.model_file: the studio did not open {file}").format(file=model))

@@ -24,11 +24,22 @@ class FakeStudio(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.opened: list[str] = []
-        self.studio_state = SimpleNamespace(model_path=None)
+        self.runs: list[tuple[str, float | None]] = []
+        self.studio_state = SimpleNamespace(model_path=None, run_dir=None, replay_speed=None)
 
     def open_model(self, path: str) -> bool:
         self.opened.append(path)
         self.studio_state.model_path = path
+        return True
+
+    def open_run(self, path: str) -> bool:
+        self.runs.append((path, None))
+        self.studio_state.run_dir, self.studio_state.replay_speed = Path(path), None
+        return True
+
+    def replay_run(self, path: str, speed: float | None = None) -> bool:
+        self.runs.append((path, speed))
+        self.studio_state.run_dir, self.studio_state.replay_speed = Path(path), speed
         return True
 
 
@@ -152,3 +163,41 @@ def test_the_command_line_opens_a_lesson(qtbot, tmp_path: Path, capsys) -> None:
     finally:
         started.window.shutdown(save=False)
     assert start([str(tmp_path / "missing.json")]) == 2
+
+
+def test_the_studios_run_travels_by_name_the_demo_and_its_replay_speed_too(qtbot, monkeypatch, window,
+                                                                           tmp_path: Path) -> None:
+    from explorer.paths import demo_run_dir
+
+    window.show_panel("studio")
+    window.panel("studio").replay_run(str(demo_run_dir()), 5.0)
+    assert window.classroom.save_lesson(str(tmp_path / "demo.json"))
+    saved = json.loads((tmp_path / "demo.json").read_text(encoding="utf-8"))
+    assert saved["panels"]["studio"]["run"] == {"path": "demo", "replay_speed": 5.0}  # no machine's path in it
+    other = make_window(qtbot, monkeypatch, tmp_path / "settings-b", WITH_STUDIO, {"FakeStudio": FakeStudio})
+    assert other.classroom.open_lesson(str(tmp_path / "demo.json"))
+    other.show_panel("studio")
+    assert other.panel("studio").runs == [(str(demo_run_dir()), 5.0)]
+
+    run = tmp_path / "elsewhere" / "run_1"  # a followed run, handed on beside the lesson
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    window.panel("studio").open_run(str(run))
+    assert window.classroom.save_lesson(str(tmp_path / "followed.json"))
+    beside = tmp_path / "handed_on"
+    beside.mkdir()
+    (beside / "followed.json").write_bytes((tmp_path / "followed.json").read_bytes())
+    run.rename(beside / "run_1")
+    assert other.classroom.open_lesson(str(beside / "followed.json"))
+    assert other.panel("studio").runs[-1] == (str(beside / "run_1"), None)
+
+
+def test_a_bad_run_entry_is_skipped_and_named(window, tmp_path: Path) -> None:
+    path = tmp_path / "bad_run.json"
+    path.write_text(lesson_text(panels={"studio": {"settings": {}, "run": {"path": str(tmp_path / "gone"),
+                                                                           "replay_speed": -2}}}))
+    window.show_panel("studio")
+    assert window.classroom.open_lesson(str(path))
+    report = window.classroom.last_report
+    assert "panels.studio.run.replay_speed: -2" in report and "gone was not found" in report
+    assert window.panel("studio").runs == []

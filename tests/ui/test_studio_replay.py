@@ -80,3 +80,18 @@ def test_a_folder_that_is_not_a_run_is_refused_with_a_message(panel, tmp_path) -
     assert not panel.replay_run(str(tmp_path))
     assert panel.studio_state.run_state == "idle" and panel.studio_state.replay is None
     assert not panel.controls.speed_combo.isVisible()
+
+
+def test_a_lesson_keeps_the_replay_by_name_and_speed_and_opens_it_again(panel) -> None:
+    from explorer.ui.lesson_studio import StudioSource, captured_source, locate, open_source
+
+    panel.controls.speed_combo.setCurrentIndex(panel.controls.speed_combo.findData(5.0))
+    assert panel.replay_run(str(demo_run_dir()))
+    source = captured_source(panel)
+    assert source == StudioSource("demo", run=True, replay_speed=5.0)
+    panel.studio_state.reset()
+    assert captured_source(panel) is None  # Reset forgets the run
+    problems: list[str] = []
+    open_source(panel, locate(source, demo_run_dir().parent, problems), problems)
+    assert not problems and panel.studio_state.replay is not None and panel.studio_state.replay.speed == 5.0
+    assert panel.controls.speed_combo.currentData() == 5.0

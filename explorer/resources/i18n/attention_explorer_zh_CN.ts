@@ -2015,6 +2015,14 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <source>{where}: {value} is not a file name</source>
         <translation>{where}：{value} 不是文件名</translation>
     </message>
+    <message>
+        <source>{where}: {value} is not a run directory</source>
+        <translation>{where}：{value} 不是运行目录</translation>
+    </message>
+    <message>
+        <source>{where}: {value} is not a replay speed</source>
+        <translation>{where}：{value} 不是有效的回放速度</translation>
+    </message>
 </context>
 <context>
     <name>LessonController</name>
@@ -2023,12 +2031,12 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>panels.{key}.settings.{name}：无法表示为 JSON</translation>
     </message>
     <message>
-        <source>panels.studio.model_file: {file} was not found</source>
-        <translation>panels.studio.model_file：找不到 {file}</translation>
+        <source>panels.studio.{field}: {file} was not found</source>
+        <translation>panels.studio.{field}：找不到 {file}</translation>
     </message>
     <message>
-        <source>panels.studio.model_file: the studio did not open {file}</source>
-        <translation>panels.studio.model_file：工作室没有打开 {file}</translation>
+        <source>panels.studio.{field}: the studio did not open {file}</source>
+        <translation>panels.studio.{field}：工作室未能打开 {file}</translation>
     </message>
 </context>
 <context>

@@ -183,9 +183,9 @@ class StudioPanel(BasePanel):
             self._remember_run(path)
         return opened
 
-    def replay_run(self, path: str) -> bool:
-        """Replay a recorded run directory (the demo run, for one) at the speed chosen in the run controls."""
-        return self.studio_state.replay_run(path, self.controls.chosen_speed())
+    def replay_run(self, path: str, speed: float | None = None) -> bool:
+        """Replay a recorded run directory (the demo run, for one) at ``speed``, else the run controls' speed."""
+        return self.studio_state.replay_run(path, self.controls.chosen_speed() if speed is None else speed)
 
     def overlay_run(self, path: str) -> bool:
         """Draw another run's loss curve over the current one."""

@@ -80,7 +80,8 @@ class StudioState(QObject):
         self._vocabs: tuple[Vocab, Vocab] | None = None
         self._run: TrainingRun | FollowedRun | None = None  # the run in progress: trained here, followed or replayed
         self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
-        self.run_dir: Path | None = None  # the run directory of the current run (trained here or followed)
+        self.run_dir: Path | None = None  # the run directory of the current run (trained here, followed, replayed)
+        self.replay_speed: float | None = None  # the speed the current run is (or was last) replayed at
         self._dirty = {"progress": False, "loss": False, "snapshot": False}
         self._ticks = 0
         self._timer = QTimer(self)
@@ -248,6 +249,7 @@ class StudioState(QObject):
         """Replay the current run at ``speed`` from now on (nothing without a replay)."""
         if self.replay is not None:
             self.replay.set_speed(speed)
+            self.replay_speed = self.replay.speed
             self.replay_changed.emit(self.replay.speed)
             self._emit_progress()
 
@@ -267,6 +269,7 @@ class StudioState(QObject):
         self.loss.new_run()
         self._set_record(None)
         self._run, self.run_dir = followed, followed.path
+        self.replay_speed = followed.clock.speed if followed.clock is not None else None
         followed.worker.yielded.connect(self._on_worker_yielded)
         followed.worker.errored.connect(self._on_worker_errored)
         followed.worker.finished.connect(self._on_followed_finished)
@@ -328,7 +331,7 @@ class StudioState(QObject):
 
     def _forget_run(self) -> None:
         self.attention.clear()
-        self.started = self.finished = self.last_error = None
+        self.started = self.finished = self.last_error = self.run_dir = self.replay_speed = None
         self.progress.reset()
         self._vocabs = None
         self._dirty = {"progress": True, "loss": True, "snapshot": True}
