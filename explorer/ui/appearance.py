@@ -53,7 +53,7 @@ class Appearance(QObject):
 
     def _apply_dark(self, dark: bool) -> None:
         self.dark = dark
-        theme.apply_app_theme(dark)
+        theme.apply_app_theme(dark, self._window)
         for panel in self._window.loaded_panels():
             self.apply_to(panel)
 

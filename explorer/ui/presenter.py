@@ -13,6 +13,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
 
 from explorer.ui.settings import PRESENTER_SCALES
+from explorer.ui.theme import repolish_style_sheets
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow
@@ -99,9 +100,7 @@ class Presenter(QObject):
         else:
             font.setPixelSize(round(self._app_font.pixelSize() * self.factor))
         app.setFont(font)
-        for widget in app.allWidgets():
-            if widget.styleSheet():  # a style sheet fixes the font it was polished with: polish again
-                widget.setStyleSheet(widget.styleSheet())
+        repolish_style_sheets(self._window)  # a style sheet fixes the font it was polished with
         if not self.active:
             self._app_font = None  # the next enter starts from the font in force then
 

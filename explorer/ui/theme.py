@@ -65,16 +65,27 @@ def dark_palette() -> QPalette:
     return palette
 
 
-def apply_app_theme(dark: bool) -> None:
-    """Give the running QApplication the Fusion style and a light or dark palette."""
+def apply_app_theme(dark: bool, root: QWidget | None = None) -> None:
+    """Give the running QApplication the Fusion style and a light or dark palette (and re-polish ``root``'s)."""
     app = QApplication.instance()
     if app is None:
         return
     if app.style().name().lower() != "fusion":
         app.setStyle("Fusion")
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
-    for widget in app.allWidgets():
-        if widget.styleSheet():  # a style sheet keeps the palette it was polished with: polish again
+    if root is not None:
+        repolish_style_sheets(root)
+
+
+def repolish_style_sheets(root: QWidget) -> None:
+    """Polish again every widget of ``root`` (itself, its children, its dialogs) that has a style sheet: a style
+    sheet keeps the palette and font it was polished with.
+
+    Only ``root``'s own tree is walked, never ``QApplication.allWidgets()``: that list also holds widgets of
+    other windows in the middle of their destruction, and wrapping one of those for Python crashed the process.
+    """
+    for widget in (root, *root.findChildren(QWidget)):
+        if widget.styleSheet():
             widget.setStyleSheet(widget.styleSheet())
 
 
