@@ -15,9 +15,11 @@ TINY = dict(num_hiddens=16, num_layers=2, num_heads=4, ffn_num_hiddens=32, dropo
 
 
 def _inside_scroll_area(widget) -> bool:
+    """Inside a scroll area of the studio's own (the panel's body scrolls only when the window is smaller than
+    the panel's minimum, e.g. presenter mode on a small screen)."""
     parent = widget.parentWidget()
-    while parent is not None:
-        if isinstance(parent, QScrollArea):
+    while parent is not None and not isinstance(parent, StudioPanel):
+        if isinstance(parent, QScrollArea) and parent.objectName() != "panel_body_scroll":
             return True
         parent = parent.parentWidget()
     return False
@@ -77,3 +79,16 @@ def test_fits_a_projector_while_replaying_the_demo(qtbot, framed) -> None:
     qtbot.waitUntil(lambda: panel.studio_state.latest_step is not None, timeout=10_000)
     assert panel.controls.speed_combo.isVisible()
     assert settled_problems(qtbot, window, panel) == []
+
+
+def test_a_window_smaller_than_the_studio_scrolls_it_instead_of_overlapping(qtbot, framed) -> None:
+    """Presenter mode at 1.5x on a 1280x720 projector leaves less room than the studio's minimum: the body
+    scrolls; its splitter never draws the settings column over the tabs."""
+    window, panel = framed
+    window.resize(700, 500)
+    qtbot.waitUntil(lambda: panel.body_scroll.width() < panel.body.minimumSizeHint().width())
+    assert panel.body_scroll.horizontalScrollBar().maximum() > 0
+    left, tabs = panel.controls.parentWidget(), panel.tabs
+    while left.parentWidget() is not tabs.parentWidget():
+        left = left.parentWidget()
+    assert left.geometry().right() < tabs.geometry().left()

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
-from PySide6.QtWidgets import QLabel, QMenu, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.widgets.collapsible_box import CollapsibleBox
 
@@ -104,10 +104,17 @@ class BasePanel(QWidget):
         self._message_error = True
         self._message_area: QWidget | None = None
 
-        self.body = QWidget(self)
+        self.body = QWidget()
         self.body_layout = QVBoxLayout(self.body)
         self.body_layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.body, 1)
+        # A window smaller than the body's minimum (presenter mode at 1.5-2x on a 1280x720 projector) scrolls
+        # the body; without this, splitters squeezed below their children's minimum drew them over each other.
+        self.body_scroll = QScrollArea(self)
+        self.body_scroll.setObjectName("panel_body_scroll")
+        self.body_scroll.setWidget(self.body)
+        self.body_scroll.setWidgetResizable(True)
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        layout.addWidget(self.body_scroll, 1)
         self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
 
     # ------------------------------------------------------------------ translation
