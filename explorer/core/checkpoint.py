@@ -10,7 +10,6 @@ import dataclasses
 import glob
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 import torch
 
+from explorer.core import atomic_file
 from explorer.core.checkpoint_read import (FORMAT_NAME, FORMAT_VERSION, META_KEY, SUFFIX, CheckpointError,
                                            load_checkpoint, read_meta)
 
@@ -76,53 +76,44 @@ def _write_all(handle: Any, data: bytes) -> None:
     handle.write(data)
 
 
-def _make_temp(path: Path) -> tuple[int, str]:
+def _refuse_folder(path: Path) -> None:
     if path.is_dir():
         raise CheckpointError(f"{path} is a folder; choose a file name to save to")
-    try:
-        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise CheckpointError(f"cannot write to folder {path.parent}: {exc.strerror or exc}") from exc
+
+
+def _cannot_write(path: Path, exc: OSError) -> CheckpointError:
+    return CheckpointError(f"cannot write to folder {path.parent}: {exc.strerror or exc}")
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """Raise :class:`CheckpointError` now if ``path`` could not be saved to (e.g. before a long training run)."""
-    fd, tmp_name = _make_temp(Path(path))
+    path = Path(path)
+    _refuse_folder(path)
+    try:
+        fd, tmp = atomic_file.create_temp(path)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from exc
     os.close(fd)
-    os.unlink(tmp_name)
-    return Path(path)
+    tmp.unlink()
+    return path
 
 
 def _atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path``.
+    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path`` (and fsync the folder).
 
     ``durable=False`` skips the fsyncs: the rename still means a crash of the process never leaves a half
     file, only a crash of the machine could (for files that are cheap to lose, e.g. attention snapshots).
     """
-    folder = path.parent
-    fd, tmp_name = _make_temp(path)
+    _refuse_folder(path)
+    opened = False
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_file.atomic_open(path, "wb", fsync=durable) as handle:
+            opened = True
             _write_all(handle, data)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp_name)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
-        raise
-    if durable:
-        with contextlib.suppress(OSError):  # make the rename itself durable, where the platform allows it
-            dir_fd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+    except OSError as exc:
+        if not opened:
+            raise _cannot_write(path, exc) from exc
+        raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
     _remove_stale_temps(path)
 
 
@@ -132,7 +123,8 @@ STALE_TEMP_S = 3600.0  # a temp file this old was left by a save that died (kill
 def _remove_stale_temps(path: Path) -> None:
     """Delete temp files of earlier saves to ``path`` that never finished (recent ones may be in progress)."""
     now = time.time()
-    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+    legacy = f".{glob.escape(path.name)}.*.tmp"  # tempfile.mkstemp's names, before explorer.core.atomic_file
+    for leftover in (*path.parent.glob(atomic_file.temp_glob(path)), *path.parent.glob(legacy)):
         with contextlib.suppress(OSError):
             if now - leftover.stat().st_mtime > STALE_TEMP_S:
                 leftover.unlink()

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from explorer.core.atomic_file import atomic_open
 
 KINDS = ("encoder", "decoder", "cross")
 #: Our SnapshotEvent's names for the same kinds (the studio's grid reads these).
@@ -258,17 +259,13 @@ def save_npz(result: Any, path: str | os.PathLike[str]) -> Path:
         raise ModelError(f"{target} is a folder; give a file name such as maps.npz")
     if not target.parent.is_dir():
         raise ModelError(f"the folder {target.parent} does not exist: give a file name in an existing folder")
+    opened = False
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise ModelError(f"cannot write to folder {target.parent}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_open(target, "wb") as handle:
+            opened = True
             np.savez(handle, **result.to_arrays())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise ModelError(f"could not write {target}: {exc.strerror or exc}") from exc
-        raise
+    except OSError as exc:
+        if not opened:
+            raise ModelError(f"cannot write to folder {target.parent}: {exc.strerror or exc}") from exc
+        raise ModelError(f"could not write {target}: {exc.strerror or exc}") from exc
     return target

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from explorer.ui.atomic_text import write_text_atomic
+from explorer.core.atomic_file import write_text_atomic
 from explorer.ui.panel_registry import panel_title
 from explorer.ui.panel_walker import PanelWalker
 from explorer.ui.widgets.export import ExportError, default_file_name, display_name, export_target

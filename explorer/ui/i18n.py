@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject,
                             QTranslator, Signal)
 
+from explorer.core.atomic_file import atomic_path
 from explorer.paths import resources_dir
 from explorer.ui.settings import LANGUAGES
 
@@ -79,6 +80,10 @@ def lrelease_command() -> list[str] | None:
     return None
 
 
+class _LreleaseFailed(Exception):
+    """lrelease ran but wrote no catalogue (the message is its output)."""
+
+
 def compile_ts(ts: Path, qm: Path) -> bool:
     """Compile ``ts`` into ``qm`` (through a temporary file, renamed when complete); False if that failed."""
     command = lrelease_command()
@@ -86,21 +91,16 @@ def compile_ts(ts: Path, qm: Path) -> bool:
         log.warning("cannot compile %s: lrelease (shipped with PySide6) was not found", ts.name)
         return False
     qm.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{qm.stem}.", suffix=".qm", dir=qm.parent)
-    os.close(fd)
     try:
-        result = subprocess.run([*command, "-silent", str(ts), "-qm", tmp], capture_output=True, text=True,
-                                timeout=120)
-        if result.returncode != 0 or not Path(tmp).stat().st_size:
-            log.warning("lrelease failed on %s: %s", ts.name, (result.stderr or result.stdout).strip())
-            return False
-        os.replace(tmp, qm)
+        with atomic_path(qm) as tmp:  # renamed to ``qm`` only when lrelease wrote a whole catalogue
+            result = subprocess.run([*command, "-silent", str(ts), "-qm", str(tmp)], capture_output=True, text=True,
+                                    timeout=120)
+            if result.returncode != 0 or not tmp.stat().st_size:
+                raise _LreleaseFailed((result.stderr or result.stdout).strip())
         return True
-    except (OSError, subprocess.SubprocessError) as exc:
+    except (OSError, subprocess.SubprocessError, _LreleaseFailed) as exc:
         log.warning("lrelease failed on %s: %s", ts.name, exc)
         return False
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def cache_dir() -> Path:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
+from explorer.core.atomic_file import atomic_path
 from explorer.core.timelapse import Timelapse
 from explorer.ui.timelapse_render import render_frame
 from explorer.ui.worker import function_worker
@@ -47,14 +47,8 @@ def qimage_rgb(image: QImage) -> np.ndarray:
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp)`` for a temporary file beside ``path`` (same suffix), then rename it to ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        write(tmp)
     return path
 
 

@@ -169,7 +169,7 @@ def test_unwritable_folder_is_a_checkpoint_error(tmp_path: Path, monkeypatch: py
     def denied(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(ck.tempfile, "mkstemp", denied)
+    monkeypatch.setattr("explorer.core.atomic_file.create_temp", denied)
     with pytest.raises(CheckpointError, match="Permission denied"):
         save_checkpoint(tmp_path / "x.safetensors", _tensors(), {})
     assert list(tmp_path.iterdir()) == []
@@ -191,14 +191,15 @@ def test_kill_mid_write_leaves_old_file_loadable(tmp_path: Path) -> None:
 def test_next_save_removes_stale_temps_but_not_recent_ones(tmp_path: Path) -> None:
     path = _saved(tmp_path)
     stale, recent = tmp_path / f".{path.name}.old111.tmp", tmp_path / f".{path.name}.new222.tmp"
+    stale_now = tmp_path / f".{path.name}.old444.tmp{path.suffix}"  # explorer.core.atomic_file's names
     other = tmp_path / ".other.safetensors.old333.tmp"
-    for leftover in (stale, recent, other):
+    for leftover in (stale, stale_now, recent, other):
         leftover.write_bytes(b"partial")
     old = time.time() - ck.STALE_TEMP_S - 60
-    os.utime(stale, (old, old))
-    os.utime(other, (old, old))
+    for leftover in (stale, stale_now, other):
+        os.utime(leftover, (old, old))
     save_checkpoint(path, _tensors(), {"hello": [2]})
-    assert not stale.exists() and recent.exists() and other.exists()
+    assert not stale.exists() and not stale_now.exists() and recent.exists() and other.exists()
     assert load_checkpoint(path)[1]["hello"] == [2]
 
 
@@ -387,6 +388,7 @@ def test_check_writable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(CheckpointError, match="folder"):
         ck.check_writable(tmp_path)
-    monkeypatch.setattr(ck.tempfile, "mkstemp", lambda *a, **k: (_ for _ in ()).throw(OSError(30, "Read-only")))
+    monkeypatch.setattr("explorer.core.atomic_file.create_temp",
+                        lambda *a, **k: (_ for _ in ()).throw(OSError(30, "Read-only")))
     with pytest.raises(CheckpointError, match="Read-only"):
         ck.check_writable(tmp_path / "new.safetensors")

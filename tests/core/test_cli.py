@@ -175,12 +175,10 @@ def test_ctrl_c_stops_cleanly_and_still_saves(tmp_path: Path, capsys: pytest.Cap
 
 def test_unwritable_out_is_refused_before_training(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    import explorer.core.checkpoint as ck
-
     def read_only(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(ck.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr("explorer.core.atomic_file.create_temp", read_only)
     code, out, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "8", "--epochs", "1",
                           "--device", "cpu", *TINY, "--out", str(tmp_path / "m.safetensors"))
     assert code == 2 and err.startswith("error: cannot write") and "Read-only" in err

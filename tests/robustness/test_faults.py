@@ -161,7 +161,7 @@ def test_read_only_folder_keeps_the_previous_file(saved: tuple[Path, Trainer, by
         def read_only(*args: Any, **kwargs: Any) -> Any:
             raise OSError(errno.EROFS, "Read-only file system")
 
-        monkeypatch.setattr(ck.tempfile, "mkstemp", read_only)
+        monkeypatch.setattr("explorer.core.atomic_file.create_temp", read_only)
     try:
         with pytest.raises(CheckpointError, match="cannot write to folder"):
             _save_again(path, trainer)
@@ -175,7 +175,7 @@ def test_cli_train_to_an_unwritable_place(tmp_path: Path, monkeypatch: pytest.Mo
     def read_only(*args: Any, **kwargs: Any) -> Any:
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(ck.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr("explorer.core.atomic_file.create_temp", read_only)
     out = tmp_path / "m.safetensors"
     code = cli_main(["train", "--data", "task:copy", "--num-examples", "8", "--epochs", "1", "--device", "cpu",
                      "--num-hiddens", "8", "--num-heads", "2", "--ffn-num-hiddens", "8", "--num-layers", "1",
@@ -227,7 +227,7 @@ def test_killed_during_a_save_leaves_the_previous_model(saved: tuple[Path, Train
     loaded = load_model(path)
     assert loaded.model_config.num_hiddens == 8
     leftovers = [p.name for p in path.parent.iterdir() if p.name != path.name]
-    assert all(name.startswith(f".{path.name}.") and name.endswith(".tmp") for name in leftovers)
+    assert all(name.startswith(f".{path.name}.") and name.endswith(f".tmp{path.suffix}") for name in leftovers)
 
 
 def test_cli_checks_out_is_writable_before_training(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -236,7 +236,7 @@ def test_cli_checks_out_is_writable_before_training(tmp_path: Path, monkeypatch:
     def read_only(*args: Any, **kwargs: Any) -> Any:
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(ck.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr("explorer.core.atomic_file.create_temp", read_only)
     monkeypatch.setattr("tempfile.mkstemp", read_only)
     code = cli_main(["train", "--data", "task:copy", "--num-examples", "8", "--epochs", "1", "--device", "cpu",
                      "--num-hiddens", "8", "--num-heads", "2", "--ffn-num-hiddens", "8", "--num-layers", "1",

@@ -11,7 +11,6 @@ import io
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -19,6 +18,8 @@ from PySide6.QtCore import QCoreApplication, QSignalBlocker, Slot
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSpinBox, QWidget)
+
+from explorer.core.atomic_file import write_bytes_atomic
 
 translate = QCoreApplication.translate
 
@@ -31,19 +32,6 @@ FORMATS: tuple[str, ...] = ("png", "svg", "csv")
 
 class ExportError(Exception):
     """An export failed; the message is fit for users."""
-
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _export_item(graphics: Any) -> Any:
@@ -223,7 +211,7 @@ def _write(path: Path, data: bytes) -> None:
     if not path.parent.is_dir():
         raise ExportError(translate("Export", "The folder {folder} does not exist.").format(folder=path.parent))
     try:
-        _atomic_write(path, data)
+        write_bytes_atomic(path, data)
     except OSError as exc:
         raise ExportError(translate("Export", "Could not write {path}: {error}").format(
             path=path, error=exc.strerror or exc)) from exc
