@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 KINDS = ("encoder_self", "decoder_self", "cross")  # explorer.core.timelapse.KINDS (a test checks they agree)
+DEFAULT_KIND = "cross"  # explorer.core.timelapse.DEFAULT_KIND, the dialog's default (a test checks)
 PALETTES = ("standard", "colour_blind")  # explorer.ui.settings.PALETTES, kept here so --help needs no Qt
 DEFAULT_FPS = 4  # the dialog's defaults (explorer.ui.settings DEFAULTS "timelapse/fps", "timelapse/max_frames")
 DEFAULT_MAX_FRAMES = 120
@@ -75,7 +76,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN_DIR", help="a run directory (train --run-dir DIR, or a run the app recorded)")
     p.add_argument("--out", required=True, metavar="FILE", help="FILE.gif, FILE.mp4 (pip install "
                    "'attention-explorer[video]') or FILE.png (numbered frames FILE_0001.png, …)")
-    p.add_argument("--kind", choices=KINDS, default="cross", help="which attention maps (default: %(default)s)")
+    p.add_argument("--kind", choices=KINDS, default=DEFAULT_KIND, help="which attention maps (default: %(default)s)")
     p.add_argument("--head", type=_head, metavar="LAYER,HEAD",
                    help="one head, counted from 1 (default: every head of --kind, tiled: rows layers, columns heads)")
     p.add_argument("--fps", type=_fps, default=DEFAULT_FPS, metavar="N", help="frames per second (default: "

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 KINDS = ("encoder_self", "decoder_self", "cross")
+DEFAULT_KIND = "cross"  # the time-lapse dialog's and the CLI's default map
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def loss_at(steps: np.ndarray, values: np.ndarray, step: float) -> float:
 
 
 def build_timelapse(snapshots: Sequence[Any], loss_steps: np.ndarray, loss_values: np.ndarray,
-                    kind: str = "cross", head: tuple[int, int] | None = None,
+                    kind: str = DEFAULT_KIND, head: tuple[int, int] | None = None,
                     max_frames: int | None = None) -> Timelapse:
     """The frames of a time-lapse of ``snapshots`` (``SnapshotEvent``-like: ``step``, ``epoch``, ``maps`` of
     ``(L, h, Tq, Tk)``, token lists) showing map ``kind``, one ``head`` ``(layer, head)`` or all heads.

@@ -9,7 +9,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
-from explorer.core.timelapse import build_timelapse
+from explorer.core.timelapse import DEFAULT_KIND, build_timelapse
 from explorer.ui.palette import lookup_table
 from explorer.ui.timelapse_export import FORMAT_NAMES, TimelapseJob, available_formats, format_of
 from explorer.ui.timelapse_render import KIND_TITLES
@@ -33,7 +33,7 @@ def studio_run(window: MainWindow) -> tuple[Any, list[Any]] | None:
     return state, list(state.attention.history)
 
 
-def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: str = "cross",
+def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: str = DEFAULT_KIND,
                     head: tuple[int, int] | None = None, max_frames: int | None = None, fps: float = 4.0,
                     size: tuple[int, int] = SIZES[0]) -> TimelapseJob | None:
     """Start writing the studio's time-lapse to ``path`` (format from its suffix); progress goes to the status
@@ -115,8 +115,8 @@ class TimelapseDialog(QDialog):
         form.addRow(self.error_label)
         form.addRow(buttons)
         self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_current_index_changed)
-        if selected is not None:
-            self.kind_combo.setCurrentIndex(self.kind_combo.findData(selected[0]))
+        # the studio's chosen map and head, or the CLI's default (cross attention, every head)
+        self.kind_combo.setCurrentIndex(self.kind_combo.findData(selected[0] if selected is not None else DEFAULT_KIND))
         self._on_kind_combo_current_index_changed()
         if selected is not None and (selected[1], selected[2]) in self._heads:
             self.head_combo.setCurrentIndex(self._heads.index((selected[1], selected[2])))

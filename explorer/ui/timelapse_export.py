@@ -5,8 +5,11 @@ Every file is written under a temporary name and renamed (DESIGN rule 7).
 """
 from __future__ import annotations
 
+import contextlib
+import glob
 import importlib.util
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -85,7 +88,8 @@ def write_mp4(frames: list[np.ndarray], path: str | os.PathLike[str], fps: float
 
 
 def write_png_frames(frames: list[np.ndarray], path: str | os.PathLike[str]) -> list[Path]:
-    """``frames`` as ``<stem>_0001.png``, ``<stem>_0002.png``, … beside ``path``; returns the files."""
+    """``frames`` as ``<stem>_0001.png``, ``<stem>_0002.png``, … beside ``path``; returns the files. Frames
+    numbered higher, left by an earlier export of more frames to the same name, are deleted afterwards."""
     from PySide6.QtGui import QImage as Image
 
     path, written = Path(path), []
@@ -99,7 +103,20 @@ def write_png_frames(frames: list[np.ndarray], path: str | os.PathLike[str]) -> 
                 raise OSError(f"could not write {tmp}")
 
         written.append(_atomic(target, write))
+    _remove_stale_frames(path, len(written))
     return written
+
+
+def _remove_stale_frames(path: Path, count: int) -> None:
+    """Delete the frames ``<stem>_NNNN.png`` numbered above ``count`` beside ``path``: the rest of an earlier,
+    longer export to the same name, which would otherwise pose as part of this one. Only names this writer
+    makes are touched."""
+    pattern = re.compile(re.escape(path.stem) + r"_(\d{4,})\.png")
+    for candidate in path.parent.glob(f"{glob.escape(path.stem)}_*.png"):
+        found = pattern.fullmatch(candidate.name)
+        if found and int(found[1]) > count and found[1] == f"{int(found[1]):04d}":
+            with contextlib.suppress(OSError):  # this export is complete either way
+                candidate.unlink()
 
 
 def encode(frames: list[np.ndarray], path: str | os.PathLike[str], fmt: str, fps: float) -> Path:

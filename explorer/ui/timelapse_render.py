@@ -3,6 +3,7 @@ with a colour bar, the run's loss curve on the right with a marker at the frame'
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
@@ -108,51 +109,87 @@ def _draw_map(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, lu
     painter.drawText(QPointF(strip.right() + 3, strip.bottom()), "0")
 
 
+@dataclass(frozen=True)
+class LossLayout:
+    """Where the loss plot sits in its area and what it shows: the plot rectangle, the step range ``x_range``
+    (covering the curve and every frame, so a frame at step 0 sits on the axis), the loss range ``y_range``
+    (``log10`` of the loss when ``log``), and each axis label's text, rectangle and alignment."""
+
+    plot: QRectF
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    log: bool
+    labels: list[tuple[str, QRectF, Qt.AlignmentFlag]]
+
+    def point(self, step: float, loss: float) -> QPointF:
+        """Where ``(step, loss)`` is drawn (``loss`` as stored, not yet on the log scale)."""
+        (x0, x1), (y0, y1) = self.x_range, self.y_range
+        value = math.log10(loss) if self.log and loss > 0 else loss
+        return QPointF(self.plot.left() + (step - x0) / (x1 - x0) * self.plot.width(),
+                       self.plot.bottom() - (value - y0) / (y1 - y0) * self.plot.height())
+
+
+def loss_layout(timelapse: Timelapse, area: QRectF, font: QFont) -> LossLayout | None:
+    """The loss plot's layout in ``area``: the left margin is as wide as the widest y label (e.g. ``0.00717``)
+    needs. None when the run has no finite, positive loss to draw."""
+    steps, values = timelapse.loss_steps, timelapse.loss_values
+    keep = np.isfinite(steps) & np.isfinite(values) & (values > 0)
+    if not keep.any():
+        return None
+    x, y = steps[keep], values[keep]
+    frame_steps = [float(f.step) for f in timelapse.frames]
+    x0 = min([float(x.min()), *frame_steps])
+    x1 = max([float(x.max()), *frame_steps, x0 + 1])
+    log = bool(y.max() / y.min() >= 10)
+    ty = np.log10(y) if log else y
+    y0, y1 = float(ty.min()), float(ty.max())
+    y0, y1 = (y0 - 0.5, y1 + 0.5) if y1 - y0 < 1e-9 else (y0, y1)
+    y_texts = [f"{10 ** v if log else v:.3g}" for v in (y1, y0)]  # top, bottom
+    metrics = QFontMetricsF(font)
+    gap = 4.0  # between a y label and the plot, and at the area's left edge
+    widest = max(metrics.horizontalAdvance(t) for t in y_texts)
+    left = min(math.ceil(widest) + 2 * gap, area.width() / 2)
+    line = metrics.height()
+    plot = area.adjusted(left, 2 * line, -4, -2 * line - 4)
+    label_width = plot.left() - area.left() - gap
+    labels = [(text, QRectF(area.left(), where - metrics.ascent(), label_width, line), Qt.AlignmentFlag.AlignRight)
+              for text, where in zip(y_texts, (plot.top() + metrics.ascent(), plot.bottom()))]
+    labels += [(f"{v:.0f}", QRectF(plot.left(), plot.bottom() + 2, plot.width(), line), align)
+               for v, align in ((x0, Qt.AlignmentFlag.AlignLeft), (x1, Qt.AlignmentFlag.AlignRight))]
+    return LossLayout(plot, (x0, x1), (y0, y1), log, labels)
+
+
 def _draw_loss(painter: QPainter, timelapse: Timelapse, frame: TimelapseFrame, area: QRectF, font: QFont,
                text: QColor, curve: QColor, marker: QColor, grid: QColor) -> None:
     """The run's loss curve with the frame's step marked; log scale when the loss spans a decade or more."""
-    steps, values = timelapse.loss_steps, timelapse.loss_values
-    keep = np.isfinite(steps) & np.isfinite(values) & (values > 0)
     metrics = QFontMetricsF(font)
     painter.setFont(font)
     painter.setPen(text)
-    plot = area.adjusted(metrics.horizontalAdvance("00.000") + 6, 2 * metrics.height(), -4,
-                         -2 * metrics.height() - 4)
+    layout = loss_layout(timelapse, area, font)
+    plot = layout.plot if layout is not None else area.adjusted(
+        metrics.horizontalAdvance("0.000") + 8, 2 * metrics.height(), -4, -2 * metrics.height() - 4)
     painter.drawText(QRectF(area.left(), area.top(), area.width(), metrics.height()),
                      Qt.AlignmentFlag.AlignLeft, translate("Timelapse", "Training loss (per token)"))
     painter.drawText(QRectF(plot.left(), plot.bottom() + metrics.height(), plot.width(), metrics.height()),
                      Qt.AlignmentFlag.AlignHCenter, translate("Timelapse", "step"))
     painter.setPen(QPen(grid, 1))
     painter.drawRect(plot)
-    if not keep.any():
+    if layout is None:
         return
+    steps, values = timelapse.loss_steps, timelapse.loss_values
+    keep = np.isfinite(steps) & np.isfinite(values) & (values > 0)
     x, y = steps[keep], values[keep]
-    log = y.max() / y.min() >= 10
-    ty = np.log10(y) if log else y
-    x0, x1 = float(x.min()), float(max(x.max(), x.min() + 1))
-    y0, y1 = float(ty.min()), float(ty.max())
-    y0, y1 = (y0 - 0.5, y1 + 0.5) if y1 - y0 < 1e-9 else (y0, y1)
-
-    def point(sx: float, sy: float) -> QPointF:
-        return QPointF(plot.left() + (sx - x0) / (x1 - x0) * plot.width(),
-                       plot.bottom() - (sy - y0) / (y1 - y0) * plot.height())
-
     every = max(1, len(x) // max(1, int(plot.width())))  # about one point per pixel
-    path = QPainterPath(point(x[0], ty[0]))
-    for sx, sy in zip(x[::every], ty[::every]):
-        path.lineTo(point(sx, sy))
-    path.lineTo(point(x[-1], ty[-1]))
+    path = QPainterPath(layout.point(x[0], y[0]))
+    for sx, sy in zip(x[::every], y[::every]):
+        path.lineTo(layout.point(sx, sy))
+    path.lineTo(layout.point(x[-1], y[-1]))
     painter.setPen(QPen(curve, 1.5))
     painter.drawPath(path)
     painter.setPen(text)
-    for value, where in ((y1, plot.top() + metrics.ascent()), (y0, plot.bottom())):
-        shown = 10 ** value if log else value
-        painter.drawText(QRectF(area.left(), where - metrics.ascent(), plot.left() - area.left() - 4,
-                                metrics.height()), Qt.AlignmentFlag.AlignRight, f"{shown:.3g}")
-    for value, align in ((x0, Qt.AlignmentFlag.AlignLeft), (x1, Qt.AlignmentFlag.AlignRight)):
-        painter.drawText(QRectF(plot.left(), plot.bottom() + 2, plot.width(), metrics.height()), align,
-                         f"{value:.0f}")
-    at = point(frame.step, math.log10(frame.loss) if log and frame.loss > 0 else frame.loss)
+    for label, rect, align in layout.labels:
+        painter.drawText(rect, align, label)
+    at = layout.point(frame.step, frame.loss)
     painter.setPen(QPen(marker, 1, Qt.PenStyle.DashLine))
     painter.drawLine(QPointF(at.x(), plot.top()), QPointF(at.x(), plot.bottom()))
     if math.isfinite(frame.loss):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import importlib.util
 import json
+import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -70,6 +72,26 @@ def test_png_frames_of_one_head_thinned(qapp, run_dir: Path, tmp_path: Path,
     assert summary["bytes"] == sum(p.stat().st_size for p in files)
     with Image.open(files[0]) as first:
         assert first.size == (320, 180) and first.convert("RGB").getpixel((2, 2)) == (0, 0, 0)  # dark
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
+def test_fewer_png_frames_replace_an_earlier_export_readable_by_others(qapp, run_dir: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Frames 3 and 4 of an earlier export to the same name go; the frames get a new file's mode, not 0600."""
+    out = tmp_path / "lapse.png"
+    code, _, stderr = timelapse(capsys, str(run_dir), "--out", str(out), *SIZE, "--max-frames", "4")
+    assert code == 0, stderr
+    assert len(list(tmp_path.iterdir())) == 4
+    before = os.umask(0o022)
+    try:
+        code, stdout, stderr = timelapse(capsys, str(run_dir), "--out", str(out), *SIZE, "--max-frames", "2",
+                                         "--json")
+    finally:
+        os.umask(before)
+    assert code == 0, stderr
+    assert json.loads(stdout)["files"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lapse_0001.png", "lapse_0002.png"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {0o644}
 
 
 @pytest.mark.skipif(importlib.util.find_spec("imageio_ffmpeg") is None, reason="imageio-ffmpeg is not installed")
@@ -170,9 +192,10 @@ def test_a_failed_write_leaves_no_file(qapp, run_dir: Path, tmp_path: Path, caps
 
 
 def test_the_cli_defaults_are_the_dialogs() -> None:
-    from explorer.core.timelapse import KINDS
+    from explorer.core.timelapse import DEFAULT_KIND, KINDS
     from explorer.ui.settings import DEFAULTS, PALETTES
 
     assert cli_timelapse.KINDS == KINDS and cli_timelapse.PALETTES == PALETTES
+    assert cli_timelapse.DEFAULT_KIND == DEFAULT_KIND  # the dialog starts from it when no head is chosen
     assert (cli_timelapse.DEFAULT_FPS, cli_timelapse.DEFAULT_MAX_FRAMES) == (
         DEFAULTS["timelapse/fps"], DEFAULTS["timelapse/max_frames"])

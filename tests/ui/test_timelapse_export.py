@@ -2,6 +2,7 @@
 sharpens, an animated GIF (Pillow), PNG frames, MP4 when imageio-ffmpeg is installed; started from the window."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -10,17 +11,19 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from PIL import Image
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QWidget
 
 from classroom_fakes import MODULE, SPECS, make_window
 from explorer.core.loss_record import LossRecord
-from explorer.core.timelapse import build_timelapse
+from explorer.core.timelapse import DEFAULT_KIND, build_timelapse
 from explorer.ui.palette import lookup_table
 from explorer.ui.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel
 from explorer.ui.timelapse_dialog import NO_HISTORY, start_timelapse
-from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb
-from explorer.ui.timelapse_render import render_frame
+from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb, write_png_frames
+from explorer.ui.timelapse_render import loss_layout, render_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from test_timelapse import snapshots  # noqa: E402  (the core test's fake history)
@@ -44,6 +47,68 @@ def test_frames_change_from_early_to_late_snapshots(qtbot) -> None:
     grid = lapse(head=None)
     dark = qimage_rgb(render_frame(grid, grid.frames[0], lookup_table("viridis", "colour_blind"), SIZE, dark=True))
     assert dark[2, 2].tolist() == [0, 0, 0]  # dark background
+
+
+def book_run_lapse():
+    """A 200-step run whose loss falls from 5 to 0.00717 (the demo run's range) and whose first snapshot is
+    taken at step 0, before the first loss (step 1) is recorded."""
+    snaps = snapshots(5)
+    snaps[0] = dataclasses.replace(snaps[0], step=0)
+    return build_timelapse(snaps, np.arange(1.0, 201.0), np.geomspace(5.0, 0.00717, 200))
+
+
+@pytest.mark.parametrize("pixels", [8, 12, 24])
+def test_the_loss_axis_makes_room_for_its_widest_label(qtbot, pixels: int) -> None:
+    """The bottom label of a 200-epoch run was clipped to ".00717": it must fit whole between the area's edge
+    and the plot."""
+    font = QFont()
+    font.setPixelSize(pixels)
+    area = QRectF(540, 60, 400, 420)
+    layout = loss_layout(book_run_lapse(), area, font)
+    assert layout is not None and layout.log
+    texts = [text for text, _, _ in layout.labels]
+    assert texts[:2] == ["5", "0.00717"]
+    metrics = QFontMetricsF(font)
+    for text, rect, _ in layout.labels[:2]:  # the y labels, right-aligned in the margin
+        assert metrics.horizontalAdvance(text) <= rect.width(), text
+        assert rect.left() >= area.left() and rect.right() < layout.plot.left()
+    assert area.contains(layout.plot)
+
+
+def test_the_step_axis_covers_a_frame_before_the_first_loss(qtbot) -> None:
+    timelapse = book_run_lapse()
+    layout = loss_layout(timelapse, QRectF(0, 0, 400, 300), QFont())
+    assert layout is not None
+    assert layout.x_range == (0.0, 200.0)  # the curve runs from step 1, the first frame is at step 0
+    first = timelapse.frames[0]
+    assert first.step == 0 and layout.point(first.step, first.loss).x() == layout.plot.left()
+    assert [text for text, _, _ in layout.labels[2:]] == ["0", "200"]
+    for frame in timelapse.frames:
+        assert layout.plot.left() <= layout.point(frame.step, frame.loss).x() <= layout.plot.right()
+
+
+def test_png_frames_replace_a_longer_earlier_export_whole(qtbot, tmp_path: Path) -> None:
+    frames = [np.full((4, 6, 3), 40 * i, dtype=np.uint8) for i in range(5)]
+    assert len(write_png_frames(frames, tmp_path / "lapse.png")) == 5
+    kept = ["lapse_0000.png", "lapse_00009.png", "lapse_12.png", "lapse_0009.png.bak", "lapse_x_0009.png",
+            "lapseA_0009.png", "other_0009.png", "lapse_0009.jpg", "lapse.png"]  # not names of this writer's frames
+    for name in kept:
+        (tmp_path / name).write_bytes(b"mine")
+    written = write_png_frames(frames[:2], tmp_path / "lapse.png")
+    assert [p.name for p in written] == ["lapse_0001.png", "lapse_0002.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*kept, "lapse_0001.png", "lapse_0002.png"])
+    with Image.open(written[1]) as second:
+        assert second.convert("RGB").getpixel((0, 0)) == (40, 40, 40)
+
+
+def test_the_dialog_defaults_to_the_clis_map(qtbot, tmp_path: Path) -> None:
+    from explorer import cli_timelapse
+    from explorer.ui.timelapse_dialog import TimelapseDialog
+
+    dialog = TimelapseDialog(snapshots(2)[-1], None, str(tmp_path), 4, 120)
+    qtbot.addWidget(dialog)
+    request = dialog.request()
+    assert (request["kind"], request["head"]) == (DEFAULT_KIND, None) == (cli_timelapse.DEFAULT_KIND, None)
 
 
 def run_job(qtbot, timelapse, path: Path, fmt: str) -> Path:
