@@ -23,7 +23,7 @@ from explorer.ui.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel
 from explorer.ui.timelapse_dialog import NO_HISTORY, start_timelapse
 from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb, write_png_frames
-from explorer.ui.timelapse_render import loss_layout, render_frame
+from explorer.ui.timelapse_render import loss_layout, peak_indices, render_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from test_timelapse import snapshots  # noqa: E402  (the core test's fake history)
@@ -85,6 +85,18 @@ def test_the_step_axis_covers_a_frame_before_the_first_loss(qtbot) -> None:
     assert [text for text, _, _ in layout.labels[2:]] == ["0", "200"]
     for frame in timelapse.frames:
         assert layout.plot.left() <= layout.point(frame.step, frame.loss).x() <= layout.plot.right()
+
+
+def test_the_thinned_loss_curve_keeps_its_spikes() -> None:
+    """2000 noisy steps on ~340 pixels: the spike at a frame's step is drawn, so its marker sits on the curve."""
+    rng = np.random.default_rng(0)
+    values = np.abs(rng.normal(0.1, 0.02, 2000))
+    values[1009] = 0.9  # step 1010
+    picked = peak_indices(values, 5)
+    assert 1009 in picked and picked[-1] == 1999 and np.all(np.diff(picked) > 0)
+    assert values[picked].max() == values.max() and values[picked].min() == values.min()
+    assert len(picked) <= 2 * 400 + 1
+    assert peak_indices(values[:7], 1).tolist() == list(range(7))
 
 
 def test_png_frames_replace_a_longer_earlier_export_whole(qtbot, tmp_path: Path) -> None:
