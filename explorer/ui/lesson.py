@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from PySide6.QtCore import QCoreApplication
 
-from explorer.ui.atomic_text import write_text_atomic
+from explorer.core.atomic_file import write_text_atomic
 
 translate = QCoreApplication.translate
 from explorer.ui.settings import LANGUAGES, PALETTES, PRESENTER_SCALES, THEMES
