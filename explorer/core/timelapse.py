@@ -76,10 +76,11 @@ def head_mosaic(maps: np.ndarray, head: tuple[int, int] | None = None, gap: int 
 
 
 def loss_at(steps: np.ndarray, values: np.ndarray, step: float) -> float:
-    """The loss at training ``step`` by linear interpolation of the finite points; NaN if there are none."""
+    """The loss at training ``step`` by linear interpolation of the finite points; NaN if there are none or
+    ``step`` comes before the first (a snapshot at step 0 is taken before any loss)."""
     steps, values = np.asarray(steps, dtype=np.float64), np.asarray(values, dtype=np.float64)
     keep = np.isfinite(steps) & np.isfinite(values)
-    if not keep.any():
+    if not keep.any() or step < steps[keep].min():
         return float("nan")
     return float(np.interp(step, steps[keep], values[keep]))
 

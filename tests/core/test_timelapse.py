@@ -59,3 +59,13 @@ def test_bad_requests_say_why() -> None:
     with pytest.raises(ValueError, match="Unknown kind"):
         build_timelapse(snapshots(2), np.zeros(0), np.zeros(0), kind="self")
     assert np.isnan(loss_at(np.zeros(0), np.zeros(0), 5))
+
+
+def test_a_snapshot_before_the_first_step_has_no_loss() -> None:
+    import math
+
+    from explorer.core.timelapse import loss_at
+
+    steps, values = np.array([1.0, 2.0, 4.0]), np.array([5.0, 4.0, 2.0])
+    assert math.isnan(loss_at(steps, values, 0))
+    assert loss_at(steps, values, 3) == 3.0 and loss_at(steps, values, 9) == 2.0
