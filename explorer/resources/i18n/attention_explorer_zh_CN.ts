@@ -2916,6 +2916,17 @@ Quit anyway?</source>
     </message>
 </context>
 <context>
+    <name>RunFeed</name>
+    <message>
+        <source>Could not read that run&apos;s losses: {error}</source>
+        <translation>无法读取该运行的损失：{error}</translation>
+    </message>
+    <message>
+        <source>The run {name} has no losses yet.</source>
+        <translation>运行 {name} 还没有损失记录。</translation>
+    </message>
+</context>
+<context>
     <name>RunProgress</name>
     <message>
         <source>epoch {epoch}, per token</source>
@@ -2924,6 +2935,10 @@ Quit anyway?</source>
     <message>
         <source>epoch {epoch} so far, per token</source>
         <translation>第 {epoch} 轮至今，每个词元</translation>
+    </message>
+    <message>
+        <source>replay at {speed}×</source>
+        <translation>回放 {speed}×</translation>
     </message>
 </context>
 <context>
@@ -3430,20 +3445,8 @@ Quit anyway?</source>
         <translation>正在以 {speed}× 速度按录制过程回放运行 {name}：暂停、单步和停止的用法与训练时相同；模型在回放结束时载入。</translation>
     </message>
     <message>
-        <source>Could not read that run&apos;s losses: {error}</source>
-        <translation>无法读取该运行的损失：{error}</translation>
-    </message>
-    <message>
-        <source>The run {name} has no losses yet.</source>
-        <translation>运行 {name} 还没有损失记录。</translation>
-    </message>
-    <message>
         <source>Stop training before opening a model.</source>
         <translation>请先停止训练，再打开模型。</translation>
-    </message>
-    <message>
-        <source>replay at {speed}×</source>
-        <translation>回放 {speed}×</translation>
     </message>
     <message>
         <source>Epoch {epoch}: {shown} (mean BLEU {bleu:.3f})</source>

@@ -4,12 +4,18 @@ to translate, inspect and save, and the reading of model files off the GUI threa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from explorer.core.checkpoint import CheckpointError
+from explorer.core.loss_record import LossRecord
+from explorer.core.text import Vocab
+from explorer.core.training_config import TrainingConfig, TrainingHistory
 from explorer.ui.panels.studio.followed_run import checkpoint_record
-from explorer.ui.panels.studio.model_files import ModelRecord, OpenedModel, open_model_job, save_record
+from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
+                                                   save_record)
+from explorer.ui.panels.studio.run_messages import paused_text, trained_origin
 from explorer.ui.worker import LatestOnlyRunner
 
 
@@ -47,6 +53,16 @@ class ModelState(QObject):
         self.record, self.path = record, path
         self._accept_checkpoints = False
         self.model_changed.emit(record)
+
+    def offer_trained(self, event: Any, config: TrainingConfig, vocabs: tuple[Vocab, Vocab], loss: LossRecord,
+                      failed: bool) -> None:
+        """Offer the model a training process sent (a ``ModelStateEvent``'s weights, built here on the CPU) with
+        the run's losses so far as its history; ``failed``: the run was stopped by an error."""
+        model = model_from_state(event.state, config, *vocabs)
+        if event.reason == "paused":
+            self.message_posted.emit(paused_text(event), "info")
+        self.offer(ModelRecord(model, *vocabs, config, history_of(loss), config.num_steps,
+                               trained_origin(event, failed)))
 
     def open_file(self, path: str, fallback_num_steps: int, probe: tuple[str, str]) -> None:
         """Read a checkpoint in the background; :attr:`model_opened` or a message follows."""
@@ -103,3 +119,8 @@ class ModelState(QObject):
     def _on_checkpoint_loader_failed(self, message: str) -> None:
         self.message_posted.emit(self.tr("The run's checkpoint could not be read yet: {error}").format(error=message),
                                  "error")
+
+
+def history_of(loss: LossRecord) -> TrainingHistory:
+    """The run's losses as a core ``TrainingHistory`` (saved with the model)."""
+    return TrainingHistory(step_loss=loss.steps.view()[:, 3].tolist(), epoch_loss=loss.epochs.view()[:, 3].tolist())

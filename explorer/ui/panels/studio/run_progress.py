@@ -55,11 +55,17 @@ class ProgressTracker:
         label = QCoreApplication.translate("RunProgress", "epoch {epoch} so far, per token").format(epoch=epoch)
         return (total / tokens if tokens else math.nan), label
 
-    def progress(self, num_epochs: int, device: str, run_state: str) -> Progress | None:
-        """The progress line's content, or None before the first step."""
+    def progress(self, num_epochs: int, device: str, run_state: str,
+                 replay_speed: float | None = None) -> Progress | None:
+        """The progress line's content, or None before the first step. A run replayed at ``replay_speed`` shows
+        that speed instead of the device, and its ETA in the replay's seconds, not the recorded ones."""
         step = self.latest_step
         if step is None:
             return None
+        elapsed_s = step.elapsed_s
+        if replay_speed is not None:
+            device = QCoreApplication.translate("RunProgress", "replay at {speed}×").format(speed=f"{replay_speed:g}")
+            elapsed_s = step.elapsed_s / replay_speed
         loss, label = self.shown_loss()
-        return Progress(step.step, step.epoch, num_epochs, step.progress, step.elapsed_s, step.tokens_per_s, loss,
-                        label, device, run_state)
+        return Progress(step.step, step.epoch, num_epochs, step.progress, elapsed_s, step.tokens_per_s, loss, label,
+                        device, run_state)

@@ -68,8 +68,8 @@ class StudioPanel(BasePanel):
         self.data.bind(state.data)
         state.run_state_changed.connect(self.controls.set_state)
         state.run_state_changed.connect(self.translate_view.show_run_state)
-        state.progress_changed.connect(self.controls.show_progress)
-        state.loss_changed.connect(self.loss_plot.refresh)
+        state.run_feed.progress_changed.connect(self.controls.show_progress)
+        state.run_feed.loss_changed.connect(self.loss_plot.refresh)
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
         state.attention.head_selected.connect(self.detail.select)
@@ -78,7 +78,7 @@ class StudioPanel(BasePanel):
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
         state.attention.head_selected.connect(self._on_attention_head_selected)
-        state.loss_changed.connect(self._on_state_loss_changed)
+        state.run_feed.loss_changed.connect(self._on_run_feed_loss_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
         state.models.model_changed.connect(self._on_state_model_changed)
         state.data.changed.connect(self._on_data_state_changed)
@@ -218,7 +218,7 @@ class StudioPanel(BasePanel):
         self.tabs.setCurrentWidget(self.detail)
 
     @Slot()
-    def _on_state_loss_changed(self) -> None:
+    def _on_run_feed_loss_changed(self) -> None:
         if self.studio_state.loss.steps.size or self.is_training():
             self.loss_stack.show_content()
         else:

@@ -3,16 +3,28 @@ behind the same small interface as a followed or replayed run (:class:`FollowedR
 owner drives either without asking which it holds."""
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from explorer.core.training_process import TrainingJob, TrainingProcess
+from explorer.ui.process_settings import training_threads
 from explorer.ui.worker import function_worker, generator_worker
+
+if TYPE_CHECKING:
+    from explorer.core.training import TrainingConfig
+    from explorer.ui.panels.studio.data_loading import LoadRequest
 
 
 class TrainingRun:
-    """Trains ``job`` in a child process; ``worker`` yields its events (connect, then :meth:`start`)."""
+    """Trains ``config`` on the data of ``request`` in a child process, recording the run in ``run_dir`` (None: not
+    recorded); ``worker`` yields its events (connect, then :meth:`start`)."""
 
     clock = None  # nothing is replayed
 
-    def __init__(self, job: TrainingJob) -> None:
+    def __init__(self, config: TrainingConfig, request: LoadRequest, probe: tuple[str, str],
+                 run_dir: Path | None) -> None:
+        job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
+                          num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None)
         self.process = TrainingProcess(job)
         self.worker = generator_worker(self.process.events)
 
