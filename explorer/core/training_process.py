@@ -46,7 +46,8 @@ class TrainingJob:
     ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
     ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core).
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
-    otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch.
+    otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
+    and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one.
     """
 
     config: dict
@@ -56,6 +57,7 @@ class TrainingJob:
     probe: tuple[str, str] | None = None
     num_threads: int | None = None
     run_dir: str | None = None
+    checkpoint_interval_s: float = 0.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -385,7 +387,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
             trainer = Trainer(config, dataset, probe=probe)
             if job.run_dir is not None:
                 data = describe_data(source, job.data_spec, job.num_examples, job.data_seed)
-                writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe])
+                writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe],
+                                          checkpoint_interval_s=job.checkpoint_interval_s)
             remote.attach(trainer)
             send(StartedEvent(
                 device=str(trainer.device), num_pairs=len(dataset), total_steps=trainer.total_steps,

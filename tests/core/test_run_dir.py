@@ -214,3 +214,18 @@ def test_refused_run_dirs(tmp_path: Path, finished_run: tuple[Path, list], monke
     monkeypatch.setattr(rd.tempfile, "mkstemp", read_only)  # works as root too
     with pytest.raises(RunDirError, match="cannot write.*Read-only"):
         check_new_run_dir(tmp_path / "new")
+
+
+def test_checkpoints_wait_for_their_interval_but_the_last_epoch_always_has_one(tmp_path: Path) -> None:
+    dataset = tiny_dataset()
+    train_into(tmp_path / "every", dataset, 4, keep_checkpoints=True)
+    train_into(tmp_path / "spaced", dataset, 4, keep_checkpoints=True, checkpoint_interval_s=3600.0)
+    kept = lambda run: sorted(p.name for p in (run / "checkpoints").glob("epoch-*.safetensors"))  # noqa: E731
+    assert kept(tmp_path / "every") == [f"epoch-{e:04d}.safetensors" for e in (1, 2, 3, 4)]
+    assert kept(tmp_path / "spaced") == ["epoch-0001.safetensors", "epoch-0004.safetensors"]  # first, then last
+    assert json.loads((tmp_path / "spaced" / "run.json").read_text())["checkpoint_interval_s"] == 3600.0
+    trainer, _ = train_into(tmp_path / "spaced", dataset, 6, resume=True, keep_checkpoints=True)
+    assert kept(tmp_path / "spaced")[-1] == "epoch-0006.safetensors" and trainer.epoch == 6
+    assert "epoch-0005.safetensors" not in kept(tmp_path / "spaced")  # the interval is kept on resume
+    with pytest.raises(ValueError):
+        RunWriter.create(tmp_path / "bad", Trainer(tiny_config(1), dataset), {}, checkpoint_interval_s=float("nan"))

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from explorer.ui.panels.studio.data_loading import LoadRequest
 
 
+#: A run recorded here checkpoints at an epoch's end at most this often (the last epoch always). Every epoch of
+#: the book's run (~75 ms) cost the training process 26 % of its speed beside the GUI (bench/gui_responsiveness.py).
+CHECKPOINT_INTERVAL_S = 5.0
+
+
 class TrainingRun:
     """Trains ``config`` on the data of ``request`` in a child process, recording the run in ``run_dir`` (None: not
     recorded); ``worker`` yields its events (connect, then :meth:`start`)."""
@@ -24,7 +29,8 @@ class TrainingRun:
     def __init__(self, config: TrainingConfig, request: LoadRequest, probe: tuple[str, str],
                  run_dir: Path | None) -> None:
         job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
-                          num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None)
+                          num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None,
+                          checkpoint_interval_s=CHECKPOINT_INTERVAL_S)
         self.process = TrainingProcess(job)
         self.worker = generator_worker(self.process.events)
 
