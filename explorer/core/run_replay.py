@@ -147,9 +147,10 @@ class RecordedRun:
 def read_recorded_run(follower: RunFollower, max_polls: int = 100_000) -> RecordedRun:
     """Read the whole run ``follower`` follows (as it is now on disk) and time its events.
 
-    A step, epoch or finished line carries its time; a snapshot takes its step's time (the follower may read
-    snapshots polls after their steps), the probe translations and anything else that of what came before.
-    Events are then put in the order of their times (stable: same-time events keep their order).
+    Events keep the follower's order (a resumed run's ``resumed`` line and the steps trained again after it
+    included); a step, epoch or finished line carries its time (after a resume, shifted to follow what came
+    before), anything else takes that of what came before (times never go back). Snapshots, which the follower may read several polls after their steps, go right
+    after the last line of their step (step 0's after the start), with its time.
     """
     events: list[Any] = []
     for _ in range(max_polls):
@@ -157,20 +158,31 @@ def read_recorded_run(follower: RunFollower, max_polls: int = 100_000) -> Record
         if not batch:
             break
         events.extend(batch)
-    step_times = {e.step: e.elapsed_s for e in events if e.kind == "step" and _finite(e.elapsed_s)}
-    timed, now = [], 0.0
-    for event in events:
-        if event.kind in ("step", "epoch", "finished") and _finite(getattr(event, "elapsed_s", None)):
-            timed.append((float(event.elapsed_s), event))
-            now = max(now, float(event.elapsed_s))
-        elif event.kind == "snapshot":
-            timed.append((step_times.get(event.step, now), event))
-        else:
-            timed.append((now, event))
-    timed.sort(key=lambda pair: pair[0])
+    lines = [e for e in events if e.kind != "snapshot"]
+    times, now, offset = [], 0.0, 0.0
+    for event in lines:
+        own = getattr(event, "elapsed_s", None)
+        if event.kind == "resumed" and _finite(own):
+            offset = now - float(own)  # the steps trained again play after the first pass, at their pace
+        elif event.kind in ("step", "epoch", "finished") and _finite(own):
+            now = max(now, float(own) + offset)
+        times.append(now)
+    after_step = {e.step: i for i, e in enumerate(lines) if e.kind == "step"}  # the last line of each step
+    known = sorted(after_step)
+    placed: dict[int, list[Any]] = {}
+    for snapshot in sorted((e for e in events if e.kind == "snapshot"), key=lambda e: e.step):
+        below = bisect.bisect_right(known, snapshot.step)  # its step, else the last step before it, else the start
+        placed.setdefault(after_step[known[below - 1]] if below else 0, []).append(snapshot)
+    ordered, ordered_times = [], []
+    for i, (event, t) in enumerate(zip(lines, times)):
+        ordered.append(event)
+        ordered_times.append(t)
+        for snapshot in placed.get(i, ()):
+            ordered.append(snapshot)
+            ordered_times.append(t)
     checkpoint = follower.latest_checkpoint()
-    return RecordedRun([e for _, e in timed], [t for t, _ in timed], str(checkpoint) if checkpoint is not None
-                       else None, list(follower.problems))
+    return RecordedRun(ordered, ordered_times, str(checkpoint) if checkpoint is not None else None,
+                       list(follower.problems))
 
 
 def _finite(value: Any) -> bool:

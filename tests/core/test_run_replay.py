@@ -101,3 +101,34 @@ def test_a_paused_replay_hands_out_one_recorded_step_per_request() -> None:
     assert len(steps) == 1 and steps[0].step == 2
     clock.stop()
     assert list(replay) == []  # a stopped replay ends without handing out the rest
+
+
+def test_a_resumed_run_replays_in_the_order_it_was_written(tmp_path) -> None:
+    import shutil
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from run_helpers import tiny_dataset, train_into
+
+    run, dataset = tmp_path / "run", tiny_dataset()
+    train_into(run, dataset, 3, keep_checkpoints=True)
+    # as if killed after epoch 3 with only epoch 1 on disk: resume from there, to 4 epochs
+    shutil.copy(run / "checkpoints" / "epoch-0001.safetensors", run / "checkpoints" / "last.safetensors")
+    train_into(run, dataset, 4, resume=True)
+    follower_order = [(e.kind, getattr(e, "step", None)) for e in read_recorded_run(RunFollower(run)).events
+                      if e.kind != "snapshot"]
+    raw = []
+    follower = RunFollower(run, max_snapshots=1000)
+    while batch := follower.poll():
+        raw.extend((e.kind, getattr(e, "step", None)) for e in batch if e.kind != "snapshot")
+    assert follower_order == raw  # the resume and the steps trained again keep their place
+    recorded = read_recorded_run(RunFollower(run))
+    assert recorded.times == sorted(recorded.times)
+    resumed = next(i for i, e in enumerate(recorded.events) if e.kind == "resumed")
+    again = [t for e, t in zip(recorded.events[resumed:], recorded.times[resumed:]) if e.kind == "step"]
+    assert again[0] < again[-1]  # played at their pace, not all at once
+    snapshots = [(i, e.step) for i, e in enumerate(recorded.events) if e.kind == "snapshot"]
+    for i, step in snapshots:  # each snapshot right after a step at or before its own
+        previous = [e for e in recorded.events[:i] if e.kind == "step"]
+        assert not previous or previous[-1].step <= step
