@@ -46,6 +46,17 @@ positive_float = _checked(float, lambda v: v > 0 and v < float("inf"), "a positi
 probability = _checked(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
 
 
+def epoch_list(text: str) -> tuple[int, ...]:
+    """``"1,5,20"`` -> ``(1, 5, 20)``: epochs counted from 1."""
+    try:
+        epochs = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected epochs such as 1,5,20, got {text!r}") from None
+    if not epochs or epochs[0] < 1:
+        raise argparse.ArgumentTypeError(f"expected epochs counted from 1, such as 1,5,20, got {text!r}")
+    return epochs
+
+
 def _field_defaults(cls: type) -> dict[str, Any]:
     out = {}
     for f in dataclasses.fields(cls):
@@ -141,6 +152,10 @@ def _add_run_options(train: argparse.ArgumentParser, d: dict[str, Any]) -> None:
                       help="write checkpoints/last.safetensors every N epochs (default: %(default)s)")
     runs.add_argument("--keep-checkpoints", action="store_true",
                       help="also keep checkpoints/epoch-XXXX.safetensors for every checkpointed epoch")
+    runs.add_argument("--keep-models", type=epoch_list, default=(), metavar="E,E,…",
+                      help="also save the model alone (no optimiser state, a quarter of a checkpoint) after these "
+                           "epochs into models/epoch-XXXX.safetensors, e.g. 1,5,20: a replay then translates with "
+                           "the model as it was")
     runs.add_argument("--snapshot-every", type=positive_int, default=d["snapshot_every"], metavar="K",
                       help="save the probe's attention maps every K steps into the run directory "
                            "(default: %(default)s)")

@@ -214,7 +214,8 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
                                     keep_checkpoints=args.keep_checkpoints or None)
         probes = list(PROBES) if source.kind == "translation" else [tuple(p) for p in dataset.pairs[:4]]
         return RunWriter.create(plan.run_dir, trainer, data, probes=probes, checkpoint_every=args.checkpoint_every,
-                                keep_checkpoints=args.keep_checkpoints, world_size=world)
+                                keep_checkpoints=args.keep_checkpoints, world_size=world,
+                                keep_models=getattr(args, "keep_models", ()))
 
     writer = _agreed(ctx, open_writer)
     progress = Progress(sys.stderr if main else io.StringIO(), config.num_epochs)

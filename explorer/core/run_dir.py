@@ -28,8 +28,10 @@ METRICS = "metrics.jsonl"
 SNAPSHOTS = "snapshots"
 CHECKPOINTS = "checkpoints"
 LAST_CHECKPOINT = "last.safetensors"
+MODELS = "models"  # models/epoch-XXXX.safetensors: the model alone at chosen epochs (--keep-models)
 MAP_KINDS = ("encoder_self", "decoder_self", "cross")
 _SNAPSHOT_NAME = re.compile(r"^step-(\d{9,})\.safetensors$")
+_MODEL_NAME = re.compile(r"^epoch-(\d{4,})\.safetensors$")
 _MAX_SNAPSHOT_BYTES = 256 * 2**20  # a larger "snapshot" file is not one of ours
 
 
@@ -52,6 +54,29 @@ def checkpoint_path(run_dir: str | os.PathLike[str], epoch: int | None = None) -
     """``checkpoints/last.safetensors``, or ``checkpoints/epoch-XXXX.safetensors`` for a kept epoch."""
     name = LAST_CHECKPOINT if epoch is None else f"epoch-{epoch:04d}.safetensors"
     return Path(run_dir) / CHECKPOINTS / name
+
+
+def model_path(run_dir: str | os.PathLike[str], epoch: int) -> Path:
+    """``models/epoch-XXXX.safetensors``: the model alone after ``epoch`` (a normal model file)."""
+    return Path(run_dir) / MODELS / f"epoch-{epoch:04d}.safetensors"
+
+
+def kept_models(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
+    """``(epoch, path)`` of the models a run kept (``models/``), by epoch; other names are ignored."""
+    try:
+        names = os.listdir(Path(run_dir) / MODELS)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = [(int(m.group(1)), Path(run_dir) / MODELS / n) for n in names if (m := _MODEL_NAME.match(n))]
+    return sorted(found)
+
+
+def kept_model_at(run_dir: str | os.PathLike[str], step: int, num_batches: int) -> tuple[int, Path] | None:
+    """The latest kept model trained no further than ``step`` (``epoch × num_batches ≤ step``), or None."""
+    if num_batches < 1:
+        return None
+    earlier = [(epoch, path) for epoch, path in kept_models(run_dir) if epoch * num_batches <= step]
+    return earlier[-1] if earlier else None
 
 
 def last_checkpoint(run_dir: str | os.PathLike[str]) -> Path | None:

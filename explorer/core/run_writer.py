@@ -14,11 +14,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
-from explorer.core.checkpoint import CheckpointError
+from explorer.core.checkpoint import CheckpointError, save_model
 from explorer.core.events import TrainingEvent
-from explorer.core.run_dir import (CHECKPOINTS, METRICS, RUN_FORMAT, RUN_FORMAT_VERSION, SNAPSHOTS, RunDirError,
-                                   check_new_run_dir, checkpoint_path, encode_line, read_run_json, snapshot_files,
-                                   write_run_json, write_snapshot)
+from explorer.core.run_dir import (CHECKPOINTS, METRICS, MODELS, RUN_FORMAT, RUN_FORMAT_VERSION, SNAPSHOTS,
+                                   RunDirError, check_new_run_dir, checkpoint_path, encode_line, model_path,
+                                   read_run_json, snapshot_files, write_run_json, write_snapshot)
 from explorer.core.snapshot_history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, SnapshotHistory
 from explorer.core.training import Trainer
 from explorer.core.training_state import TrainerState, save_training_checkpoint
@@ -39,17 +39,20 @@ class RunWriter:
         wait). The studio uses a few seconds: an epoch of the book's run lasts ~75 ms, and writing ~0.7 MB with
         fsync after each one cost its training process 26 % of its speed while the GUI held the other core.
     keep_checkpoints : also keep ``checkpoints/epoch-XXXX.safetensors`` for each checkpointed epoch.
+    keep_models : epochs after which the model alone is saved as ``models/epoch-XXXX.safetensors`` (a quarter of
+        a checkpoint's size: no optimiser state), e.g. for a replay to translate with the model as it was then.
     max_snapshots, max_bytes : bounds on the snapshot files kept (thinned as ``SnapshotHistory`` thins).
     """
 
     def __init__(self, run_dir: Path, trainer: Trainer, info: dict[str, Any], probes: Sequence[tuple[str, str]],
                  checkpoint_every: int, keep_checkpoints: bool, max_snapshots: int, max_bytes: int,
-                 checkpoint_interval_s: float = 0.0) -> None:
+                 checkpoint_interval_s: float = 0.0, keep_models: Sequence[int] = ()) -> None:
         if checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
         if not checkpoint_interval_s >= 0:
             raise ValueError(f"checkpoint_interval_s must be a number of seconds >= 0, got {checkpoint_interval_s}")
         self.checkpoint_interval_s = float(checkpoint_interval_s)
+        self.keep_models = frozenset(int(e) for e in keep_models)
         self._checkpoint_time = -math.inf  # time.monotonic() of the last checkpoint
         self.run_dir, self.trainer, self.info = run_dir, trainer, info
         self.probes = [(str(s), str(r)) for s, r in probes]
@@ -69,7 +72,8 @@ class RunWriter:
     def create(cls, run_dir: str | os.PathLike[str], trainer: Trainer, data: dict[str, Any],
                probes: Sequence[tuple[str, str]] = (), checkpoint_every: int = 1, keep_checkpoints: bool = False,
                world_size: int = 1, max_snapshots: int = DEFAULT_MAX_SNAPSHOTS,
-               max_bytes: int = DEFAULT_MAX_BYTES, checkpoint_interval_s: float = 0.0) -> RunWriter:
+               max_bytes: int = DEFAULT_MAX_BYTES, checkpoint_interval_s: float = 0.0,
+               keep_models: Sequence[int] = ()) -> RunWriter:
         """Start a new run in ``run_dir`` (created; refused if it is not writable or holds anything) and write
         its ``run.json``. ``data`` describes the data (``spec``, ``name``, ``num_examples``, ``seed``, ...)."""
         from explorer import __version__
@@ -86,11 +90,11 @@ class RunWriter:
             "num_parameters": sum(p.numel() for p in t.model.parameters()), "num_batches": t.num_batches,
             "total_steps": t.total_steps, "probe": list(t.probe_pair), "probes": [list(p) for p in probes],
             "checkpoint_every": int(checkpoint_every), "keep_checkpoints": bool(keep_checkpoints), "resumes": [],
-            "checkpoint_interval_s": float(checkpoint_interval_s),
+            "checkpoint_interval_s": float(checkpoint_interval_s), "keep_models": sorted({int(e) for e in keep_models}),
         }
         write_run_json(path, info)
         return cls(path, trainer, info, probes, checkpoint_every, keep_checkpoints, max_snapshots, max_bytes,
-                   checkpoint_interval_s)
+                   checkpoint_interval_s, keep_models)
 
     @classmethod
     def resume(cls, run_dir: str | os.PathLike[str], trainer: Trainer, world_size: int = 1,
@@ -113,8 +117,9 @@ class RunWriter:
         write_run_json(path, info)
         interval = info.get("checkpoint_interval_s", 0.0)
         interval = float(interval) if isinstance(interval, (int, float)) and interval >= 0 else 0.0
+        models = [e for e in info.get("keep_models", []) if isinstance(e, int) and not isinstance(e, bool)]
         writer = cls(path, trainer, info, [tuple(p) for p in info.get("probes", [])], every, keep,
-                     max_snapshots, max_bytes, interval)
+                     max_snapshots, max_bytes, interval, models)
         writer._last_checkpoint_epoch = t.epoch
         writer._checkpoint_time = time.monotonic()  # the checkpoint resumed from counts as the last one
         for step, file in snapshot_files(writer._snapshot_dir):
@@ -149,6 +154,8 @@ class RunWriter:
                           "time": event.elapsed_s, "wall": time.time(), "progress": event.progress,
                           "probes": translations, "bleu": sum(scores) / len(scores) if scores else math.nan})
             last = event.epoch >= self.trainer.config.num_epochs
+            if event.epoch in self.keep_models:
+                self._keep_model(event.epoch)
             due = time.monotonic() - self._checkpoint_time >= self.checkpoint_interval_s
             if (event.epoch % self.checkpoint_every == 0 and due) or last:
                 self.checkpoint()
@@ -216,6 +223,15 @@ class RunWriter:
             raise RunDirError("the run writer is closed")
         # one unbuffered write per line: a follower sees whole lines at once, a kill cuts at most the last one
         self._io(lambda: metrics.write(line), f"append to {METRICS}")
+
+    def _keep_model(self, epoch: int) -> None:
+        t, path = self.trainer, model_path(self.run_dir, epoch)
+        self._io(lambda: path.parent.mkdir(exist_ok=True), f"create {MODELS}/")
+        try:
+            save_model(path, t.model, t.config, t.src_vocab, t.tgt_vocab, t.history,
+                       str(self.info.get("data", {}).get("name", "")))
+        except CheckpointError as exc:
+            raise RunDirError(f"cannot write the model of epoch {epoch}: {exc}") from exc
 
     def _keep_snapshot(self, step: int, path: Path, size: int) -> None:
         before = set(self._snapshots)

@@ -197,6 +197,8 @@ BAD = [
     (["train", "--lr", "nan"], "--lr"),
     (["train", "--device", "tpu"], "--device"),
     (["train", "--threads", "0"], "--threads"),
+    (["train", "--keep-models", "0,5"], "--keep-models"),
+    (["train", "--keep-models", "five"], "--keep-models"),
     (["train", "--seed", str(2**64)], "--seed"),
     (["train", "--seed", "-1"], "--seed"),
     (["train", "--out", "NODIR/x.safetensors"], "does not exist"),

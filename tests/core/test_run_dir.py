@@ -229,3 +229,19 @@ def test_checkpoints_wait_for_their_interval_but_the_last_epoch_always_has_one(t
     assert "epoch-0005.safetensors" not in kept(tmp_path / "spaced")  # the interval is kept on resume
     with pytest.raises(ValueError):
         RunWriter.create(tmp_path / "bad", Trainer(tiny_config(1), dataset), {}, checkpoint_interval_s=float("nan"))
+
+
+def test_kept_models_are_written_at_their_epochs_and_the_list_survives_a_resume(tmp_path: Path) -> None:
+    from explorer.core.run_dir import kept_models
+
+    dataset, run = tiny_dataset(), tmp_path / "run"
+    trainer, _ = train_into(run, dataset, 3, keep_models=(1, 3, 9))
+    assert [e for e, _ in kept_models(run)] == [1, 3]
+    first = load_model(kept_models(run)[0][1])
+    assert len(first.history.epoch_loss) == 1 and first.train_config is not None
+    final = load_model(kept_models(run)[1][1])
+    for name, value in trainer.model.state_dict().items():  # the model after epoch 3 is the trained one
+        np.testing.assert_array_equal(final.model.state_dict()[name].numpy(), value.numpy())
+    assert json.loads((run / "run.json").read_text())["keep_models"] == [1, 3, 9]
+    train_into(run, dataset, 9, resume=True)
+    assert [e for e, _ in kept_models(run)] == [1, 3, 9]

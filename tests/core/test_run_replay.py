@@ -8,6 +8,7 @@ import math
 import pytest
 
 from explorer.core.checkpoint import load_model
+from explorer.core.run_dir import kept_model_at, kept_models
 from explorer.core.run_follow import RunFollower
 from explorer.core.run_replay import ReplayClock, checked_speed, read_recorded_run, replay_run
 from explorer.paths import demo_run_dir
@@ -75,6 +76,17 @@ def test_the_demo_run_is_a_whole_book_run() -> None:
     assert recorded.times == sorted(recorded.times) and recorded.duration_s > 1.0
     loaded = load_model(recorded.checkpoint, device="cpu")
     assert loaded.src_vocab is not None and len(loaded.history.epoch_loss) == 200
+    kept = kept_models(path)
+    assert [epoch for epoch, _ in kept] == [1, 2, 5, 10, 20, 50, 100]
+    early = load_model(kept[0][1], device="cpu")
+    assert len(early.history.epoch_loss) == 1 and early.history.epoch_loss[0] > loaded.history.epoch_loss[-1]
+
+
+def test_the_kept_model_of_a_step_is_the_latest_trained_no_further() -> None:
+    path = demo_run_dir()
+    assert kept_model_at(path, 9, 10) is None  # before the end of epoch 1
+    assert kept_model_at(path, 10, 10)[0] == 1 and kept_model_at(path, 49, 10)[0] == 2
+    assert kept_model_at(path, 1999, 10)[0] == 100 and kept_model_at(path, 500, 0) is None
 
 
 def test_a_fast_replay_hands_out_every_event_in_order_then_the_model() -> None:

@@ -95,3 +95,22 @@ def test_a_lesson_keeps_the_replay_by_name_and_speed_and_opens_it_again(panel) -
     open_source(panel, locate(source, demo_run_dir().parent, problems), problems)
     assert not problems and panel.studio_state.replay is not None and panel.studio_state.replay.speed == 5.0
     assert panel.controls.speed_combo.currentData() == 5.0
+
+
+def test_a_paused_replay_translates_with_the_model_it_kept_then(qtbot, panel) -> None:
+    state = panel.studio_state
+    panel.controls.speed_combo.setCurrentIndex(panel.controls.speed_combo.findData(10.0))
+    messages: list[str] = []
+    state.message_posted.connect(lambda text, _level: messages.append(text))
+    assert panel.replay_run(str(demo_run_dir()))
+    qtbot.waitUntil(lambda: steps_shown(panel) >= 60, timeout=15_000)  # past epoch 5 of 10 steps each
+    state.pause()
+    step = steps_shown(panel)
+    qtbot.waitUntil(lambda: state.record is not None, timeout=10_000)
+    epoch = max(e for e in (1, 2, 5, 10, 20, 50, 100) if e * 10 <= step)
+    assert f"after epoch {epoch} (step {epoch * 10})" in state.record.origin
+    assert any(f"Replay paused at step {step}: translate with the model as it was after epoch {epoch}" in m
+               for m in messages)
+    assert panel.translate_view.translate_now() is not None
+    state.resume()
+    assert state.record is None and state.run_state == "running"  # that model is stale once the replay moves on

@@ -123,5 +123,5 @@ def test_other_runs_overlay_the_loss_curve(qtbot, panel, tmp_path) -> None:
     _, y = panel.loss_plot.overlay_curves[run_dir.name].getData()
     assert len(y) == panel.loss_plot.step_count()
     assert not panel.overlay_run(str(tmp_path / "nothing-here")) and panel.inline_message()
-    panel.studio_state.clear_overlays()
+    panel.studio_state.run_feed.clear_overlays()
     assert panel.loss_plot.overlay_curves == {}

@@ -3441,10 +3441,6 @@ Quit anyway?</source>
         <translation>正在跟踪运行 {name}：新的步骤写入后即会显示。</translation>
     </message>
     <message>
-        <source>Replaying the run {name} at {speed}× as it was recorded: Pause, Step and Stop work as in training; its model arrives at the end.</source>
-        <translation>正在以 {speed}× 速度按录制过程回放运行 {name}：暂停、单步和停止的用法与训练时相同；模型在回放结束时载入。</translation>
-    </message>
-    <message>
         <source>Stop training before opening a model.</source>
         <translation>请先停止训练，再打开模型。</translation>
     </message>
@@ -3489,8 +3485,20 @@ Quit anyway?</source>
         <translation>在此训练（{steps} 步）</translation>
     </message>
     <message>
+        <source>Replaying the run {name} at {speed}× as it was recorded: Pause, Step and Stop work as in training; a pause translates with the model the run kept before it, if any.</source>
+        <translation>正在以 {speed}× 速度按录制过程回放运行 {name}：暂停、单步和停止的用法与训练时相同；暂停时可用这次运行在此之前保存的模型（如果有）做翻译。</translation>
+    </message>
+    <message>
         <source>Replay stopped at step {step}.</source>
         <translation>回放已停止于第 {step} 步。</translation>
+    </message>
+    <message>
+        <source>Replay paused at step {step}. This run kept no model before this step: its model arrives at the end.</source>
+        <translation>回放已暂停于第 {step} 步。这次运行在此之前没有保存模型：模型在回放结束时载入。</translation>
+    </message>
+    <message>
+        <source>Replay paused at step {step}: translate with the model as it was after epoch {epoch}.</source>
+        <translation>回放已暂停于第 {step} 步：可用第 {epoch} 轮结束时的模型做翻译。</translation>
     </message>
     <message numerus="yes">
         <source>Stopped following {name}; %n damaged part(s) were skipped: {problem}</source>
@@ -3881,8 +3889,8 @@ Quit anyway?</source>
         <translation>模型：{origin}。</translation>
     </message>
     <message>
-        <source>Replaying a recorded run: its model arrives when the replay ends.</source>
-        <translation>正在回放已录制的运行：模型在回放结束时载入。</translation>
+        <source>Replaying a recorded run: pause to translate with the model it kept before that point, if any; its last model arrives at the end.</source>
+        <translation>正在回放已录制的运行：暂停后可用它在此之前保存的模型（如果有）做翻译；最终的模型在回放结束时载入。</translation>
     </message>
     <message>
         <source>Training… pause or stop to translate with the model as it is.</source>

@@ -79,7 +79,8 @@ def following_text(name: str) -> str:
 
 def replaying_text(name: str, speed: float) -> str:
     return QCoreApplication.translate("StudioState", "Replaying the run {name} at {speed}× as it was recorded: "
-                                      "Pause, Step and Stop work as in training; its model arrives at the end."
+                                      "Pause, Step and Stop work as in training; a pause translates with the "
+                                      "model the run kept before it, if any."
                                       ).format(name=name, speed=f"{speed:g}")
 
 
@@ -96,3 +97,12 @@ def opened_text(opened: Any) -> tuple[str, str]:
                                           ).format(error=opened.probe_error), "error"
     return QCoreApplication.translate("StudioState", "Model: {origin}. Translate with it in the Translate tab."
                                       ).format(origin=opened.record.origin), "info"
+
+
+def replay_paused_text(step: int, kept: tuple[int, Path] | None) -> str:
+    """A replay paused at ``step``: the kept model it translates with (``(epoch, path)``), or why there is none."""
+    if kept is None:
+        return QCoreApplication.translate("StudioState", "Replay paused at step {step}. This run kept no model before "
+                                          "this step: its model arrives at the end.").format(step=step)
+    return QCoreApplication.translate("StudioState", "Replay paused at step {step}: translate with the model as it "
+                                      "was after epoch {epoch}.").format(step=step, epoch=kept[0])

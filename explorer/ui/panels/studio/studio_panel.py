@@ -189,7 +189,7 @@ class StudioPanel(BasePanel):
 
     def overlay_run(self, path: str) -> bool:
         """Draw another run's loss curve over the current one."""
-        return self.studio_state.overlay_run(path)
+        return self.studio_state.run_feed.overlay_run(path)
 
     def _remember_run(self, path: str) -> None:
         self.recent_runs = remember_run(self.recent_runs, path)
@@ -316,7 +316,7 @@ class StudioPanel(BasePanel):
             self._menu.run_chosen.connect(self.open_run)
             self._menu.replay_chosen.connect(self.replay_run)
             self._menu.overlay_chosen.connect(self.overlay_run)
-            self._menu.overlays_cleared.connect(self.studio_state.clear_overlays)
+            self._menu.overlays_cleared.connect(self.studio_state.run_feed.clear_overlays)
             self._menu.set_recent_runs(self.recent_runs)
             self._update_menu()
         return self._menu

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.core.run_dir import RunDirError
+from explorer.core.run_dir import RunDirError, kept_model_at
 from explorer.core.run_replay import ReplayClock
 from explorer.core.transformer import ConfigError
 from explorer.core.training import TrainingConfig, check_model_fits, resolve_device
@@ -28,7 +28,8 @@ from explorer.ui.panels.studio.inspect_state import InspectState
 from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.panels.studio.run_feed import RunFeed
 from explorer.ui.panels.studio.run_messages import (following_text, opened_text, refused_start_text,
-                                                    replay_stopped_text, replaying_text, started_text)
+                                                    replay_paused_text, replay_stopped_text, replaying_text,
+                                                    started_text)
 from explorer.ui.panels.studio.run_progress import Progress
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
@@ -156,13 +157,15 @@ class StudioState(QObject):
             self._set_run_state("paused")
             if self.is_training():
                 self.message_posted.emit(self.tr("Paused: the model is being handed over…"), "info")
+            else:
+                self._offer_kept_model()
             self.run_feed.emit_progress()
 
     def resume(self) -> None:
         if self._run is not None and self.run_state == "paused":
             self._run.resume()
+            self.models.offer(None)  # the model of the pause goes stale as the run moves on
             if self.is_training():
-                self.models.offer(None)
                 self.message_posted.emit(self.tr("Training resumed."), "info")
             self._set_run_state("running")
 
@@ -244,14 +247,6 @@ class StudioState(QObject):
             self.replay_changed.emit(followed.clock.speed)
         self.message_posted.emit(text, "info")
 
-    def overlay_run(self, path: str) -> bool:
-        """Draw another run's per-step losses over the current curves; False (with a message) if unreadable."""
-        return self.run_feed.overlay_run(path)
-
-    def clear_overlays(self) -> None:
-        """Remove every other run's loss curve (the previous run's too)."""
-        self.run_feed.clear_overlays()
-
     # ------------------------------------------------------------------ models
     def save_model(self, path: str) -> bool:
         """Save the model on offer to ``path``; False with a message on failure."""
@@ -276,6 +271,16 @@ class StudioState(QObject):
         self._end_run(timeout_ms)
 
     # ------------------------------------------------------------------ internals
+    def _offer_kept_model(self) -> None:
+        """A replay paused: offer the latest model the run kept (``models/``) no further trained than its step."""
+        step = self.latest_step.step if self.latest_step is not None else 0
+        started = self.run_feed.started
+        kept = (kept_model_at(self.run_dir, step, started.num_batches)
+                if self.run_dir is not None and started is not None else None)
+        if kept is not None:
+            self.models.load_checkpoint(str(kept[1]), self.run_dir.name)
+        self.message_posted.emit(replay_paused_text(step, kept), "info")
+
     def _set_run_state(self, state: str) -> None:
         self.run_state = state
         self.run_state_changed.emit(state)

@@ -112,7 +112,8 @@ class TranslateView(QWidget):
         """A recorded run is being replayed (at ``speed``), or no longer (None): its model comes at its end."""
         self._replaying = speed is not None
         if self._replaying and self._model is None:
-            self.model_label.setText(self.tr("Replaying a recorded run: its model arrives when the replay ends."))
+            self.model_label.setText(self.tr("Replaying a recorded run: pause to translate with the model it "
+                                             "kept before that point, if any; its last model arrives at the end."))
 
     @Slot(str)
     def show_run_state(self, run_state: str) -> None:
