@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
+import pytest
 import torch
 
 FAMILIES = ("bert", "roberta", "gpt2", "marian", "bart", "mbart", "t5")
@@ -21,6 +24,18 @@ SMALL = {"encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
          "encoder_ffn_dim": 37, "decoder_ffn_dim": 37, "d_model": 32, "max_position_embeddings": 64}
 
 _built: dict[tuple[str, str], Path] = {}
+
+
+def require_hf_extra(module_level: bool = True) -> ModuleType:
+    """``transformers``, or skip (the whole module with ``module_level``) when the ``[hf]`` extra is missing; in CI,
+    which installs the extra (the README's test command), a missing extra fails instead."""
+    try:
+        import transformers
+    except ImportError:
+        if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
+            raise
+        pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'", allow_module_level=module_level)
+    return transformers
 
 
 def folder(family: str, root: Path) -> Path:

@@ -3,7 +3,6 @@ folders, the ``--json`` summary, one-line errors with exit code 2; the README's 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -22,14 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _hf_folder(family: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        import transformers  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-            raise
-        pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'")
     import hf_tiny
 
+    hf_tiny.require_hf_extra(module_level=False)
     return hf_tiny.folder(family, tmp_path_factory.getbasetemp() / "hf_tiny")
 
 

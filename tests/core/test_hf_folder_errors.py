@@ -13,14 +13,9 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-try:
-    import transformers  # noqa: F401
-except ImportError:
-    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-        raise
-    pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'", allow_module_level=True)
-
 import hf_tiny  # noqa: E402
+
+hf_tiny.require_hf_extra()
 
 from explorer.core.hf_folder import HFModelError  # noqa: E402
 from explorer.core.inspect_model import ModelError, open_model  # noqa: E402

@@ -2,7 +2,6 @@
 ``output_attentions`` for every family, tokens are the tokenizer's, generation is transformers' own."""
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,14 +12,9 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-try:
-    import transformers
-except ImportError:  # CI installs the extra (README test command): there a missing extra must fail
-    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-        raise
-    pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'", allow_module_level=True)
-
 import hf_tiny  # noqa: E402
+
+transformers = hf_tiny.require_hf_extra()
 
 from explorer.core.hf_models import HFModel  # noqa: E402
 from explorer.core.inspect_model import ModelError, open_model, pooled_maps  # noqa: E402

@@ -3,7 +3,6 @@ pool them on long ones, full maps within the budget, heads on demand beyond it, 
 attention; the model's own budget error leads to pooled maps."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -11,14 +10,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-try:
-    import transformers  # noqa: F401
-except ImportError:  # CI installs the extra (README test command): there a missing extra must fail
-    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-        raise
-    pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'", allow_module_level=True)
-
 import hf_tiny  # noqa: E402
+
+hf_tiny.require_hf_extra()
 
 from explorer.core.hf_models import MapsTooLargeError  # noqa: E402
 from explorer.core.inspect_model import ModelError, open_model, pooled_maps  # noqa: E402

@@ -14,14 +14,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-try:
-    import transformers  # noqa: F401
-except ImportError:  # CI installs the extra (README test command): there a missing extra must fail
-    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
-        raise
-    pytest.skip("the [hf] extra is not installed: pip install -e '.[test,hf]'", allow_module_level=True)
-
 import hf_tiny  # noqa: E402
+
+hf_tiny.require_hf_extra()
 
 from explorer.core.inspect_model import SNAPSHOT_NAMES, InspectableModel, open_model  # noqa: E402
 from explorer.core.inspection import FULL_MAPS_BUDGET  # noqa: E402
