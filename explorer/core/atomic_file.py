@@ -91,21 +91,10 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", fsync: bool = Fa
     works like :func:`atomic_path`: the file replaces ``path`` only when the block ends normally."""
     if mode not in ("wb", "w"):
         raise ValueError(f"atomic_open writes a new file: mode 'wb' or 'w', not {mode!r}")
-    target = Path(path)
-    fd, tmp = create_temp(target)
-    try:
-        text = mode == "w"
-        with os.fdopen(fd, mode, encoding=encoding if text else None, newline=newline if text else None) as handle:
+    text = mode == "w"
+    with atomic_path(path, fsync=fsync) as tmp:  # closed before atomic_path syncs and renames it
+        with open(tmp, mode, encoding=encoding if text else None, newline=newline if text else None) as handle:
             yield handle
-            handle.flush()
-            if fsync:
-                os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        _discard(tmp)
-        raise
-    if fsync:
-        fsync_folder(target.parent)
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, fsync: bool = False) -> Path:
