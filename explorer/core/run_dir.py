@@ -63,12 +63,7 @@ def model_path(run_dir: str | os.PathLike[str], epoch: int) -> Path:
 
 def kept_models(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
     """``(epoch, path)`` of the models a run kept (``models/``), by epoch; other names are ignored."""
-    try:
-        names = os.listdir(Path(run_dir) / MODELS)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    found = [(int(m.group(1)), Path(run_dir) / MODELS / n) for n in names if (m := _MODEL_NAME.match(n))]
-    return sorted(found)
+    return _numbered_files(Path(run_dir) / MODELS, _MODEL_NAME)
 
 
 def kept_model_at(run_dir: str | os.PathLike[str], step: int, num_batches: int) -> tuple[int, Path] | None:
@@ -240,11 +235,16 @@ def snapshot_path(folder: Path, step: int) -> Path:
 
 def snapshot_files(folder: Path) -> list[tuple[int, Path]]:
     """``(step, path)`` of the snapshot files in ``folder``, by step; other names are ignored."""
+    return _numbered_files(folder, _SNAPSHOT_NAME)
+
+
+def _numbered_files(folder: Path, pattern: re.Pattern[str]) -> list[tuple[int, Path]]:
+    """``(number, path)`` of the files in ``folder`` whose name ``pattern`` matches (its group 1 is the number)."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
-                match = _SNAPSHOT_NAME.match(entry.name)
+                match = pattern.match(entry.name)
                 if match:
                     found.append((int(match.group(1)), Path(entry.path)))
     except (FileNotFoundError, NotADirectoryError):
