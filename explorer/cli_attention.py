@@ -9,16 +9,21 @@ from typing import Any
 DEVICES = ("auto", "cpu", "cuda", "mps")
 
 
+def add_model_and_text(parser: argparse.ArgumentParser) -> None:
+    """``--model``, ``--source`` and ``--target``: what every command that runs one model on one text takes."""
+    parser.add_argument("--model", required=True, metavar="PATH",
+                        help="a .safetensors model, a run directory, or a Hugging Face model folder")
+    parser.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
+    parser.add_argument("--target", metavar="TEXT",
+                        help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``attention`` to the CLI's subcommands."""
     att = sub.add_parser("attention", help="save every layer's and head's attention maps to an .npz file",
                          description="Attention maps of one text: encoder.L, decoder.L and cross.L arrays "
                                      "(heads, queries, keys), plus source_tokens and target_tokens.")
-    att.add_argument("--model", required=True, metavar="PATH",
-                     help="a .safetensors model, a run directory, or a Hugging Face model folder")
-    att.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
-    att.add_argument("--target", metavar="TEXT",
-                     help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+    add_model_and_text(att)
     att.add_argument("--out", required=True, metavar="FILE.npz", help="where to save the maps")
     att.add_argument("--device", choices=DEVICES, default="cpu")
     att.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")

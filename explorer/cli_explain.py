@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
+from explorer.cli_attention import DEVICES, add_model_and_text
+
 KINDS = ("encoder", "decoder", "cross")
 
 
@@ -30,11 +31,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="explain one cell of an attention map with the real numbers",
                        description="The computation behind attention[kind.layer][head, query, key] as the "
                                    "'attention' command saves it, for the same --source and --target.")
-    p.add_argument("--model", required=True, metavar="PATH",
-                   help="a .safetensors model, a run directory, or a Hugging Face model folder")
-    p.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
-    p.add_argument("--target", metavar="TEXT",
-                   help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+    add_model_and_text(p)
     p.add_argument("--kind", required=True, choices=KINDS)
     for name, what in (("layer", "layer, from 0"), ("head", "head, from 0"), ("query", "row of the map (the query)"),
                        ("key", "column of the map (the key)")):
