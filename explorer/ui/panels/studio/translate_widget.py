@@ -32,6 +32,7 @@ class TranslateView(QWidget):
         super().__init__(parent)
         self._reference_lookup = reference_lookup or (lambda _sentence: None)
         self._replaying = False
+        self._run_state = "idle"
         self.reference_source = ""  # "typed", "dataset" or "" (no BLEU) for the last translation
         self._model: Any = None
         self._vocabs: tuple[Any, Any] | None = None
@@ -111,18 +112,25 @@ class TranslateView(QWidget):
     def show_replay(self, speed: float | None) -> None:
         """A recorded run is being replayed (at ``speed``), or no longer (None): its model comes at its end."""
         self._replaying = speed is not None
-        if self._replaying and self._model is None:
-            self.model_label.setText(self.tr("Replaying a recorded run: pause to translate with the model it "
-                                             "kept before that point, if any; its last model arrives at the end."))
+        if self._replaying:
+            self._say_why_no_model()
 
     @Slot(str)
     def show_run_state(self, run_state: str) -> None:
         """Say why there is no model while training runs."""
+        self._run_state = run_state
+        self._say_why_no_model()
+
+    def _say_why_no_model(self) -> None:
+        run_state = self._run_state
+        if self._model is not None:
+            return
         if self._replaying:
-            self.show_replay(1.0)
-        elif self._model is None and run_state in ("starting", "running"):
+            self.model_label.setText(self.tr("Replaying a recorded run: pause to translate with the model it "
+                                             "kept before that point, if any; its last model arrives at the end."))
+        elif run_state in ("starting", "running"):
             self.model_label.setText(self.tr("Training… pause or stop to translate with the model as it is."))
-        elif self._model is None and run_state in ("paused", "stopping"):
+        elif run_state in ("paused", "stopping"):
             self.model_label.setText(self.tr("The model of the last step is on its way…"))
 
     def set_model(self, model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int, description: str) -> None:
