@@ -1,9 +1,10 @@
-"""Build step that ``pyproject.toml`` cannot declare: compile the translations (``explorer/resources/i18n/*.ts``)
-into the ``.qm`` files Qt loads, with the ``lrelease`` PySide6 ships. All metadata lives in ``pyproject.toml``.
+"""Build steps that ``pyproject.toml`` cannot declare: list the packages (the top-level ``resources/`` is installed
+as ``explorer.resources``) and compile the translations (``resources/i18n/*.ts``) into the ``.qm`` files Qt loads,
+with the ``lrelease`` PySide6 ships. All other metadata lives in ``pyproject.toml``.
 
 Without ``lrelease`` (an isolated build environment has no PySide6) the wheel is built without ``.qm`` files and
-the app compiles them on first use instead (``explorer.ui.i18n.compiled_qm``); a build that must carry them sets
-``ATTENTION_EXPLORER_REQUIRE_QM=1``.
+the app compiles them on first use instead (``explorer.ui.i18n.translators.compiled_qm``); a build that must carry
+them sets ``ATTENTION_EXPLORER_REQUIRE_QM=1``.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 I18N = Path("explorer", "resources", "i18n")
@@ -52,4 +53,8 @@ class BuildPyWithTranslations(build_py):
             subprocess.run([*command, "-silent", str(ts), "-qm", str(ts.with_suffix(".qm"))], check=True)
 
 
-setup(cmdclass={"build_py": BuildPyWithTranslations})
+#: resources/ stays at the project's top level (DESIGN) and is installed as the package explorer.resources.
+PACKAGES = [*find_packages(include=["explorer", "explorer.*"]), "explorer.resources"]
+
+setup(packages=PACKAGES, package_dir={"explorer.resources": "resources"},
+      cmdclass={"build_py": BuildPyWithTranslations})

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED = ROOT / "explorer" / "resources" / "eng_fra.tsv"
+BUNDLED = ROOT / "resources" / "eng_fra.tsv"
 _SYLLABLES = ("ra", "lo", "mi", "ve", "tu", "sa", "no", "ki", "pe", "du", "ba", "ro", "fi", "ga", "le", "zo")
 # Words left alone: they are what every family shares (as real function words are).
 _FUNCTION = set("""the and you are was were his her its our your their they them this that these those with
@@ -87,7 +87,7 @@ def build(num_pairs: int, families: int, seed: int) -> list[tuple[str, str]]:
 def vocab_size(pairs: list[tuple[str, str]], side: int, min_freq: int = 2) -> int:
     """Vocabulary size of one side after the book's preprocessing (with its 4 reserved tokens)."""
     sys.path.insert(0, str(ROOT))
-    from explorer.core.readers import preprocess_nmt
+    from explorer.core.data.readers import preprocess_nmt
 
     counts = collections.Counter(t for p in pairs for t in preprocess_nmt(p[side]).split(" "))
     return 4 + sum(1 for c in counts.values() if c >= min_freq)
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(min_freq 2)")
     if args.stats:
         sys.path.insert(0, str(ROOT))
-        from explorer.core.readers import preprocess_nmt
+        from explorer.core.data.readers import preprocess_nmt
 
         for side, name in ((0, "src"), (1, "tgt")):
             lens = [len(preprocess_nmt(p[side]).split(" ")) + 1 for p in pairs]  # + <eos>

@@ -18,11 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from explorer.core.data_sources import load_source  # noqa: E402
-from explorer.core.decoding import translate  # noqa: E402
-from explorer.core.metrics import bleu  # noqa: E402
-from explorer.core.text import build_dataset  # noqa: E402
-from explorer.core.training import Trainer, TrainingConfig  # noqa: E402
+from explorer.core.data.sources import load_source  # noqa: E402
+from explorer.core.model.decoding import translate  # noqa: E402
+from explorer.core.model.metrics import bleu  # noqa: E402
+from explorer.core.data.text import build_dataset  # noqa: E402
+from explorer.core.training.trainer import Trainer  # noqa: E402
+from explorer.core.training.config import TrainingConfig
 
 PROBES = (("go .", "va !"), ("i lost .", "j'ai perdu ."), ("he's calm .", "il est calme ."),
           ("i'm home .", "je suis chez moi ."))

@@ -30,14 +30,15 @@ def worker(args: argparse.Namespace) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import torch
 
-    from explorer.core.readers import read_pairs
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig
-    from explorer.core.transformer import Seq2SeqTransformer
+    from explorer.core.data.readers import read_pairs
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
+    from explorer.core.model.transformer import Seq2SeqTransformer
 
     torch.set_num_threads(args.threads)
     torch.optim.Adam([torch.zeros(1, requires_grad=True)])  # torch._dynamo's import: paid by every side alike
-    pairs = read_pairs(ROOT / "explorer" / "resources" / "eng_fra.tsv", num_examples=601).pairs
+    pairs = read_pairs(ROOT / "resources" / "eng_fra.tsv", num_examples=601).pairs
     config = TrainingConfig(num_epochs=args.epochs, seed=args.seed, snapshot_every=0, device="cpu")
     dataset = build_dataset(pairs, config.num_steps, min_freq=config.min_freq)
     torch.manual_seed(config.seed)

@@ -19,16 +19,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from explorer.core.ablation import load_pairs, sweep  # noqa: E402
-from explorer.core.beam_tree import beam_tree  # noqa: E402
-from explorer.core.checkpoint import save_model  # noqa: E402
-from explorer.core.data_sources import load_source  # noqa: E402
-from explorer.core.explain_cell import explain_cell  # noqa: E402
-from explorer.core.inspect_model import open_model  # noqa: E402
-from explorer.core.sampling import DecodeChoice, decode_steps  # noqa: E402
-from explorer.core.step_model import step_model  # noqa: E402
-from explorer.core.text import build_dataset  # noqa: E402
-from explorer.core.training import Trainer, TrainingConfig  # noqa: E402
+from explorer.core.debug.ablation import load_pairs, sweep  # noqa: E402
+from explorer.core.debug.beam_tree import beam_tree  # noqa: E402
+from explorer.core.training.checkpoint import save_model  # noqa: E402
+from explorer.core.data.sources import load_source  # noqa: E402
+from explorer.core.debug.explain_cell import explain_cell  # noqa: E402
+from explorer.core.inspect.opening import open_model  # noqa: E402
+from explorer.core.debug.sampling import DecodeChoice, decode_steps  # noqa: E402
+from explorer.core.inspect.opening import step_model  # noqa: E402
+from explorer.core.data.text import build_dataset  # noqa: E402
+from explorer.core.training.trainer import Trainer  # noqa: E402
+from explorer.core.training.config import TrainingConfig
 
 EPOCHS = 20
 

@@ -20,10 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from explorer.core.data_sources import load_source  # noqa: E402
-from explorer.core.decoding import translate, translate_batch  # noqa: E402
-from explorer.core.text import build_dataset  # noqa: E402
-from explorer.core.training import Trainer, TrainingConfig  # noqa: E402
+from explorer.core.data.sources import load_source  # noqa: E402
+from explorer.core.model.decoding import translate, translate_batch  # noqa: E402
+from explorer.core.data.text import build_dataset  # noqa: E402
+from explorer.core.training.trainer import Trainer  # noqa: E402
+from explorer.core.training.config import TrainingConfig
 
 
 def _rate(fn, count: int, repeats: int) -> float:
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     source = load_source("builtin", num_examples=None)
     num_steps = 10
     if args.model:
-        from explorer.core.checkpoint import load_model
+        from explorer.core.training.checkpoint import load_model
 
         loaded = load_model(args.model, "cpu")
         model, src_vocab, tgt_vocab = loaded.model, loaded.src_vocab, loaded.tgt_vocab

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.core.run_dir import read_metrics, snapshot_path
-from explorer.core.run_follow import RunFollower
+from explorer.core.runs.run_dir import read_metrics, snapshot_path
+from explorer.core.runs.follower import RunFollower
 
 
 def pct(values: list[float], q: float) -> float:

@@ -29,8 +29,8 @@ TICK_MS = 16
 
 def engine_tokens_per_s(panel, seconds: float) -> float:
     """Iterate the core Trainer (no Qt) on the panel's data and settings for ``seconds``; tokens/s."""
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
 
     config = panel.form.config().validate()
     dataset = build_dataset(panel.source.pairs, config.num_steps, config.min_freq)

@@ -22,12 +22,13 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from explorer.core.checkpoint import save_model
-    from explorer.core.data_sources import load_source
-    from explorer.core.head_summaries import summarize_heads
-    from explorer.core.inspect_model import open_model
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig
+    from explorer.core.training.checkpoint import save_model
+    from explorer.core.data.sources import load_source
+    from explorer.core.debug.head_summaries import summarize_heads
+    from explorer.core.inspect.opening import open_model
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
 
     config = TrainingConfig(num_epochs=args.epochs, device="cpu", snapshot_every=0)
     dataset = build_dataset(load_source("builtin", 600).pairs, config.num_steps, config.min_freq)

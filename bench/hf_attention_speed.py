@@ -69,7 +69,7 @@ def _peak_mb() -> float:
 
 
 def run_bert(folder: Path, tokens: int, repeat: int) -> dict:
-    from explorer.core.inspect_model import open_model
+    from explorer.core.inspect.opening import open_model
 
     t0 = time.perf_counter()
     model = open_model(folder)
@@ -96,7 +96,7 @@ def run_bert(folder: Path, tokens: int, repeat: int) -> dict:
 def run_gpt2(folder: Path, stop_early: bool) -> dict:
     import numpy as np
 
-    from explorer.core.inspect_model import open_model
+    from explorer.core.inspect.opening import open_model
 
     t0 = time.perf_counter()
     model = open_model(folder)

@@ -35,9 +35,9 @@ def rss_mb() -> float:
 
 def main() -> None:
     app = QApplication([sys.argv[0]])
-    from explorer.ui.about_dialog import device_description
-    from explorer.ui.app import PanelWalker
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.shell.about_dialog import device_description
+    from explorer.ui.shell.panel_walker import PanelWalker
+    from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.settings import AppSettings
 
     readings: dict[str, float] = {}

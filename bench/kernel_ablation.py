@@ -40,8 +40,9 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch import Tensor  # noqa: E402
 
-from explorer.core import attention, training, transformer  # noqa: E402
-from explorer.core.attention import MultiHeadAttention  # noqa: E402
+from explorer.core.model import attention, transformer  # noqa: E402
+from explorer.core.training import trainer as training  # noqa: E402
+from explorer.core.model.attention import MultiHeadAttention  # noqa: E402
 
 KEEP_THRESHOLD = 0.05  # a hand-written piece stays only if it beats the stock one by this much
 _ORIGINAL_MHA_FORWARD = MultiHeadAttention.forward
@@ -191,7 +192,7 @@ def patched(patches: list[Patch]) -> Iterator[None]:
 
 
 def load_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
-    from explorer.core.readers import read_pairs
+    from explorer.core.data.readers import read_pairs
 
     if not args.big:
         return read_pairs(args.data, num_examples=args.num_examples + 1).pairs  # the reference's i <= n
@@ -232,7 +233,7 @@ class Run:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=ROOT / "explorer" / "resources" / "eng_fra.tsv")
+    ap.add_argument("--data", type=Path, default=ROOT / "resources" / "eng_fra.tsv")
     ap.add_argument("--big", action="store_true", help="the recombined 18k-pair corpus (bench/big_corpus.py)")
     ap.add_argument("--num-examples", type=int, default=None, help="default 600 (18000 with --big)")
     ap.add_argument("--rounds", type=int, default=30)
@@ -244,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         args.num_examples = 18000 if args.big else 600
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     torch.set_num_threads(args.threads)
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
 
     pairs = load_pairs(args)
     dataset = build_dataset(pairs, 10, min_freq=2)

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from explorer.core.kernel_regression import iter_chunks, make_data, nadaraya_watson  # noqa: E402
+from explorer.core.chapter.kernel_regression import iter_chunks, make_data, nadaraya_watson  # noqa: E402
 
 BIG = 10_000
 RSS_CHILD = """
 import sys
 import numpy as np
 sys.path.insert(0, {root!r})
-from explorer.core.kernel_regression import iter_chunks, make_data
+from explorer.core.chapter.kernel_regression import iter_chunks, make_data
 d = make_data(n_train={n}, n_test={n}, seed=0)
 def status_kib(field):
     for line in open("/proc/self/status"):

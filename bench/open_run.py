@@ -40,7 +40,7 @@ def main() -> int:
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.run_dir import read_metrics
+    from explorer.core.runs.run_dir import read_metrics
 
     app = QApplication.instance() or QApplication(sys.argv)
     from explorer.ui.panels.studio.studio_panel import StudioPanel

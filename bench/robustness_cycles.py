@@ -95,8 +95,8 @@ def worker_cycles(cycles: int, rng: random.Random) -> dict[str, Any]:
 
 def window_closes(closes: int, meter: StallMeter) -> dict[str, Any]:
     """Open the main window on the studio, train, and close it mid-epoch ``closes`` times."""
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.panel_registry import panel_spec
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_registry import panel_spec
     from explorer.ui.settings import AppSettings
 
     hangs = 0

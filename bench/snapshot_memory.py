@@ -14,11 +14,12 @@ import math
 import time
 import tracemalloc
 
-from explorer.core.data_sources import load_source
-from explorer.core.snapshot_history import SnapshotHistory
-from explorer.core.text import build_dataset
-from explorer.core.training import Trainer, TrainingConfig
-from explorer.core.transformer import TransformerConfig
+from explorer.core.data.sources import load_source
+from explorer.core.runs.snapshot_history import SnapshotHistory
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import Trainer
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import TransformerConfig
 
 LONG_PROBE = ("i think that you should go home now and sleep well tonight", "je pense que tu devrais rentrer")
 

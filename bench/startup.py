@@ -54,7 +54,7 @@ def main() -> None:
     bare = statistics.median(time_command(["-c", "pass"], env) for _ in range(3))
     torch_import = statistics.median(time_command(["-c", "import torch"], env) for _ in range(3))
     shell_imports = statistics.median(
-        time_command(["-c", "import explorer.ui.app, explorer.ui.main_window"], env) for _ in range(3))
+        time_command(["-c", "import explorer.ui.app, explorer.ui.shell.main_window"], env) for _ in range(3))
     print(f"bare interpreter             {bare:6.3f} s")
     print(f"import torch                 {torch_import:6.3f} s")
     print(f"import the shell (Qt only)   {shell_imports:6.3f} s")

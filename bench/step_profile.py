@@ -34,9 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from explorer.core.readers import preprocess_nmt, read_pairs
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig
+    from explorer.core.data.readers import preprocess_nmt, read_pairs
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
 
     torch.set_num_threads(args.threads)
     if args.big:
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 
         pairs = [(preprocess_nmt(e), preprocess_nmt(f)) for e, f in big_corpus.build_for_vocab(18001, 3500)]
     else:
-        pairs = read_pairs(ROOT / "explorer" / "resources" / "eng_fra.tsv", num_examples=601).pairs
+        pairs = read_pairs(ROOT / "resources" / "eng_fra.tsv", num_examples=601).pairs
     dataset = build_dataset(pairs, 10, min_freq=2)
     config = TrainingConfig(num_epochs=10_000, snapshot_every=0, device="cpu")
     events = iter(Trainer(config, dataset))

@@ -39,7 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "bench" / "d2l_reference.py"
-DEFAULT_DATA = ROOT / "explorer" / "resources" / "eng_fra.tsv"
+DEFAULT_DATA = ROOT / "resources" / "eng_fra.tsv"
 # Between turns: the side that just finished has OpenMP workers spin-waiting for more work (GOMP spins a few
 # milliseconds before sleeping); without a pause they would take a core from the other side's next epoch.
 SETTLE_S = 0.03
@@ -68,9 +68,10 @@ def worker_ours(args: argparse.Namespace, turns: Turns) -> dict[str, Any]:
     sys.path.insert(0, str(args.root))
     import torch
 
-    from explorer.core.readers import read_pairs
-    from explorer.core.text import build_dataset
-    from explorer.core.training import Trainer, TrainingConfig
+    from explorer.core.data.readers import read_pairs
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
 
     pairs = read_pairs(args.data, num_examples=args.num_examples + 1).pairs  # the reference's i <= n
     config = TrainingConfig(num_epochs=args.epochs, seed=args.seed, snapshot_every=0, device="cpu")

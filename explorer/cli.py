@@ -69,9 +69,9 @@ def _field_defaults(cls: type) -> dict[str, Any]:
 
 def _book_defaults() -> dict[str, Any]:
     """The book's settings, read from the core config dataclasses (never repeated here)."""
-    from explorer.core.data_sources import load_source
-    from explorer.core.training import TrainingConfig
-    from explorer.core.transformer import TransformerConfig
+    from explorer.core.data.sources import load_source
+    from explorer.core.training.config import TrainingConfig
+    from explorer.core.model.transformer import TransformerConfig
 
     model = _field_defaults(TransformerConfig)
     train = _field_defaults(TrainingConfig)
@@ -181,11 +181,11 @@ def given_options(parser: argparse.ArgumentParser, tokens: Sequence[str]) -> set
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The documented error types whose messages are written for users."""
-    from explorer.core.checkpoint import CheckpointError
-    from explorer.core.decoding import DecodingError
-    from explorer.core.run_dir import RunDirError
-    from explorer.core.text import DatasetError
-    from explorer.core.transformer import ConfigError
+    from explorer.core.training.checkpoint_read import CheckpointError
+    from explorer.core.model.decoding import DecodingError
+    from explorer.core.runs.run_dir import RunDirError
+    from explorer.core.data.readers import DatasetError
+    from explorer.core.model.transformer import ConfigError
 
     return (CheckpointError, DatasetError, ConfigError, DecodingError, RunDirError)
 

@@ -43,9 +43,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run_ablate(args: argparse.Namespace) -> int:
     """``ablate``: load the model and the pairs, sweep, print a table or the JSON line."""
     from explorer.cli_commands import CliError
-    from explorer.core.ablation import load_pairs, sweep
-    from explorer.core.head_ablation import parse_head
-    from explorer.core.inspect_model import ModelError, open_model
+    from explorer.core.debug.ablation import load_pairs, sweep
+    from explorer.core.debug.head_ablation import parse_head
+    from explorer.core.inspect.interface import ModelError
+    from explorer.core.inspect.opening import open_model
 
     kinds = [k.strip() for k in str(args.kinds).split(",") if k.strip()]
     unknown = [k for k in kinds if k not in KINDS]

@@ -33,7 +33,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run_attention(args: argparse.Namespace) -> int:
     """``attention``: open the model, compute every map, write the ``.npz`` and a summary."""
     from explorer.cli_commands import CliError
-    from explorer.core.inspect_model import ModelError, open_model, save_npz
+    from explorer.core.inspect.interface import ModelError, save_npz
+    from explorer.core.inspect.opening import open_model
 
     out = str(args.out)
     if not out.endswith(".npz"):  # numpy would append .npz itself and the user would look for the wrong file

@@ -134,8 +134,8 @@ def _finite(value: Any) -> Any:
 
 
 def _run_probes(model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int) -> list[dict[str, Any]]:
-    from explorer.core.decoding import translate
-    from explorer.core.metrics import bleu
+    from explorer.core.model.decoding import translate
+    from explorer.core.model.metrics import bleu
 
     out = []
     for src, ref in PROBES:
@@ -148,9 +148,9 @@ def _run_probes(model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int) -> l
 # ----------------------------------------------------------------------------------------- translate / inspect
 def _load(path: str, device: str) -> Any:
     """A model file, or a run directory's last checkpoint."""
-    from explorer.core.checkpoint import load_model
-    from explorer.core.run_dir import resolve_model_path
-    from explorer.core.training import resolve_device
+    from explorer.core.training.checkpoint import load_model
+    from explorer.core.runs.run_dir import resolve_model_path
+    from explorer.core.training.devices import resolve_device
 
     return load_model(resolve_model_path(path), device=resolve_device(device))
 
@@ -159,15 +159,15 @@ def _num_steps(loaded: Any) -> int:
     cfg = loaded.train_config
     if cfg is not None:
         return int(cfg.num_steps)
-    from explorer.core.training import TrainingConfig
+    from explorer.core.training.config import TrainingConfig
 
     return int(TrainingConfig().num_steps)
 
 
 def run_translate(args: argparse.Namespace) -> int:
     """``translate``: greedy (batched) or beam-search translations of the given sentences."""
-    from explorer.core.decoding import translate, translate_batch
-    from explorer.core.text import encode_sentence
+    from explorer.core.model.decoding import translate, translate_batch
+    from explorer.core.data.text import encode_sentence
 
     loaded = _load(args.model, args.device)
     num_steps = _num_steps(loaded)
@@ -217,7 +217,7 @@ def _run_summary(path: str, meta: dict[str, Any]) -> dict[str, Any] | None:
     """For a run directory: its id, start, ranks and how far its last checkpoint got (None for a model file)."""
     if not Path(path).is_dir():
         return None
-    from explorer.core.run_dir import read_run_json
+    from explorer.core.runs.run_dir import read_run_json
 
     info = read_run_json(path)
     state = meta.get("train_state") if isinstance(meta.get("train_state"), dict) else {}

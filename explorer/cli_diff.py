@@ -34,8 +34,9 @@ def _score(value: float | None) -> str:
 def run_diff(args: argparse.Namespace) -> int:
     """``diff``: open both models, compare, write the ``.npz`` and a summary."""
     from explorer.cli_commands import CliError
-    from explorer.core.inspect_model import ModelError, open_model
-    from explorer.core.model_diff import diff_models, save_diff_npz
+    from explorer.core.inspect.interface import ModelError
+    from explorer.core.inspect.opening import open_model
+    from explorer.core.debug.model_diff import diff_models, save_diff_npz
 
     out = str(args.out)
     if not out.endswith(".npz"):

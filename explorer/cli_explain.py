@@ -44,8 +44,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run_explain(args: argparse.Namespace) -> int:
     """``explain``: open the model, explain the cell, print the steps or the JSON line."""
     from explorer.cli_commands import CliError
-    from explorer.core.explain_cell import explain_cell
-    from explorer.core.inspect_model import ModelError, open_model
+    from explorer.core.debug.explain_cell import explain_cell
+    from explorer.core.inspect.interface import ModelError
+    from explorer.core.inspect.opening import open_model
 
     try:
         model = open_model(args.model, device=args.device)

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("encoder_self", "decoder_self", "cross")  # explorer.core.timelapse.KINDS (a test checks they agree)
-DEFAULT_KIND = "cross"  # explorer.core.timelapse.DEFAULT_KIND, the dialog's default (a test checks)
+KINDS = ("encoder_self", "decoder_self", "cross")  # explorer.core.runs.timelapse.KINDS (a test checks they agree)
+DEFAULT_KIND = "cross"  # explorer.core.runs.timelapse.DEFAULT_KIND, the dialog's default (a test checks)
 PALETTES = ("standard", "colour_blind")  # explorer.ui.settings.PALETTES, kept here so --help needs no Qt
 DEFAULT_FPS = 4  # the dialog's defaults (explorer.ui.settings DEFAULTS "timelapse/fps", "timelapse/max_frames")
 DEFAULT_MAX_FRAMES = 120
@@ -96,10 +96,10 @@ def read_history(path: str | os.PathLike[str], max_frames: int | None) -> tuple[
     """The snapshots of run ``path`` to draw (at most ``max_frames``, evenly spread), its per-step loss rows
     ``(n, 4)`` (step, epoch, seconds, loss), the number of snapshot files, and warnings about what was left out."""
     from explorer.cli_commands import CliError
-    from explorer.core.loss_record import rows_from_metrics
-    from explorer.core.run_dir import SNAPSHOTS, RunDirError, is_run_dir, read_metrics, read_run_json, \
+    from explorer.core.runs.loss_record import rows_from_metrics
+    from explorer.core.runs.run_dir import SNAPSHOTS, RunDirError, is_run_dir, read_metrics, read_run_json, \
         read_snapshot, snapshot_files
-    from explorer.core.timelapse import subsample
+    from explorer.core.runs.timelapse import subsample
 
     p = Path(path)
     if p.exists() and not is_run_dir(p):
@@ -170,7 +170,7 @@ def _png_names(path: Path, count: int) -> list[Path]:
 def run_timelapse(args: argparse.Namespace) -> int:
     """``timelapse``: read the run, draw every frame offscreen, encode, print a summary."""
     from explorer.cli_commands import CliError
-    from explorer.core.timelapse import build_timelapse
+    from explorer.core.runs.timelapse import build_timelapse
 
     t0 = time.perf_counter()
     path, fmt = _check_out(args.out)

@@ -45,7 +45,7 @@ def _check_out_path(out: str | None) -> Path | None:
         raise CliError(f"--out {out} is a folder; give a file name such as model.safetensors")
     if not path.parent.is_dir():
         raise CliError(f"--out: the folder {path.parent} does not exist")
-    from explorer.core.checkpoint import check_writable
+    from explorer.core.training.checkpoint import check_writable
 
     return check_writable(path)  # a read-only folder is found now, not after the training
 
@@ -76,8 +76,8 @@ def _agreed(ctx: Any, action: Callable[[], T]) -> T:
 
 # ----------------------------------------------------------------------------------------- planning
 def _new_plan(args: argparse.Namespace, main: bool) -> _Plan:
-    from explorer.core.training import TrainingConfig
-    from explorer.core.transformer import TransformerConfig
+    from explorer.core.training.config import TrainingConfig
+    from explorer.core.model.transformer import TransformerConfig
 
     if args.resume and args.run_dir:
         raise CliError("--resume continues the run in its own folder: leave out --run-dir")
@@ -93,8 +93,8 @@ def _new_plan(args: argparse.Namespace, main: bool) -> _Plan:
 
 
 def _resume_plan(args: argparse.Namespace, main: bool) -> _Plan:
-    from explorer.core.run_dir import RunDirError, last_checkpoint, read_run_json
-    from explorer.core.training_state import load_training_checkpoint
+    from explorer.core.runs.run_dir import RunDirError, last_checkpoint, read_run_json
+    from explorer.core.training.state import load_training_checkpoint
 
     run_dir = Path(args.resume)
     info = read_run_json(run_dir)
@@ -133,9 +133,9 @@ def _resume_plan(args: argparse.Namespace, main: bool) -> _Plan:
 
 def _load_data(plan: _Plan) -> tuple[Any, Any, dict[str, Any]]:
     """The data source, the dataset (a resumed run's own vocabularies) and its description for run.json."""
-    from explorer.core.data_sources import load_source
-    from explorer.core.run_dir import RunDirError, describe_data
-    from explorer.core.text import build_dataset
+    from explorer.core.data.sources import load_source
+    from explorer.core.runs.run_dir import RunDirError, describe_data
+    from explorer.core.data.text import build_dataset
 
     source = load_source(plan.data_spec, num_examples=plan.num_examples, seed=plan.data_seed)
     data = describe_data(source, plan.data_spec, plan.num_examples, plan.data_seed)
@@ -154,7 +154,7 @@ def _load_data(plan: _Plan) -> tuple[Any, Any, dict[str, Any]]:
 # ----------------------------------------------------------------------------------------- the command
 def run_train(args: argparse.Namespace) -> int:
     """``train``: plan, load the data, run the trainer (writing the run directory), probe, save, report."""
-    from explorer.core.distributed import RankFailure, init_from_environment
+    from explorer.core.training.distributed import RankFailure, init_from_environment
 
     ctx = init_from_environment(args.device, args.dist_timeout)
     finished = False
@@ -170,10 +170,10 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace, ctx: Any) -> int:
-    from explorer.core.checkpoint import save_model
-    from explorer.core.run_dir import check_new_run_dir, resume_hint
-    from explorer.core.run_writer import RunWriter
-    from explorer.core.training import Trainer
+    from explorer.core.training.checkpoint import save_model
+    from explorer.core.runs.run_dir import check_new_run_dir, resume_hint
+    from explorer.core.runs.writer import RunWriter
+    from explorer.core.training.trainer import Trainer
 
     main = ctx is None or ctx.is_main
     world = 1 if ctx is None else ctx.world_size

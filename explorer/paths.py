@@ -1,5 +1,5 @@
-"""The one place that knows where the bundled resources live (``explorer/resources/``, in a checkout and in
-an installed wheel alike: it is package data of ``explorer.resources``)."""
+"""The one place that knows where the bundled resources live: the top-level ``resources/`` folder, installed as
+the package ``explorer.resources`` (a wheel, an editable install) or read beside ``explorer/`` in a bare checkout."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,7 +9,10 @@ def resources_dir() -> Path:
     """Return the folder holding the bundled resources (corpus, icons, stylesheets)."""
     import importlib.resources
 
-    return Path(str(importlib.resources.files("explorer.resources")))
+    try:
+        return Path(str(importlib.resources.files("explorer.resources")))
+    except ModuleNotFoundError:  # a checkout run without installing (python main.py): the folder beside the package
+        return Path(__file__).resolve().parent.parent / "resources"
 
 
 def resource_path(name: str) -> Path:

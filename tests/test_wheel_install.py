@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "explorer"
-RESOURCES = PACKAGE / "resources"
+RESOURCES = ROOT / "resources"  # installed as the package explorer.resources
 
 CHECK = r"""
 import hashlib, importlib, json, pkgutil, sys
@@ -60,14 +60,14 @@ def _source_files() -> list[Path]:
 
 
 def _module_names() -> set[str]:
-    """Dotted names of every module in the package's source tree."""
+    """Dotted names of every module in the package's source tree, and the package its resources become."""
     names = set()
     for path in PACKAGE.rglob("*.py"):
         if "__pycache__" in path.parts:
             continue
         parts = path.relative_to(ROOT).with_suffix("").parts
         names.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
-    return names
+    return names | {"explorer.resources"}  # the top-level resources/ folder, mapped into the package
 
 
 def _resource_names() -> list[str]:

@@ -1,7 +1,7 @@
 """Update the translation sources from the code: ``python3 tools/update_translations.py``.
 
 Runs PySide6's ``lupdate`` over every ``.py`` file of ``explorer/ui`` (where all user-visible text lives) into
-``explorer/resources/i18n/attention_explorer_zh_CN.ts`` (every message) and ``…_en.ts`` (English plural forms
+``resources/i18n/attention_explorer_zh_CN.ts`` (every message) and ``…_en.ts`` (English plural forms
 only). New messages arrive as ``type="unfinished"``: translate them in Qt Linguist (``pyside6-linguist``) or a
 text editor. Messages gone from the code are dropped (``-no-obsolete``); no line numbers are kept, so the files
 change only when the texts do. ``tests/ui/test_translations.py`` fails while the files lag behind the code.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "explorer" / "ui"
-I18N = ROOT / "explorer" / "resources" / "i18n"
+I18N = ROOT / "resources" / "i18n"
 BASENAME = "attention_explorer"
 #: Each catalogue with the lupdate options that make it.
 CATALOGUES: dict[str, tuple[str, ...]] = {"zh_CN": (), "en": ("-pluralonly",)}

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from explorer.ui.open_argument import STUDIO, open_in_studio, path_problem, split_model_path
-from explorer.ui.panel_walker import PanelWalker
+from explorer.ui.shell.open_argument import STUDIO, open_in_studio, path_problem, split_model_path
+from explorer.ui.shell.panel_walker import PanelWalker
 from explorer.ui.settings import APPLICATION, LANGUAGES, ORGANIZATION, THEMES, AppSettings
 
 if TYPE_CHECKING:
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.shell.main_window import MainWindow
 
 __all__ = ["PanelWalker", "Startup", "build_parser", "main", "start"]
 
@@ -177,14 +177,14 @@ def start(argv: list[str] | None = None) -> Startup | int:
     app.setDesktopFileName("attention-explorer")
 
     from explorer.ui import theme
-    from explorer.ui.about_dialog import device_description
-    from explorer.ui.main_window import MainWindow
+    from explorer.ui.shell.about_dialog import device_description
+    from explorer.ui.shell.main_window import MainWindow
 
     settings = AppSettings()
     if args.theme:
         settings.theme = args.theme
     theme.apply_app_theme(theme.resolve_dark(settings.theme))
-    from explorer.ui.i18n import language_manager
+    from explorer.ui.i18n.translators import language_manager
 
     language_manager().apply(args.language or settings.language)  # before any text is made
     window = MainWindow(settings, device_probe=device_description)

@@ -17,7 +17,7 @@ ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
 SETTINGS_FILE = "attention-explorer.ini"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
-LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # follow the system, English, 简体中文 (explorer.ui.i18n)
+LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # follow the system, English, 简体中文 (explorer.ui.i18n.translators)
 PALETTES: tuple[str, ...] = ("standard", "colour_blind")  # explorer.ui.palette holds the colour maps
 PRESENTER_SCALES: tuple[float, ...] = (1.25, 1.5, 1.75, 2.0)
 
@@ -26,7 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "window/splitter": b"",
     "window/last_panel": "attention_cues",  # the first panel (book §11.1)
     "view/theme": "system",
-    "view/language": "system",  # explorer.ui.i18n.LANGUAGES
+    "view/language": "system",  # explorer.ui.i18n.translators.LANGUAGES
     "view/explanation_visible": True,
     "export/last_dir": "",
     "export/last_format": "png",

@@ -18,7 +18,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
 from explorer.core.atomic_file import atomic_path
-from explorer.core.timelapse import Timelapse
+from explorer.core.runs.timelapse import Timelapse
 from explorer.ui.timelapse_render import render_frame
 from explorer.ui.worker import function_worker
 

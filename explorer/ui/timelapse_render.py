@@ -9,7 +9,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPolygonF
 
-from explorer.core.timelapse import Timelapse, TimelapseFrame, colorize
+from explorer.core.runs.timelapse import Timelapse, TimelapseFrame, colorize
 
 KIND_TITLES = {"encoder_self": QT_TRANSLATE_NOOP("Timelapse", "Encoder self-attention"),
                "decoder_self": QT_TRANSLATE_NOOP("Timelapse", "Decoder self-attention"),

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import torch
 
-from explorer.core.checkpoint import save_model
-from explorer.core.data_sources import load_source
-from explorer.core.text import build_dataset
-from explorer.core.training import Trainer, TrainingConfig
-from explorer.core.transformer import TransformerConfig
+from explorer.core.training.checkpoint import save_model
+from explorer.core.data.sources import load_source
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import Trainer
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import TransformerConfig
 
 NUM_PAIRS = 24
 _saved: dict[tuple[str, int], Path] = {}

@@ -45,7 +45,7 @@ def folder(family: str, root: Path) -> Path:
         path = root / family
         path.mkdir(parents=True, exist_ok=True)
         torch.manual_seed(FAMILIES.index(family))
-        from explorer.core.hf_folder import hf_session
+        from explorer.core.inspect.hf.folder import hf_session
 
         with hf_session():  # offline, and no progress bars on the stderr a test may be reading
             BUILDERS[family](path)

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core.run_writer import RunWriter
-from explorer.core.text import NMTDataset, build_dataset
-from explorer.core.training import Trainer, TrainingConfig
-from explorer.core.training_state import load_training_checkpoint
-from explorer.core.transformer import TransformerConfig
+from explorer.core.runs.writer import RunWriter
+from explorer.core.data.text import NMTDataset, build_dataset
+from explorer.core.training.trainer import Trainer
+from explorer.core.training.config import TrainingConfig
+from explorer.core.training.state import load_training_checkpoint
+from explorer.core.model.transformer import TransformerConfig
 
 WORDS = "a b c d e f g h".split()
 #: A CLI training run small enough for a test: a copy task on a one-layer width-16 model, no dropout.

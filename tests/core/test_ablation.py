@@ -11,13 +11,15 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from explorer.core.ablation import evaluate, load_pairs, sweep
-from explorer.core.checkpoint_model import CheckpointModel
-from explorer.core.decoding import translate_batch
-from explorer.core.head_ablation import ablated, all_heads, attention_modules, check_heads, parse_head
-from explorer.core.inspect_model import ModelError, open_model
-from explorer.core.metrics import corpus_bleu
-from explorer.core.text import build_dataset, DatasetError
+from explorer.core.debug.ablation import evaluate, load_pairs, sweep
+from explorer.core.inspect.checkpoint_model import CheckpointModel
+from explorer.core.model.decoding import translate_batch
+from explorer.core.debug.head_ablation import ablated, all_heads, attention_modules, check_heads, parse_head
+from explorer.core.inspect.interface import ModelError
+from explorer.core.inspect.opening import open_model
+from explorer.core.model.metrics import corpus_bleu
+from explorer.core.data.text import build_dataset
+from explorer.core.data.readers import DatasetError
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402

@@ -10,10 +10,10 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer.core.architecture_costs import (ARCHITECTURES, CostError, compare, computational_cost, crossover,
+from explorer.core.chapter.architecture_costs import (ARCHITECTURES, CostError, compare, computational_cost, crossover,
                                               max_path_length, sequential_operations)
-from explorer.core.attention import DotProductAttention, MultiHeadAttention
-from explorer.core.layer_graphs import (attention_graph, cnn_graph, first_to_last, hops, longest_chain, rnn_graph,
+from explorer.core.model.attention import DotProductAttention, MultiHeadAttention
+from explorer.core.chapter.layer_graphs import (attention_graph, cnn_graph, first_to_last, hops, longest_chain, rnn_graph,
                                         shortest_path)
 
 SIZES = [(2, 1, 3), (5, 3, 3), (7, 4, 5), (12, 6, 7), (9, 8, 3)]

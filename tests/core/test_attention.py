@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from explorer.core.attention import (AdditiveAttention, DotProductAttention, MultiHeadAttention,
+from explorer.core.model.attention import (AdditiveAttention, DotProductAttention, MultiHeadAttention,
                                      masked_softmax, sequence_mask, valid_lens_bias)
 
 
@@ -148,7 +148,7 @@ def test_scaling_keeps_unit_variance() -> None:
 
 @pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 1e-5])
 def test_keep_mask_law(p: float) -> None:
-    from explorer.core.attention import keep_mask
+    from explorer.core.model.attention import keep_mask
 
     torch.manual_seed(3)
     mask = keep_mask((1001, 7, 3), p)  # 21021 entries: not a multiple of 4
@@ -167,8 +167,7 @@ def test_keep_mask_law(p: float) -> None:
 
 @pytest.mark.parametrize("heads", [2, 16])
 def test_multihead_fast_path_any_head_count_equals_general_path(heads: int) -> None:
-    from explorer.core import attention
-
+    from explorer.core.model import attention
     torch.manual_seed(4)
     mha = MultiHeadAttention(32, heads).eval()
     assert (heads * 32 <= attention.MAX_REPEATED_WIDTH) == (heads == 2)  # the fused core, then the fallback

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.attention import AdditiveAttention, DotProductAttention
-from explorer.core.attention_cues import (SCORERS, CuesError, clamp_to_plane, cue_set, cues_demo, scores,
+from explorer.core.model.attention import AdditiveAttention, DotProductAttention
+from explorer.core.chapter.attention_cues import (SCORERS, CuesError, clamp_to_plane, cue_set, cues_demo, scores,
                                           softmax_with_temperature)
 
 QUERY = (0.7, -1.2)
@@ -94,7 +94,7 @@ def test_layout_and_errors() -> None:
 
 
 def test_pooling_field_is_the_output_at_every_grid_query() -> None:
-    from explorer.core.attention_cues import PLANE, pooling_field
+    from explorer.core.chapter.attention_cues import PLANE, pooling_field
 
     cues = cue_set(4, seed=5)
     field = pooling_field(cues, "additive", 0.5, resolution=8)

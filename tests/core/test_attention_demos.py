@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.attention_demos import (
+from explorer.core.chapter.attention_demos import (
     DemoError, check_heads, head_choices, multihead_demo, parse_lengths, positional_demo, scoring_demo,
     tokenize_sentence,
 )

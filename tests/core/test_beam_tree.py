@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.beam_tree import STATUSES, beam_tree
-from explorer.core.decoding import beam_search, translate
-from explorer.core.inspect_model import ModelError, open_model
-from explorer.core.sampling import DecodeChoice, decode_steps
-from explorer.core.step_model import CheckpointSteps, step_model
-from explorer.core.text import encode_sentence
+from explorer.core.debug.beam_tree import STATUSES, beam_tree
+from explorer.core.model.decoding import beam_search, translate
+from explorer.core.inspect.interface import ModelError
+from explorer.core.inspect.opening import open_model
+from explorer.core.debug.sampling import DecodeChoice, decode_steps
+from explorer.core.inspect.step_model import CheckpointSteps
+from explorer.core.inspect.opening import step_model
+from explorer.core.data.text import encode_sentence
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402

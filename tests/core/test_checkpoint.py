@@ -13,8 +13,9 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.core import checkpoint as ck
-from explorer.core.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from explorer.core.training import checkpoint as ck
+from explorer.core.training.checkpoint_read import CheckpointError, load_checkpoint
+from explorer.core.training.checkpoint import save_checkpoint
 
 
 class _MakesDir:
@@ -211,9 +212,9 @@ def test_unstorable_meta_is_a_checkpoint_error(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------------------- whole models
 def _model_bits():  # type: ignore[no-untyped-def]
-    from explorer.core.text import Vocab
-    from explorer.core.training import TrainingConfig, TrainingHistory
-    from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+    from explorer.core.data.text import Vocab
+    from explorer.core.training.config import TrainingConfig, TrainingHistory
+    from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
     src_vocab = Vocab("go . i lost . he's calm . i'm home .".split())
     tgt_vocab = Vocab("va ! j'ai perdu . il est calme . je suis chez moi .".split())
@@ -234,7 +235,7 @@ def _logits(model: torch.nn.Module) -> torch.Tensor:
 
 
 def test_model_round_trip(tmp_path: Path) -> None:
-    from explorer.core.checkpoint import load_model, save_model
+    from explorer.core.training.checkpoint import load_model, save_model
 
     model, tcfg, sv, tv, hist = _model_bits()
     model.eval()
@@ -254,7 +255,7 @@ def test_model_round_trip(tmp_path: Path) -> None:
 
 
 def _tamper(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
-    from explorer.core.checkpoint import save_model
+    from explorer.core.training.checkpoint import save_model
 
     model, tcfg, sv, tv, hist = _model_bits()
     src = save_model(tmp_path / "ok.safetensors", model, tcfg, sv, tv, hist, "x")
@@ -264,7 +265,7 @@ def _tamper(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
 
 
 def _load_refused(path: Path, *words: str) -> None:
-    from explorer.core.checkpoint import load_model
+    from explorer.core.training.checkpoint import load_model
 
     with pytest.raises(CheckpointError) as info:
         load_model(path)
@@ -292,7 +293,7 @@ def test_invalid_metadata_is_refused(tmp_path: Path) -> None:
 
 
 def test_model_without_train_config(tmp_path: Path) -> None:
-    from explorer.core.checkpoint import load_model, save_model
+    from explorer.core.training.checkpoint import load_model, save_model
 
     model, _, sv, tv, _ = _model_bits()
     loaded = load_model(save_model(tmp_path / "m.safetensors", model, None, sv, tv))
@@ -300,7 +301,7 @@ def test_model_without_train_config(tmp_path: Path) -> None:
 
 
 def test_unavailable_device_is_a_checkpoint_error(tmp_path: Path) -> None:
-    from explorer.core.checkpoint import load_model, save_model
+    from explorer.core.training.checkpoint import load_model, save_model
 
     model, tcfg, sv, tv, hist = _model_bits()
     path = save_model(tmp_path / "m.safetensors", model, tcfg, sv, tv, hist)
@@ -318,7 +319,7 @@ def _good_model_bytes() -> bytes:
     if "m" not in _GOOD:
         import tempfile
 
-        from explorer.core.checkpoint import save_model
+        from explorer.core.training.checkpoint import save_model
 
         model, tcfg, sv, tv, hist = _model_bits()
         with tempfile.TemporaryDirectory() as d:
@@ -330,7 +331,7 @@ def _good_model_bytes() -> bytes:
 @given(data=st.data())
 def test_damaged_files_load_or_raise_checkpoint_error(tmp_path: Path, data: st.DataObject) -> None:
     """Any byte damage (flips, cuts, insertions) either still loads or is a CheckpointError, never a crash."""
-    from explorer.core.checkpoint import load_model
+    from explorer.core.training.checkpoint import load_model
 
     raw = bytearray(_good_model_bytes())
     (n,) = struct.unpack("<Q", raw[:8])

@@ -14,8 +14,8 @@ from types import SimpleNamespace
 import pytest
 
 from explorer import cli, cli_commands
-from explorer.core.training import TrainingConfig
-from explorer.core.transformer import TransformerConfig
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import TransformerConfig
 
 TINY = ["--num-hiddens", "16", "--num-heads", "2", "--num-layers", "1", "--ffn-num-hiddens", "16",
         "--batch-size", "16", "--num-steps", "8"]
@@ -57,7 +57,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     corpus.write_text(TSV, encoding="utf-8")
     out_file = folder / "tiny.safetensors"
     captured = {}
-    import explorer.core.checkpoint as ck
+    import explorer.core.training.checkpoint as ck
 
     real_save = ck.save_model
 
@@ -99,8 +99,8 @@ def test_train_json_last_line(trained: SimpleNamespace) -> None:
 
 def test_saved_model_translates_like_the_in_memory_one(trained: SimpleNamespace,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from explorer.core.checkpoint import load_model
-    from explorer.core.decoding import translate
+    from explorer.core.training.checkpoint import load_model
+    from explorer.core.model.decoding import translate
 
     assert trained.model is not None and trained.path.is_file()
     loaded = load_model(trained.path)
@@ -270,8 +270,8 @@ def test_module_entry_point_runs_without_qt() -> None:
 
 def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from explorer.core.events import ErrorEvent
-    from explorer.core.training import Trainer
+    from explorer.core.training.events import ErrorEvent
+    from explorer.core.training.trainer import Trainer
 
     monkeypatch.setattr(Trainer, "__iter__", lambda self: iter([ErrorEvent(step=3, message="the loss became NaN")]))
     out_file = tmp_path / "never.safetensors"
@@ -284,8 +284,8 @@ def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch
 
 def test_nan_stop_saves_the_last_good_weights(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
-    from explorer.core import training
-    from explorer.core.checkpoint import load_model
+    from explorer.core.training import trainer as training
+    from explorer.core.training.checkpoint import load_model
 
     real, calls = training.clip_grad_norm, {"n": 0}
 

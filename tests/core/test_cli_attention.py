@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from explorer import cli
-from explorer.core.checkpoint import save_model
-from explorer.core.text import Vocab
-from explorer.core.training import TrainingConfig
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.training.checkpoint import save_model
+from explorer.core.data.text import Vocab
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
-"""Checks on the bundled English–French corpus ``explorer/resources/eng_fra.tsv`` (book §10.5 data format).
+"""Checks on the bundled English–French corpus ``resources/eng_fra.tsv`` (book §10.5 data format).
 
 The file is read with plain Python (independent of our reader), then once more through
-``explorer.core.text.read_pairs``.
+``explorer.core.data.text.read_pairs``.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / "explorer" / "resources" / "eng_fra.tsv"
+CORPUS = Path(__file__).resolve().parents[2] / "resources" / "eng_fra.tsv"
 BOOK_LINES = 601  # the book's tokenize_nmt keeps lines 0..num_examples for num_examples=600
 PROBES = {"go .": "va !", "i lost .": "j'ai perdu .", "he's calm .": "il est calme .",
           "i'm home .": "je suis chez moi ."}
@@ -145,8 +145,7 @@ def test_french_elision_and_agreement_rules(pairs: list[tuple[str, str]]) -> Non
 
 
 def test_read_through_project_reader(pairs: list[tuple[str, str]]) -> None:
-    from explorer.core import text
-
+    from explorer.core.data import text
     result = text.read_pairs(CORPUS)
     assert result.skipped == 0
     assert len(result.pairs) == len(pairs)

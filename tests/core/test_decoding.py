@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.decoding import (DecodingError, IncrementalDecoder, beam_search, greedy_decode, translate,
+from explorer.core.model.decoding import (DecodingError, IncrementalDecoder, beam_search, greedy_decode, translate,
                                     translate_batch)
-from explorer.core.text import Vocab, encode_sentence
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.data.text import Vocab, encode_sentence
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 SRC = Vocab([["a", "b", "c", "d", "e"]])
 TGT = Vocab([["x", "y", "z"]])  # 4 + 3 tokens: small enough for exhaustive search

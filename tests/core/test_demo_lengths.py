@@ -1,7 +1,7 @@
 """Valid lengths the scoring demo generates and adapts when the numbers of queries and keys change (issue 10)."""
 from __future__ import annotations
 
-from explorer.core.attention_demos import clamp_lengths, default_lengths, parse_lengths
+from explorer.core.chapter.attention_demos import clamp_lengths, default_lengths, parse_lengths
 
 
 def test_default_lengths_never_exceed_the_keys():

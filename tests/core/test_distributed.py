@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run_helpers import TINY_CLI, launch_ranks  # noqa: E402
 
 from explorer import cli  # noqa: E402
-from explorer.core.checkpoint import load_model  # noqa: E402
-from explorer.core.distributed import share  # noqa: E402
-from explorer.core.run_dir import read_metrics, read_run_json  # noqa: E402
+from explorer.core.training.checkpoint import load_model  # noqa: E402
+from explorer.core.training.distributed import share  # noqa: E402
+from explorer.core.runs.run_dir import read_metrics, read_run_json  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,8 +67,8 @@ def test_two_ranks_train_like_one(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def _target_tokens(n: int) -> int:
-    from explorer.core.data_sources import load_source
-    from explorer.core.text import build_dataset
+    from explorer.core.data.sources import load_source
+    from explorer.core.data.text import build_dataset
 
     return int(build_dataset(load_source("task:copy", num_examples=n, seed=0).pairs, 8).tgt_valid_len.sum())
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.explain_cell import CellExplanation, explain_cell
-from explorer.core.inspect_model import InspectableModel, ModelError, open_model
+from explorer.core.debug.explain_cell import CellExplanation, explain_cell
+from explorer.core.inspect.interface import InspectableModel, ModelError
+from explorer.core.inspect.opening import open_model
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402

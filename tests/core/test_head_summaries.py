@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core.head_summaries import SCORES, head_scores, summarize_heads
-from explorer.core.inspect_model import ModelError, open_model
+from explorer.core.debug.head_summaries import SCORES, head_scores, summarize_heads
+from explorer.core.inspect.interface import ModelError
+from explorer.core.inspect.opening import open_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import debug_helpers  # noqa: E402

@@ -17,8 +17,9 @@ import hf_tiny  # noqa: E402
 
 hf_tiny.require_hf_extra()
 
-from explorer.core.hf_folder import HFModelError  # noqa: E402
-from explorer.core.inspect_model import ModelError, open_model  # noqa: E402
+from explorer.core.inspect.hf.folder import HFModelError  # noqa: E402
+from explorer.core.inspect.interface import ModelError  # noqa: E402
+from explorer.core.inspect.opening import open_model
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def test_an_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ModelError, match="not a model folder"):  # no config.json: not taken for an HF folder
         open_model(tmp_path / "empty")
-    from explorer.core.hf_models import HFModel
+    from explorer.core.inspect.hf.models import HFModel
 
     with pytest.raises(HFModelError, match="empty folder"):
         HFModel.open(tmp_path / "empty")
@@ -61,7 +62,7 @@ def test_no_config(copy: Path) -> None:
     (copy / "config.json").unlink()
     with pytest.raises(ModelError, match="config.json"):
         open_model(copy)
-    from explorer.core.hf_models import HFModel
+    from explorer.core.inspect.hf.models import HFModel
 
     with pytest.raises(HFModelError, match="has no config.json"):
         HFModel.open(copy)

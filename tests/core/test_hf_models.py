@@ -16,8 +16,9 @@ import hf_tiny  # noqa: E402
 
 transformers = hf_tiny.require_hf_extra()
 
-from explorer.core.hf_models import HFModel  # noqa: E402
-from explorer.core.inspect_model import ModelError, open_model, pooled_maps  # noqa: E402
+from explorer.core.inspect.hf.models import HFModel  # noqa: E402
+from explorer.core.inspect.interface import ModelError, pooled_maps  # noqa: E402
+from explorer.core.inspect.opening import open_model
 
 ATOL = 1e-6
 AUTO = {"encoder-only": "AutoModel", "decoder-only": "AutoModelForCausalLM",
@@ -190,8 +191,7 @@ def test_questions_a_model_cannot_answer_are_refused(models: dict[str, HFModel])
         models["gpt2"].attention("the cat " * 60)
     with pytest.raises(ModelError, match="empty"):
         models["gpt2"].attention("")
-    from explorer.core import hf_models
-
+    from explorer.core.inspect.hf import models as hf_models
     budget = hf_models.FULL_MAPS_BUDGET
     hf_models.FULL_MAPS_BUDGET = 100
     try:

@@ -11,15 +11,17 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.checkpoint import CheckpointError, save_model
-from explorer.core.checkpoint_model import CheckpointModel
-from explorer.core.decoding import translate
-from explorer.core.inspect_model import (AttentionResult, ModelError, open_model, pool_edges, pooled_maps,
-                                         save_npz)
-from explorer.core.probe import probe_attention
-from explorer.core.text import Vocab
-from explorer.core.training import TrainingConfig
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.training.checkpoint_read import CheckpointError
+
+from explorer.core.training.checkpoint import save_model
+from explorer.core.inspect.checkpoint_model import CheckpointModel
+from explorer.core.model.decoding import translate
+from explorer.core.inspect.interface import AttentionResult, ModelError, pool_edges, pooled_maps, save_npz
+from explorer.core.inspect.opening import open_model
+from explorer.core.training.probe import probe_attention
+from explorer.core.data.text import Vocab
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 SRC_WORDS = "go i lost he's calm i'm home .".split()
 TGT_WORDS = "va ! j'ai perdu il est calme je suis chez moi .".split()
@@ -166,7 +168,7 @@ def test_open_model_says_what_a_path_is_not(tmp_path: Path) -> None:
 
 
 def test_a_run_directory_opens_its_last_checkpoint(checkpoint: Path, tmp_path: Path) -> None:
-    from explorer.core.run_dir import RUN_JSON, checkpoint_path
+    from explorer.core.runs.run_dir import RUN_JSON, checkpoint_path
 
     run = tmp_path / "run"
     run.mkdir()
@@ -187,7 +189,8 @@ import importlib, pkgutil
 import explorer.core as core
 for mod in pkgutil.iter_modules(core.__path__):
     importlib.import_module(f"explorer.core.{mod.name}")
-from explorer.core.inspect_model import ModelError, open_model
+from explorer.core.inspect.interface import ModelError
+from explorer.core.inspect.opening import open_model
 try:
     open_model(sys.argv[1])
 except ModelError as exc:

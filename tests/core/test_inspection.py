@@ -14,9 +14,10 @@ import hf_tiny  # noqa: E402
 
 hf_tiny.require_hf_extra()
 
-from explorer.core.hf_models import MapsTooLargeError  # noqa: E402
-from explorer.core.inspect_model import ModelError, open_model, pooled_maps  # noqa: E402
-from explorer.core.inspection import estimated_map_bytes, full_head, generate_text, inspect_text  # noqa: E402
+from explorer.core.inspect.hf.models import MapsTooLargeError  # noqa: E402
+from explorer.core.inspect.interface import ModelError, pooled_maps  # noqa: E402
+from explorer.core.inspect.opening import open_model
+from explorer.core.inspect.inspection import estimated_map_bytes, full_head, generate_text, inspect_text  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core import kernel_regression as kr
-from explorer.core.kernel_regression import KERNELS, KernelRegressionError, make_data, nadaraya_watson
+from explorer.core.chapter import kernel_regression as kr
+from explorer.core.chapter.kernel_regression import KERNELS, KernelRegressionError, make_data, nadaraya_watson
 
 
 def reference_nw(x_train, y_train, x_query, name, h):

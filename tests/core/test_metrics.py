@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from explorer.core.metrics import bleu, corpus_bleu
+from explorer.core.model.metrics import bleu, corpus_bleu
 
 
 @pytest.mark.parametrize("pred, label, expected", [

@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.checkpoint import save_model
-from explorer.core.inspect_model import InspectableModel, ModelError, open_model
-from explorer.core.metrics import bleu
-from explorer.core.model_diff import check_comparable, diff_models, save_diff_npz
-from explorer.core.text import Vocab
-from explorer.core.training import TrainingConfig
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.training.checkpoint import save_model
+from explorer.core.inspect.interface import InspectableModel, ModelError
+from explorer.core.inspect.opening import open_model
+from explorer.core.model.metrics import bleu
+from explorer.core.debug.model_diff import check_comparable, diff_models, save_diff_npz
+from explorer.core.data.text import Vocab
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.positional import (LearnedPositionalEncoding, PositionalEncoding, binary_table,
+from explorer.core.model.positional import (LearnedPositionalEncoding, PositionalEncoding, binary_table,
                                       offset_matrix, position_similarity, sinusoidal_encoding)
 
 

@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.events import SnapshotEvent
-from explorer.core.probe import encode_probe, forward_probe, probe_attention
-from explorer.core.text import DatasetError, build_dataset
-from explorer.core.training import Trainer, TrainingConfig
-from explorer.core.transformer import TransformerConfig
+from explorer.core.training.events import SnapshotEvent
+from explorer.core.training.probe import encode_probe, forward_probe, probe_attention
+from explorer.core.data.readers import DatasetError
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import Trainer
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import TransformerConfig
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.core import data_sources, readers
-from explorer.core.text import DatasetError, read_pairs
+from explorer.core.data import sources as data_sources
+
+from explorer.core.data import readers
+from explorer.core.data.readers import DatasetError, read_pairs
 
 TATOEBA = (
     "Go.\tVa !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272 (CM) & #1158250 (Wittydev)\n"

@@ -14,14 +14,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from run_helpers import tiny_config, tiny_dataset, train_into  # noqa: E402
 
-from explorer.core import run_follow  # noqa: E402
-from explorer.core.checkpoint import CheckpointError, load_model  # noqa: E402
-from explorer.core.events import SnapshotEvent, StepEvent  # noqa: E402
-from explorer.core.run_dir import (RUN_FORMAT_VERSION, RunDirError, check_new_run_dir, read_metrics,  # noqa: E402
+from explorer.core.runs import follower as run_follow  # noqa: E402
+from explorer.core.training.checkpoint_read import CheckpointError  # noqa: E402
+from explorer.core.training.checkpoint import load_model
+from explorer.core.training.events import SnapshotEvent, StepEvent  # noqa: E402
+from explorer.core.runs.run_dir import (RUN_FORMAT_VERSION, RunDirError, check_new_run_dir, read_metrics,  # noqa: E402
                                    read_run_json, read_snapshot, resolve_model_path, snapshot_files)
-from explorer.core.run_follow import RunFollower  # noqa: E402
-from explorer.core.run_writer import RunWriter  # noqa: E402
-from explorer.core.training import Trainer  # noqa: E402
+from explorer.core.runs.follower import RunFollower  # noqa: E402
+from explorer.core.runs.writer import RunWriter  # noqa: E402
+from explorer.core.training.trainer import Trainer  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -206,7 +207,7 @@ def test_refused_run_dirs(tmp_path: Path, finished_run: tuple[Path, list], monke
     (tmp_path / "file").write_text("x")
     with pytest.raises(RunDirError, match="is a file"):
         check_new_run_dir(tmp_path / "file")
-    import explorer.core.run_dir as rd
+    import explorer.core.runs.run_dir as rd
 
     def read_only(*args: object, **kwargs: object) -> None:
         raise OSError(30, "Read-only file system")
@@ -232,7 +233,7 @@ def test_checkpoints_wait_for_their_interval_but_the_last_epoch_always_has_one(t
 
 
 def test_kept_models_are_written_at_their_epochs_and_the_list_survives_a_resume(tmp_path: Path) -> None:
-    from explorer.core.run_dir import kept_models
+    from explorer.core.runs.run_dir import kept_models
 
     dataset, run = tiny_dataset(), tmp_path / "run"
     trainer, _ = train_into(run, dataset, 3, keep_models=(1, 3, 9))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.run_dir import read_metrics, read_run_json
-from explorer.core.run_follow import RunFollower
-from explorer.core.training import TrainingConfig
-from explorer.core.training_process import TrainingJob, TrainingProcess
-from explorer.core.transformer import TransformerConfig
+from explorer.core.runs.run_dir import read_metrics, read_run_json
+from explorer.core.runs.follower import RunFollower
+from explorer.core.training.config import TrainingConfig
+from explorer.core.runs.process import TrainingJob, TrainingProcess
+from explorer.core.model.transformer import TransformerConfig
 
 PROBE = ("1 2 3", "1 2 3")
 

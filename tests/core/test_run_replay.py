@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from explorer.core.checkpoint import load_model
-from explorer.core.run_dir import kept_model_at, kept_models
-from explorer.core.run_follow import RunFollower
-from explorer.core.run_replay import ReplayClock, checked_speed, read_recorded_run, replay_run
+from explorer.core.training.checkpoint import load_model
+from explorer.core.runs.run_dir import kept_model_at, kept_models
+from explorer.core.runs.follower import RunFollower
+from explorer.core.runs.replay import ReplayClock, checked_speed, read_recorded_run, replay_run
 from explorer.paths import demo_run_dir
 
 

@@ -16,13 +16,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from run_helpers import TINY_CLI, tiny_config, tiny_dataset, train_into  # noqa: E402
 
 from explorer import cli  # noqa: E402
-from explorer.core import checkpoint as ck  # noqa: E402
-from explorer.core.checkpoint import CheckpointError, load_model  # noqa: E402
-from explorer.core.run_dir import read_metrics  # noqa: E402
-from explorer.core.run_follow import RunFollower  # noqa: E402
-from explorer.core.training import Trainer  # noqa: E402
-from explorer.core.training_state import load_training_checkpoint, save_training_checkpoint  # noqa: E402
-from explorer.core.transformer import TransformerConfig  # noqa: E402
+from explorer.core.training import checkpoint as ck  # noqa: E402
+from explorer.core.training.checkpoint_read import CheckpointError  # noqa: E402
+from explorer.core.training.checkpoint import load_model
+from explorer.core.runs.run_dir import read_metrics  # noqa: E402
+from explorer.core.runs.follower import RunFollower  # noqa: E402
+from explorer.core.training.trainer import Trainer  # noqa: E402
+from explorer.core.training.state import load_training_checkpoint, save_training_checkpoint  # noqa: E402
+from explorer.core.model.transformer import TransformerConfig  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

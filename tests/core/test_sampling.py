@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.core.decoding import translate
-from explorer.core.inspect_model import ModelError, open_model
-from explorer.core.sampling import DecodeChoice, decode_steps, sampling_probs
-from explorer.core.step_model import CheckpointSteps, step_model
+from explorer.core.model.decoding import translate
+from explorer.core.inspect.interface import ModelError
+from explorer.core.inspect.opening import open_model
+from explorer.core.debug.sampling import DecodeChoice, decode_steps, sampling_probs
+from explorer.core.inspect.step_model import CheckpointSteps
+from explorer.core.inspect.opening import step_model
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402

@@ -6,8 +6,8 @@ import pytest
 from scipy.special import softmax
 from scipy.stats import entropy
 
-from explorer.core.attention_demos import DemoError
-from explorer.core.scaling import entropy_sweep, scaling_demo, softmax_entropy
+from explorer.core.chapter.attention_demos import DemoError
+from explorer.core.chapter.scaling import entropy_sweep, scaling_demo, softmax_entropy
 
 
 @pytest.mark.parametrize("d", [1, 16, 256])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.snapshot_history import SnapshotHistory, payload_nbytes
+from explorer.core.runs.snapshot_history import SnapshotHistory, payload_nbytes
 
 
 @dataclass

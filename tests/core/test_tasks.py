@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.tasks import (
+from explorer.core.data.tasks import (
     DEFAULT_MAX_LEN,
     DEFAULT_MIN_LEN,
     TASKS,
@@ -15,7 +15,8 @@ from explorer.core.tasks import (
     make_task_pairs,
     solve,
 )
-from explorer.core.text import DatasetError, build_dataset
+from explorer.core.data.readers import DatasetError
+from explorer.core.data.text import build_dataset
 
 
 def test_solve_examples() -> None:

@@ -10,15 +10,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.text import (
-    DatasetError,
-    Vocab,
-    build_dataset,
-    encode_sentence,
-    preprocess_nmt,
-    tokenize,
-    truncate_pad,
-)
+from explorer.core.data.readers import DatasetError, preprocess_nmt
+
+from explorer.core.data.text import Vocab, build_dataset, encode_sentence, tokenize, truncate_pad
 
 
 def reference_preprocess(text: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.events import SnapshotEvent
-from explorer.core.timelapse import build_timelapse, colorize, head_mosaic, loss_at, subsample
+from explorer.core.training.events import SnapshotEvent
+from explorer.core.runs.timelapse import build_timelapse, colorize, head_mosaic, loss_at, subsample
 
 
 def snapshots(count: int, layers: int = 2, heads: int = 2, t: int = 3) -> list[SnapshotEvent]:
@@ -64,7 +64,7 @@ def test_bad_requests_say_why() -> None:
 def test_a_snapshot_before_the_first_step_has_no_loss() -> None:
     import math
 
-    from explorer.core.timelapse import loss_at
+    from explorer.core.runs.timelapse import loss_at
 
     steps, values = np.array([1.0, 2.0, 4.0]), np.array([5.0, 4.0, 2.0])
     assert math.isnan(loss_at(steps, values, 0))

@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.events import ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent
-from explorer.core.text import build_dataset
-from explorer.core.training import (ConfigError, Trainer, TrainingConfig, TrainingHistory, clip_grad_norm,
-                                    resolve_device)
-from explorer.core.transformer import TransformerConfig
+from explorer.core.training.events import ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent
+from explorer.core.data.text import build_dataset
+from explorer.core.model.transformer import ConfigError
+from explorer.core.training.trainer import Trainer, clip_grad_norm
+from explorer.core.training.config import TrainingConfig, TrainingHistory
+from explorer.core.training.devices import resolve_device
+from explorer.core.model.transformer import TransformerConfig
 
 WORDS = "a b c d e f g h".split()
 
@@ -233,7 +235,7 @@ def test_resolve_device() -> None:
 
 
 def test_flattened_parameters_train_like_separate_ones() -> None:
-    from explorer.core.optim import adam, flatten_parameters
+    from explorer.core.training.optim import adam, flatten_parameters
 
     g = torch.Generator().manual_seed(1)
     w1, b1 = torch.randn(4, 3, generator=g), torch.randn(4, generator=g)
@@ -257,8 +259,7 @@ def test_flattened_parameters_train_like_separate_ones() -> None:
 
 def test_adam_falls_back_to_foreach_where_no_fused_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """A device without a fused Adam (tested here by refusing fused=True) gets the foreach kernels."""
-    from explorer.core import optim
-
+    from explorer.core.training import optim
     real = torch.optim.Adam
 
     def no_fused(params, **kw):  # type: ignore[no-untyped-def]
@@ -272,7 +273,7 @@ def test_adam_falls_back_to_foreach_where_no_fused_kernel(monkeypatch: pytest.Mo
 
 
 def test_adam_moments_round_trip_continues_exactly() -> None:
-    from explorer.core.optim import adam, adam_moments, load_adam_moments
+    from explorer.core.training.optim import adam, adam_moments, load_adam_moments
 
     g = torch.Generator().manual_seed(2)
     a = torch.randn(9, generator=g).requires_grad_()

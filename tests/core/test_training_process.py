@@ -13,14 +13,15 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.data_sources import load_source
-from explorer.core.events import (EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent,
+from explorer.core.data.sources import load_source
+from explorer.core.training.events import (EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent,
                                   StartedEvent, StepEvent)
-from explorer.core.probe import probe_attention
-from explorer.core.text import Vocab, build_dataset
-from explorer.core.training import Trainer, TrainingConfig, model_state
-from explorer.core.training_process import TrainingJob, TrainingProcess, warm_up
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.training.probe import probe_attention
+from explorer.core.data.text import Vocab, build_dataset
+from explorer.core.training.trainer import Trainer, model_state
+from explorer.core.training.config import TrainingConfig
+from explorer.core.runs.process import TrainingJob, TrainingProcess, warm_up
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 WAIT_S = 60.0  # generous: the first start waits for the fork server to import torch on a shared machine
 PROBE = ("1 2 3", "1 2 3")

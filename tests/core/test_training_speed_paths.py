@@ -7,9 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from explorer.core.text import build_dataset
-from explorer.core.training import batch_plans
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import batch_plans
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -79,7 +79,8 @@ def test_batch_plans_share_every_batch_over_ranks() -> None:
 @pytest.mark.parametrize("amp", [False, True])
 def test_cuda_run_trims_scores_and_resumes(amp: bool) -> None:
     """The CUDA path: fused Adam on the device, the host-planned batches, bf16 autocast, an exact resume."""
-    from explorer.core.training import Trainer, TrainingConfig
+    from explorer.core.training.trainer import Trainer
+    from explorer.core.training.config import TrainingConfig
 
     ds = _dataset()
     config = TrainingConfig(model=TransformerConfig(num_hiddens=16, num_heads=2, ffn_num_hiddens=32),

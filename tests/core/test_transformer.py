@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.transformer import AttentionMaps, ConfigError, Seq2SeqTransformer, TransformerConfig
+from explorer.core.model.transformer import AttentionMaps, ConfigError, Seq2SeqTransformer, TransformerConfig
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "bench" / "d2l_reference.py"
 
@@ -219,7 +219,7 @@ def test_same_outputs_and_gradients_as_the_books_code(skip_outside_ci) -> None:
 
 def test_fused_attention_core_equals_composite_ops_with_dropout() -> None:
     """The hand-written attention backward (attention.py) gives the autograd result, dropout included."""
-    from explorer.core.attention import MultiHeadAttention, keep_mask
+    from explorer.core.model.attention import MultiHeadAttention, keep_mask
 
     mha = MultiHeadAttention(16, 4, dropout=0.3).train()
     g = torch.Generator().manual_seed(0)

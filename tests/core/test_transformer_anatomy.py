@@ -7,12 +7,12 @@ import pytest
 import torch
 from torch import nn
 
-from explorer.core.anatomy_model import AnatomyError, AnatomyModel, builtin_model
-from explorer.core.block_trace import trace_blocks
-from explorer.core.sublayer_demos import (batch_norm, book_norms, ffn_demo, layer_norm, sentence_batch,
+from explorer.core.chapter.anatomy_model import AnatomyError, AnatomyModel, builtin_model
+from explorer.core.chapter.block_trace import trace_blocks
+from explorer.core.chapter.sublayer_demos import (batch_norm, book_norms, ffn_demo, layer_norm, sentence_batch,
                                           split_sentences)
-from explorer.core.text import Vocab
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.data.text import Vocab
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
 
 @pytest.fixture(scope="module")

@@ -104,8 +104,8 @@ def deny_read(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def tiny_model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real checkpoint of a 1-layer model trained for 2 epochs on 18 pairs (well under a second)."""
-    from explorer.core.checkpoint import save_model
-    from explorer.core.training import Trainer
+    from explorer.core.training.checkpoint import save_model
+    from explorer.core.training.trainer import Trainer
 
     config = tiny_config()
     dataset = tiny_dataset(config)

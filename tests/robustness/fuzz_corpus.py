@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from explorer.core.text import DatasetError, read_pairs
+from explorer.core.data.readers import DatasetError, read_pairs
 
 _CLEAN = st.text(alphabet=st.sampled_from(list("abcxyz éàç'.,!?-") + ["\u202f", "\xa0"]), max_size=12)
 _ODD = st.text(alphabet=st.sampled_from(list("ab .") + ["\x00", "\t", "\r", "\U0001F600", "\u202e", "\ufeff",

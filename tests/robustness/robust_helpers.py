@@ -31,8 +31,8 @@ TINY_PAIRS = [("go .", "va !"), ("i lost .", "j'ai perdu ."), ("he's calm .", "i
 
 
 def tiny_config(**overrides: Any) -> Any:
-    from explorer.core.training import TrainingConfig
-    from explorer.core.transformer import TransformerConfig
+    from explorer.core.training.config import TrainingConfig
+    from explorer.core.model.transformer import TransformerConfig
 
     model = TransformerConfig(num_hiddens=8, num_layers=1, num_heads=2, ffn_num_hiddens=16, dropout=0.0)
     values: dict[str, Any] = dict(model=model, batch_size=6, num_steps=6, lr=0.01, num_epochs=2, device="cpu",
@@ -42,7 +42,7 @@ def tiny_config(**overrides: Any) -> Any:
 
 
 def tiny_dataset(config: Any) -> Any:
-    from explorer.core.text import build_dataset
+    from explorer.core.data.text import build_dataset
 
     return build_dataset(TINY_PAIRS, config.num_steps, min_freq=config.min_freq)
 

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.cli import main as cli_main
-from explorer.core import checkpoint as ck
-from explorer.core.checkpoint import CheckpointError, load_model
+from explorer.core.training import checkpoint as ck
+from explorer.core.training.checkpoint_read import CheckpointError
+from explorer.core.training.checkpoint import load_model
 
 
 class _CreatesMarker:
@@ -167,8 +168,7 @@ def test_huge_config_with_small_tensors(tiny_model_file: Path, tmp_path: Path, h
                                         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Found here: the model was built from the metadata before the tensors were checked, so a huge config
     allocated gigabytes (fixed in checkpoint.py: shapes are checked on the meta device first)."""
-    from explorer.core import transformer
-
+    from explorer.core.model import transformer
     real = transformer.Seq2SeqTransformer
 
     class Guarded(real):  # type: ignore[misc, valid-type]

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main as cli_main
-from explorer.core import readers
-from explorer.core.data_sources import load_source
-from explorer.core.text import DatasetError, build_dataset, read_pairs
+from explorer.core.data import readers
+from explorer.core.data.sources import load_source
+from explorer.core.data.readers import DatasetError, read_pairs
+from explorer.core.data.text import build_dataset
 
 REFUSED = ["empty.txt", "blank_lines.txt", "binary.txt", "latin1.txt", "utf16_bom.txt", "utf16_no_bom.txt",
            "one_column.txt", "long_line.txt", "png_renamed.txt", "no_text.zip", "empty.zip", "not_a_zip.zip",
@@ -93,8 +94,7 @@ def test_classic_mac_line_ends_are_lines(tmp_path: Path) -> None:
 
 def test_huge_dataset_tensors_are_refused_before_allocation() -> None:
     pairs = [("a b", "c d")] * 3
-    from explorer.core import text
-
+    from explorer.core.data import text
     old = text.MAX_DATASET_BYTES
     try:
         text.MAX_DATASET_BYTES = 2 * 3 * 10 * 8 - 1

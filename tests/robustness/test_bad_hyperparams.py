@@ -11,10 +11,11 @@ import torch
 
 from robust_helpers import tiny_config, tiny_dataset
 from explorer.cli import main as cli_main
-from explorer.core.decoding import DecodingError, translate, translate_batch
-from explorer.core.text import DatasetError
-from explorer.core.training import Trainer, TrainingConfig
-from explorer.core.transformer import ConfigError, TransformerConfig
+from explorer.core.model.decoding import DecodingError, translate, translate_batch
+from explorer.core.data.readers import DatasetError
+from explorer.core.training.trainer import Trainer
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import ConfigError, TransformerConfig
 
 USER_ERRORS = (ConfigError, DatasetError, DecodingError)
 BAD_VALUES = {"zero": 0, "negative": -3, "text": "12", "float": 2.5, "nan": float("nan"), "bool": True,
@@ -83,8 +84,7 @@ def test_huge_model_is_a_config_error(huge: dict[str, int], monkeypatch: pytest.
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Found here: a huge model reached the allocator (RuntimeError, a CLI traceback, or the OOM killer); fixed:
     at most 256 layers, and Trainer counts the parameters and compares with the free memory first."""
-    from explorer.core import training
-
+    from explorer.core.training import trainer as training
     real = training.Seq2SeqTransformer
 
     def guarded(config: TransformerConfig, *args: Any) -> Any:
@@ -224,7 +224,7 @@ def test_cli_translate_sentences(tiny_model_file: Path, sentence: str, ok: bool,
                                                  norm_first=True, max_len=50)], ids=["book", "odd"])
 def test_parameter_estimate_matches_the_real_model(model: dict[str, Any]) -> None:
     """The memory check counts parameters without building the model: it must agree with the real one."""
-    from explorer.core.transformer import Seq2SeqTransformer, estimate_parameters
+    from explorer.core.model.transformer import Seq2SeqTransformer, estimate_parameters
 
     config = TransformerConfig(**model)
     real = Seq2SeqTransformer(config, 37, 41)

@@ -16,10 +16,11 @@ import pytest
 import torch
 
 from explorer.cli import main as cli_main
-from explorer.core import checkpoint as ck
-from explorer.core import training
-from explorer.core.checkpoint import CheckpointError, load_model, save_model
-from explorer.core.training import Trainer
+from explorer.core.training import checkpoint as ck
+from explorer.core.training import trainer as training
+from explorer.core.training.checkpoint_read import CheckpointError
+from explorer.core.training.checkpoint import load_model, save_model
+from explorer.core.training.trainer import Trainer
 from robust_helpers import tiny_config, tiny_dataset
 
 
@@ -190,8 +191,7 @@ def test_cli_train_to_an_unwritable_place(tmp_path: Path, monkeypatch: pytest.Mo
 
 _KILLED_SAVER = textwrap.dedent("""
     import sys, time
-    from explorer.core import checkpoint as ck
-
+    from explorer.core.training import checkpoint as ck
     def slow(handle, data):
         handle.write(data[: len(data) // 2])
         handle.flush()

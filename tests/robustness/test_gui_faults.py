@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import torch
 
-from explorer.core import checkpoint as ck
-from explorer.core import training
-from explorer.core.checkpoint import load_model
-from explorer.ui.main_window import MainWindow
-from explorer.ui.panel_registry import panel_spec
+from explorer.core.training import checkpoint as ck
+from explorer.core.training import trainer as training
+from explorer.core.training.checkpoint import load_model
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_registry import panel_spec
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 from explorer.ui.process_settings import MIN_POOL_THREADS
 from explorer.ui.settings import AppSettings

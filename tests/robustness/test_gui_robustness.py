@@ -13,7 +13,7 @@ import pytest
 import torch
 from PySide6.QtCore import QSettings
 
-from explorer.core import checkpoint as ck
+from explorer.core.training import checkpoint as ck
 from explorer.ui.panels.multihead.multihead_panel import MultiHeadPanel
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 
@@ -241,8 +241,8 @@ def test_model_menu_paths(qtbot: Any, studio: StudioPanel, tiny_model_file: Path
 
 def test_main_window_drops_keep_the_app_running(qtbot: Any, tmp_path: Path, hostile_files: dict,
                                                 tiny_model_file: Path) -> None:
-    from explorer.ui.main_window import MainWindow
-    from explorer.ui.panel_registry import panel_spec
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_registry import panel_spec
     from explorer.ui.settings import AppSettings
 
     window = MainWindow(AppSettings(tmp_path), panels=(panel_spec("studio"),), device_probe=None)

@@ -11,8 +11,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (QCheckBox, QLabel, QLineEdit, QScrollArea, QSlider, QSpinBox, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from explorer.ui.main_window import MainWindow
-from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import AppSettings, coerce
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget

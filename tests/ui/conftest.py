@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 @pytest.fixture(autouse=True, scope="session")
 def _english_catalogue(qapp) -> None:  # type: ignore[no-untyped-def]
     """The app always runs with a catalogue installed: English has one of plural forms ("1 hop", "4 hops")."""
-    from explorer.ui.i18n import language_manager
+    from explorer.ui.i18n.translators import language_manager
 
     language_manager().apply("en")
 
@@ -23,7 +23,7 @@ def _english_catalogue(qapp) -> None:  # type: ignore[no-untyped-def]
 def _language_restored() -> Iterator[None]:
     """A test that switches the language leaves English behind for the next one."""
     yield
-    from explorer.ui.i18n import language_manager
+    from explorer.ui.i18n.translators import language_manager
 
     if language_manager().language != "en":
         language_manager().apply("en")

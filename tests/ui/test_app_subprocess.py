@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
-from explorer.ui.panel_registry import PANELS
+from explorer.ui.shell.panel_registry import PANELS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,8 +50,8 @@ NOTHING_HEAVY = r"""
 import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from explorer.ui.about_dialog import device_description
-from explorer.ui.main_window import MainWindow
+from explorer.ui.shell.about_dialog import device_description
+from explorer.ui.shell.main_window import MainWindow
 from explorer.ui.settings import AppSettings
 window = MainWindow(AppSettings(sys.argv[1]), device_probe=device_description)
 window.show()  # shown, not yet painted: the panel is built on a later event-loop turn

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from explorer.core.architecture_costs import ARCHITECTURES, crossover
+from explorer.core.chapter.architecture_costs import ARCHITECTURES, crossover
 from explorer.ui.panels.architecture_comparison.architecture_panel import ArchitecturePanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around

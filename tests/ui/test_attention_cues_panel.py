@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPointF, QSettings, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from explorer.core.attention_cues import cue_set, pooling_field, scores
+from explorer.core.chapter.attention_cues import cue_set, pooling_field, scores
 from explorer.ui.panels.attention_cues.attention_cues_panel import AttentionCuesPanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around

@@ -192,7 +192,7 @@ def test_a_failed_write_leaves_no_file(qapp, run_dir: Path, tmp_path: Path, caps
 
 
 def test_the_cli_defaults_are_the_dialogs() -> None:
-    from explorer.core.timelapse import DEFAULT_KIND, KINDS
+    from explorer.core.runs.timelapse import DEFAULT_KIND, KINDS
     from explorer.ui.settings import DEFAULTS, PALETTES
 
     assert cli_timelapse.KINDS == KINDS and cli_timelapse.PALETTES == PALETTES

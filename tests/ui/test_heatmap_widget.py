@@ -7,7 +7,9 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from explorer.ui.widgets.heatmap_widget import HeatmapWidget, hatch_overlay
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+
+from explorer.ui.widgets.heatmap_plot_item import hatch_overlay
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtTest import QTest
 
-from explorer.core.kernel_regression import make_data, nadaraya_watson
+from explorer.core.chapter.kernel_regression import make_data, nadaraya_watson
 from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
 from layout_checks import settled_problems, window_around
 

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QWidget
 
 from classroom_fakes import MODULE, SPECS, make_window
 from explorer.ui.app import split_lesson, start
-from explorer.ui.lesson import FORMAT, VERSION, parse_lesson
-from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.shell.lessons.lesson import FORMAT, VERSION, parse_lesson
+from explorer.ui.shell.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")

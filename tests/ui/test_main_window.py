@@ -12,9 +12,9 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMenu
 
-from explorer.ui.main_window import MainWindow
-from explorer.ui.panel_stack import ErrorPage
-from explorer.ui.panel_registry import PANELS, PanelSpec
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_stack import ErrorPage
+from explorer.ui.shell.panel_registry import PANELS, PanelSpec
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import AppSettings
 
@@ -235,7 +235,7 @@ def test_close_asks_when_busy_and_shuts_panels_down_once(make_window) -> None:
 
 
 def test_about_dialog_names_versions_and_device(qtbot, make_window) -> None:
-    from explorer.ui.about_dialog import AboutDialog
+    from explorer.ui.shell.about_dialog import AboutDialog
 
     window = make_window()
     dialog = AboutDialog("cuda:0 (Test GPU)", window)
@@ -314,7 +314,7 @@ def test_system_theme_follows_the_platform_scheme(make_window) -> None:
 
 
 def test_device_probe_waits_for_its_module_unless_forced(qtbot) -> None:
-    from explorer.ui.about_dialog import DeviceStatus
+    from explorer.ui.shell.about_dialog import DeviceStatus
 
     label = DeviceStatus(lambda: "cuda:0 (Fake)", after_module="module_nobody_imports_xyz")
     qtbot.addWidget(label)
@@ -332,6 +332,6 @@ def test_device_probe_waits_for_its_module_unless_forced(qtbot) -> None:
 
 
 def test_device_description_names_a_real_device() -> None:
-    from explorer.ui.about_dialog import device_description
+    from explorer.ui.shell.about_dialog import device_description
 
     assert device_description().split(":")[0].split(" ")[0] in {"cpu", "cuda", "mps"}

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from explorer.core.attention_demos import multihead_demo
+from explorer.core.chapter.attention_demos import multihead_demo
 from explorer.ui.panels.multihead.multihead_panel import DEFAULT_SENTENCE, INPUT_MODES, MultiHeadPanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around

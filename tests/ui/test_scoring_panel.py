@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 
-from explorer.core.attention_demos import scoring_demo
+from explorer.core.chapter.attention_demos import scoring_demo
 from explorer.ui.panels.scoring.scoring_panel import MASK_MODES, SHOW_MODES, ScoringPanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around

@@ -15,8 +15,8 @@ from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from explorer.ui.main_window import MainWindow
-from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import AppSettings
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 import debug_helpers  # noqa: E402
 
-from explorer.core.ablation import evaluate  # noqa: E402
-from explorer.core.inspect_model import open_model  # noqa: E402
-from explorer.core.model_diff import diff_models  # noqa: E402
+from explorer.core.debug.ablation import evaluate  # noqa: E402
+from explorer.core.inspect.opening import open_model  # noqa: E402
+from explorer.core.debug.model_diff import diff_models  # noqa: E402
 from explorer.ui.panels.studio.debug_widget import DebugTabs  # noqa: E402
 from explorer.ui.panels.studio.studio_panel import StudioPanel  # noqa: E402
 
@@ -170,7 +170,7 @@ def test_model_diff_grid_holds_b_minus_a(qtbot, ready, checkpoint, tmp_path_fact
 
 
 def test_head_summaries_table_and_maps_equal_the_core(qtbot, ready, checkpoint) -> None:
-    from explorer.core.head_summaries import summarize_heads
+    from explorer.core.debug.head_summaries import summarize_heads
 
     view, debug = debug_tabs(ready).summaries, ready.studio_state.debug
     view.count_spin.setValue(6)

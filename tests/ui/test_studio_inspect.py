@@ -18,8 +18,10 @@ import hf_tiny  # noqa: E402
 
 hf_tiny.require_hf_extra()
 
-from explorer.core.inspect_model import SNAPSHOT_NAMES, InspectableModel, open_model  # noqa: E402
-from explorer.core.inspection import FULL_MAPS_BUDGET  # noqa: E402
+from explorer.core.inspect.interface import SNAPSHOT_NAMES, InspectableModel  # noqa: E402
+
+from explorer.core.inspect.opening import open_model
+from explorer.core.inspect.inspection import FULL_MAPS_BUDGET  # noqa: E402
 from explorer.ui.panels.studio.studio_panel import StudioPanel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,9 +155,9 @@ def test_heads_open_at_full_resolution_on_demand_beyond_the_budget(qtbot, studio
 def test_a_bad_folder_shows_the_core_message_and_keeps_the_model_on_offer(qtbot, studio_panel, tmp_path) -> None:
     import torch
 
-    from explorer.core.checkpoint import save_model
-    from explorer.core.text import Vocab
-    from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+    from explorer.core.training.checkpoint import save_model
+    from explorer.core.data.text import Vocab
+    from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
     panel = studio_panel
     src = Vocab([["he's", "calm", "."]], reserved_tokens=["<pad>", "<bos>", "<eos>"])
@@ -196,7 +198,7 @@ def test_a_bad_folder_shows_the_core_message_and_keeps_the_model_on_offer(qtbot,
 
 
 def test_without_transformers_the_install_hint_appears(qtbot, studio_panel, root, monkeypatch) -> None:
-    from explorer.core.hf_folder import INSTALL_HINT, MissingExtraError
+    from explorer.core.inspect.hf.folder import INSTALL_HINT, MissingExtraError
 
     folder = hf_tiny.folder("bert", root)  # built before the import is blocked
     monkeypatch.setitem(sys.modules, "transformers", None)  # `import transformers` now fails
@@ -224,7 +226,7 @@ def test_a_dropped_model_folder_opens_and_run_folders_are_still_followed(qtbot, 
 
 
 def test_split_model_path_skips_option_values(tmp_path) -> None:
-    from explorer.ui.open_argument import path_problem, split_model_path
+    from explorer.ui.shell.open_argument import path_problem, split_model_path
 
     folder = tmp_path / "m"
     folder.mkdir()

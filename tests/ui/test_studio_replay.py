@@ -83,7 +83,7 @@ def test_a_folder_that_is_not_a_run_is_refused_with_a_message(panel, tmp_path) -
 
 
 def test_a_lesson_keeps_the_replay_by_name_and_speed_and_opens_it_again(panel) -> None:
-    from explorer.ui.lesson_studio import StudioSource, captured_source, locate, open_source
+    from explorer.ui.shell.lessons.studio import StudioSource, captured_source, locate, open_source
 
     panel.controls.speed_combo.setCurrentIndex(panel.controls.speed_combo.findData(5.0))
     assert panel.replay_run(str(demo_run_dir()))

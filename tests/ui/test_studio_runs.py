@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core.run_dir import read_metrics
+from explorer.core.runs.run_dir import read_metrics
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 TINY = dict(num_hiddens=16, num_layers=1, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.data_sources import load_source
-from explorer.core.events import ErrorEvent
-from explorer.core.text import build_dataset
-from explorer.core.training import Trainer
+from explorer.core.data.sources import load_source
+from explorer.core.training.events import ErrorEvent
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import Trainer
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 
 TINY = dict(num_hiddens=16, num_layers=2, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=32,
@@ -88,7 +88,9 @@ def test_start_builds_nothing_on_the_gui_thread(qtbot, panel, monkeypatch) -> No
     def forbidden(*_args, **_kwargs):
         raise AssertionError("built on the GUI thread")
 
-    from explorer.core import text, training
+    from explorer.core.data import text
+
+    from explorer.core.training import trainer as training
     monkeypatch.setattr(text, "build_dataset", forbidden)
     monkeypatch.setattr(training.Trainer, "__init__", forbidden)
     assert panel.start_training(), panel.inline_message()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.core.loss_record import LossRecord, ema
-from explorer.core.probe import probe_attention
+from explorer.core.runs.loss_record import LossRecord, ema
+from explorer.core.training.probe import probe_attention
 from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget
 from explorer.ui.panels.studio.studio_panel import StudioPanel
 
@@ -272,7 +272,7 @@ def test_bleu_uses_the_typed_reference_else_the_datasets_own(qtbot, panel) -> No
     assert view.reference_edit.text() == ""  # no fixed sentence of the book's corpus
     result = view.translate_now()
     assert view.reference_source == "dataset"
-    from explorer.core.metrics import bleu
+    from explorer.core.model.metrics import bleu
     assert f"BLEU</b> {bleu(result.tokens, tgt.split(), 2):.3f}" in view.output_label.text()
     view.sentence_edit.setText("zz qq")  # not in the data, no reference typed: no BLEU at all
     view.translate_now()

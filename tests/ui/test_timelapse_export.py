@@ -16,12 +16,12 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QWidget
 
 from classroom_fakes import MODULE, SPECS, make_window
-from explorer.core.loss_record import LossRecord
-from explorer.core.timelapse import DEFAULT_KIND, build_timelapse
+from explorer.core.runs.loss_record import LossRecord
+from explorer.core.runs.timelapse import DEFAULT_KIND, build_timelapse
 from explorer.ui.palette import lookup_table
-from explorer.ui.panel_registry import PanelSpec
+from explorer.ui.shell.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel
-from explorer.ui.timelapse_dialog import NO_HISTORY, start_timelapse
+from explorer.ui.shell.timelapse_dialog import NO_HISTORY, start_timelapse
 from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb, write_png_frames
 from explorer.ui.timelapse_render import loss_layout, peak_indices, render_frame
 
@@ -115,7 +115,7 @@ def test_png_frames_replace_a_longer_earlier_export_whole(qtbot, tmp_path: Path)
 
 def test_the_dialog_defaults_to_the_clis_map(qtbot, tmp_path: Path) -> None:
     from explorer import cli_timelapse
-    from explorer.ui.timelapse_dialog import TimelapseDialog
+    from explorer.ui.shell.timelapse_dialog import TimelapseDialog
 
     dialog = TimelapseDialog(snapshots(2)[-1], None, str(tmp_path), 4, 120)
     qtbot.addWidget(dialog)
@@ -185,7 +185,7 @@ def test_the_window_exports_the_studios_history_subsampled(qtbot, monkeypatch, t
 
 
 def test_the_dialog_starts_from_the_head_chosen_in_the_studio(qtbot, tmp_path: Path) -> None:
-    from explorer.ui.timelapse_dialog import TimelapseDialog
+    from explorer.ui.shell.timelapse_dialog import TimelapseDialog
 
     dialog = TimelapseDialog(snapshots(2)[-1], ("decoder_self", 1, 0), str(tmp_path), 6, 50)
     qtbot.addWidget(dialog)

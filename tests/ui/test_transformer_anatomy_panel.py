@@ -12,9 +12,9 @@ import torch.nn.functional as F
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
-from explorer.core.checkpoint import save_model
-from explorer.core.text import Vocab
-from explorer.core.transformer import Seq2SeqTransformer, TransformerConfig
+from explorer.core.training.checkpoint import save_model
+from explorer.core.data.text import Vocab
+from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 from explorer.ui.panels.transformer_anatomy.anatomy_panel import AnatomyPanel
 from explorer.ui.widgets.export import export_target
 from layout_checks import settled_problems, window_around

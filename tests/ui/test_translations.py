@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMenu
 
-from explorer.ui.i18n import compiled_qm, language_manager, ts_path
-from explorer.ui.main_window import MainWindow
-from explorer.ui.panel_registry import PANELS
-from explorer.ui.panel_walker import PanelWalker
-from explorer.ui.retranslate import text_slots
+from explorer.ui.i18n.translators import compiled_qm, language_manager, ts_path
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_registry import PANELS
+from explorer.ui.shell.panel_walker import PanelWalker
+from explorer.ui.i18n.retranslate import text_slots
 from explorer.ui.settings import AppSettings
 from i18n_checks import english_words, has_cjk
 
@@ -104,7 +104,7 @@ def test_every_text_in_the_code_is_in_the_catalogues(tmp_path: Path) -> None:
 
 
 def test_a_missing_or_older_qm_is_compiled_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import explorer.ui.i18n as i18n
+    import explorer.ui.i18n.translators as i18n
 
     folder = tmp_path / "i18n"
     folder.mkdir()
@@ -171,7 +171,7 @@ def test_chinese_panels_fit_a_1024x700_window(qtbot, key: str) -> None:
     """Chinese labels are wider or narrower than English ones: nothing is clipped at 1024×700 on any tab."""
     from layout_checks import settled_problems, window_around
 
-    from explorer.ui.panel_registry import load_panel_class
+    from explorer.ui.shell.panel_registry import load_panel_class
 
     language_manager().apply("zh_CN")
     panel = load_panel_class(next(s.target for s in PANELS if s.key == key))()
@@ -218,7 +218,7 @@ def test_a_font_draws_chinese(skip_outside_ci) -> None:  # type: ignore[no-untyp
 
 def test_a_lesson_carries_its_language(qtbot, tmp_path: Path) -> None:
     """A lesson saved in 简体中文 opens in 简体中文 (and says so in the View → Language menu)."""
-    from explorer.ui.lesson import Lesson, read_lesson, write_lesson
+    from explorer.ui.shell.lessons.lesson import Lesson, read_lesson, write_lesson
 
     window = MainWindow(AppSettings(tmp_path / "settings"), panels=PANELS[:1], device_probe=None)
     qtbot.addWidget(window)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from explorer.ui.panel_registry import PANELS
+from explorer.ui.shell.panel_registry import PANELS
 
 DRIVER = Path(__file__).with_name("xvfb_smoke_driver.py")
 SCREEN = "1280x800x24"

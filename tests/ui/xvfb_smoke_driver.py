@@ -19,7 +19,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit
 
 import explorer.ui.widgets.export as export
-from explorer.ui.app import PanelWalker, start
+from explorer.ui.shell.panel_walker import PanelWalker
+from explorer.ui.app import start
 
 #: One small epoch: the studio form's fields only (the studio's internals are being rewritten).
 TINY_RUN = dict(num_hiddens=16, num_layers=1, num_heads=2, ffn_num_hiddens=32, dropout=0.0, batch_size=64,

@@ -1,6 +1,6 @@
-"""Write ``explorer/resources/eng_fra.tsv``, the bundled English–French corpus (book §10.5 style), from our templates.
+"""Write ``resources/eng_fra.tsv``, the bundled English–French corpus (book §10.5 style), from our templates.
 
-Run: ``python tools/corpus/generate.py [--out explorer/resources/eng_fra.tsv] [--total 1800] [--seed 0] [--stats]``.
+Run: ``python tools/corpus/generate.py [--out resources/eng_fra.tsv] [--total 1800] [--seed 0] [--stats]``.
 """
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def stats(pairs: list[Pair]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "explorer" / "resources" / "eng_fra.tsv"))
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "resources" / "eng_fra.tsv"))
     ap.add_argument("--total", type=int, default=1800)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--stats", action="store_true")

@@ -2,7 +2,7 @@
 
 Runs ``../shared/bench/d2l_reference.py`` (a measuring stick, not our code) for each seed, one after
 another, prints the final loss and the four probe translations, and ends with one JSON line.
-Run: ``python tools/corpus/verify.py [--seeds 0 1 2] [--reference PATH] [--data explorer/resources/eng_fra.tsv]``.
+Run: ``python tools/corpus/verify.py [--seeds 0 1 2] [--reference PATH] [--data resources/eng_fra.tsv]``.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reference", type=Path, default=ROOT.parent / "shared" / "bench" / "d2l_reference.py")
-    ap.add_argument("--data", type=Path, default=ROOT / "explorer" / "resources" / "eng_fra.tsv")
+    ap.add_argument("--data", type=Path, default=ROOT / "resources" / "eng_fra.tsv")
     args = ap.parse_args(argv)
     summary = []
     for seed in args.seeds:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slo
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
-from explorer.core.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
+from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
 from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable, architecture_name
 from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, LayerDrawing
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget

@@ -5,7 +5,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
-from explorer.core.architecture_costs import ARCHITECTURES, ComparisonResult
+from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult
 
 ROWS = ((QT_TRANSLATE_NOOP("CostTable", "multiply–adds"), "cost", ("O(knd²)", "O(nd²)", "O(n²d)")),
         (QT_TRANSLATE_NOOP("CostTable", "sequential operations"), "sequential", ("O(1)", "O(n)", "O(1)")),

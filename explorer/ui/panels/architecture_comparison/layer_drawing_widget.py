@@ -6,8 +6,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from explorer.core.architecture_costs import ARCHITECTURES
-from explorer.core.layer_graphs import LayerGraph, Node, first_to_last, hops
+from explorer.core.chapter.architecture_costs import ARCHITECTURES
+from explorer.core.chapter.layer_graphs import LayerGraph, Node, first_to_last, hops
 from explorer.ui.panels.architecture_comparison.cost_table_widget import architecture_name
 
 MAX_DRAWN = 12  # tokens drawn: beyond this the CNN's stack of layers turns into a grey blur

@@ -10,7 +10,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Slot
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
-from explorer.core.attention_cues import (PLANE, SCORERS, CueSet, CuesError, CuesResult, cue_set, cues_demo,
+from explorer.core.chapter.attention_cues import (PLANE, SCORERS, CueSet, CuesError, CuesResult, cue_set, cues_demo,
                                           pooling_field)
 from explorer.ui.panels.attention_cues.cue_plane_widget import KEY_COLOUR, CuePlane
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget

@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 
-from explorer.core.attention_cues import PLANE, CueSet, clamp_to_plane
+from explorer.core.chapter.attention_cues import PLANE, CueSet, clamp_to_plane
 from explorer.ui.palette import resolve
 
 FIELD_COLORMAP = "CET-L17"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer.ui.i18n import translate
+from explorer.ui.i18n.translators import translate
 from explorer.ui.panels.base_panel import ExportTarget
 
 if TYPE_CHECKING:

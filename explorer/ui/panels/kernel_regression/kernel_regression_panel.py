@@ -9,7 +9,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from explorer.core import kernel_regression as kr
+from explorer.core.chapter import kernel_regression as kr
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.kernel_regression.export_tables import export_targets
 from explorer.ui.panels.kernel_regression.kernel_regression_widgets import (DEFAULTS, KernelRegressionControls,

@@ -12,8 +12,8 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from explorer.core import kernel_regression as kr
-from explorer.ui.i18n import translate
+from explorer.core.chapter import kernel_regression as kr
+from explorer.ui.i18n.translators import translate
 from explorer.ui.panels.kernel_regression.panel_texts import KERNEL_NAMES
 from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints, stem_xy
 from explorer.ui.widgets.fitting_title import fit_titles

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.core import kernel_regression as kr
+from explorer.core.chapter import kernel_regression as kr
 from explorer.ui.worker import generator_worker
 
 

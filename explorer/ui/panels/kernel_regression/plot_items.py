@@ -57,7 +57,7 @@ def stem_xy(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def kernel_curve(kernel_name: str, bandwidth: float, half_width: float = 2.5,
                  points: int = 401) -> tuple[np.ndarray, np.ndarray]:
     """The kernel K(d/h) over distances d in [−half_width, half_width], for the inset plot."""
-    from explorer.core.kernel_regression import kernel
+    from explorer.core.chapter.kernel_regression import kernel
 
     d = np.linspace(-half_width, half_width, points)
     return d, kernel(kernel_name, d / bandwidth).astype(np.float64)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QWidget
 from superqt.utils import qdebounced
 
-from explorer.core.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
+from explorer.core.chapter.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.form_controls import combo_box, form_group, restore_controls, save_controls, spin_box

@@ -9,7 +9,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slo
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QTabWidget, QWidget
 from superqt.utils import qthrottled
 
-from explorer.core.attention_demos import DemoError, PositionalResult, offset_bounds, positional_demo
+from explorer.core.chapter.attention_demos import DemoError, PositionalResult, offset_bounds, positional_demo
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls, spin_box

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
-from explorer.core.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
+from explorer.core.chapter.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.fitting_title import install_fitting_title

@@ -7,7 +7,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
-from explorer.core.attention_demos import (DemoError, ScoringResult, clamp_lengths, default_lengths, parse_lengths,
+from explorer.core.chapter.attention_demos import (DemoError, ScoringResult, clamp_lengths, default_lengths, parse_lengths,
                                            scoring_demo)
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from explorer.core.inspect_model import SNAPSHOT_NAMES
+from explorer.core.inspect.interface import SNAPSHOT_NAMES
 from explorer.ui.panels.studio.debug_state import DebugState, Head
 
 COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.core.snapshot_history import SnapshotHistory
+from explorer.core.runs.snapshot_history import SnapshotHistory
 from explorer.ui.panels.studio.snapshot_alignment import AlignmentCache
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
-from explorer.core.tasks import default_probe
+from explorer.core.data.tasks import default_probe
 from explorer.ui.panels.studio.data_loading import BOOK_PROBE, SOURCES, LoadRequest, source_label, source_name
 
 if TYPE_CHECKING:

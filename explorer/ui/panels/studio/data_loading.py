@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
-from explorer.core.data_sources import DataSource, load_source
-from explorer.core.text import build_dataset
+from explorer.core.data.sources import DataSource, load_source
+from explorer.core.data.text import build_dataset
 from explorer.ui.process_settings import cyclic_gc_paused
 
 #: The book's probe sentence (one of the four §11.7 translates perfectly).

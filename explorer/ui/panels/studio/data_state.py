@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.core.data_sources import DataSource
-from explorer.core.text import DatasetError, normalize_side, tokenize
+from explorer.core.data.sources import DataSource
+from explorer.core.data.readers import DatasetError, normalize_side
+from explorer.core.data.text import tokenize
 from explorer.ui.panels.studio.data_loading import LoadedData, LoadRequest, load_data, source_label, source_name
 from explorer.ui.worker import LatestOnlyRunner
 

@@ -24,7 +24,7 @@ def _locked(fn: Any, *args: Any) -> Any:
 
 
 def _evaluate_job(model: Any, pairs: list, heads: list[Head]) -> tuple[Any, Any]:
-    from explorer.core.ablation import evaluate
+    from explorer.core.debug.ablation import evaluate
 
     baseline = evaluate(model, pairs) if heads else None
     chosen = evaluate(model, pairs, heads)
@@ -34,8 +34,8 @@ def _evaluate_job(model: Any, pairs: list, heads: list[Head]) -> tuple[Any, Any]
 def _sweep_job(model: Any, pairs: list, also_off: list[Head]) -> Any:
     """The baseline, then one evaluation per head off (as ``core.ablation.iter_sweep``), each under the model's
     lock: no ablation hook stays registered while the generator waits between heads."""
-    from explorer.core.ablation import evaluate
-    from explorer.core.head_ablation import all_heads
+    from explorer.core.debug.ablation import evaluate
+    from explorer.core.debug.head_ablation import all_heads
 
     with _MODEL_LOCK:
         heads = [h for h in all_heads(model.describe()) if h not in set(also_off)]
@@ -49,33 +49,33 @@ def _sweep_job(model: Any, pairs: list, also_off: list[Head]) -> Any:
 
 def _explain_job(model: Any, source: str, target: str | None, kind: str, layer: int, head: int, query: int,
                  key: int) -> Any:
-    from explorer.core.explain_cell import explain_cell
+    from explorer.core.debug.explain_cell import explain_cell
 
     return explain_cell(model, source, target, kind, layer, head, query, key)
 
 
 def _decode_job(model: Any, source: str, choice: Any, top: int) -> Any:
-    from explorer.core.sampling import decode_steps
-    from explorer.core.step_model import step_model
+    from explorer.core.debug.sampling import decode_steps
+    from explorer.core.inspect.opening import step_model
 
     return decode_steps(step_model(model), source, choice.validate(), top=top)
 
 
 def _beam_job(model: Any, source: str, width: int, length_penalty: float) -> Any:
-    from explorer.core.beam_tree import beam_tree
-    from explorer.core.step_model import step_model
+    from explorer.core.debug.beam_tree import beam_tree
+    from explorer.core.inspect.opening import step_model
 
     return beam_tree(step_model(model), source, beam_width=width, length_penalty=length_penalty)
 
 
 def _open_job(path: str) -> Any:
-    from explorer.core.inspect_model import open_model
+    from explorer.core.inspect.opening import open_model
 
     return open_model(path)
 
 
 def _diff_job(a: Any, b: Any, source: str, target: str | None, reference: str | None) -> Any:
-    from explorer.core.model_diff import diff_models
+    from explorer.core.debug.model_diff import diff_models
 
     return diff_models(a, b, source, target, reference)
 
@@ -141,7 +141,7 @@ class DebugState(QObject):
                 raise ValueError(self.tr("the probe needs a source and a target: type both in the Inspect tab"))
             return [(src, tgt)]
         if source == "file":
-            from explorer.core.ablation import load_pairs
+            from explorer.core.debug.ablation import load_pairs
 
             if not path:
                 raise ValueError(self.tr("choose a data file first"))
@@ -198,7 +198,7 @@ class DebugState(QObject):
 
     def explain(self, name: str, layer: int, head: int, query: int, key: int) -> bool:
         """Explain a cell of the inspection shown (``name`` as the grid's: ``encoder_self``, ``cross``, …)."""
-        from explorer.core.inspection import KIND_OF
+        from explorer.core.inspect.inspection import KIND_OF
 
         shown = self.inspect.last
         if shown is None:
@@ -227,7 +227,7 @@ class DebugState(QObject):
 
     def summarize(self, pairs: list[tuple[str, str]]) -> bool:
         """Every head's scores over ``pairs`` (``summarized`` follows); with the loaded synthetic task's alignment."""
-        from explorer.core.head_summaries import summarize_heads
+        from explorer.core.debug.head_summaries import summarize_heads
 
         return self._submit("summary", summarize_heads, pairs, self.data.task())
 

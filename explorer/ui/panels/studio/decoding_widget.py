@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from explorer.core.sampling import DecodeChoice
+from explorer.core.debug.sampling import DecodeChoice
 from explorer.ui.panels.studio.debug_state import DebugState
 
 TOP = 5

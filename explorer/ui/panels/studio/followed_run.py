@@ -9,10 +9,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from explorer.core.checkpoint import load_model
-from explorer.core.run_follow import RunFollower
-from explorer.core.run_replay import ReplayClock, replay_run
-from explorer.core.run_stream import follow_run
+from explorer.core.training.checkpoint import load_model
+from explorer.core.runs.follower import RunFollower
+from explorer.core.runs.replay import ReplayClock, replay_run
+from explorer.core.runs.stream import follow_run
 from explorer.ui.panels.studio.model_files import ModelRecord
 from explorer.ui.worker import generator_worker
 

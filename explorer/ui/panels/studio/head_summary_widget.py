@@ -12,7 +12,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
-from explorer.core.head_summaries import SCORES
+from explorer.core.debug.head_summaries import SCORES
 from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
-from explorer.core.inspection import FULL_MAPS_BUDGET
+from explorer.core.inspect.inspection import FULL_MAPS_BUDGET
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.process_settings import cyclic_gc_paused, freeze_long_lived_objects
@@ -33,7 +33,7 @@ class HeadMap:
 
 
 def _open_job(path: str) -> tuple[Any, Any]:
-    from explorer.core.inspect_model import open_model
+    from explorer.core.inspect.opening import open_model
 
     with cyclic_gc_paused():  # importing transformers makes ~230k objects: no full collection meanwhile
         model = open_model(path)
@@ -42,28 +42,28 @@ def _open_job(path: str) -> tuple[Any, Any]:
 
 
 def _inspect_job(model: Any, source: str, target: str | None, budget: int) -> Any:
-    from explorer.core.inspection import inspect_text
+    from explorer.core.inspect.inspection import inspect_text
 
     return inspect_text(model, source, target, budget=budget)
 
 
 def _generate_job(model: Any, source: str, method: str, beam_width: int) -> Any:
-    from explorer.core.inspection import generate_text
+    from explorer.core.inspect.inspection import generate_text
 
     return generate_text(model, source, method, beam_width)
 
 
 def _head_job(model: Any, inspection: Any, name: str, layer: int, head: int | None,
               stop: threading.Event) -> HeadMap:
-    from explorer.core.inspection import full_head
+    from explorer.core.inspect.inspection import full_head
 
     return HeadMap(inspection, name, layer, head, full_head(model, inspection, name, layer, head, stop.is_set))
 
 
 def checkpoint_model(record: Any) -> Any:
     """The studio's model on offer (a ``ModelRecord``) behind the inspect interface (``CheckpointModel``)."""
-    from explorer.core.checkpoint import LoadedModel
-    from explorer.core.checkpoint_model import CheckpointModel
+    from explorer.core.training.checkpoint import LoadedModel
+    from explorer.core.inspect.checkpoint_model import CheckpointModel
 
     loaded = LoadedModel(record.model, record.model.config, record.train_config, record.src_vocab,
                          record.tgt_vocab, record.history)

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-from explorer.core.inspect_model import SNAPSHOT_NAMES
+from explorer.core.inspect.interface import SNAPSHOT_NAMES
 
 from explorer.ui.panels.studio.attention_grid_widget import AttentionGrid, GridLayout, grid_layout, uniform_layout
 from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber

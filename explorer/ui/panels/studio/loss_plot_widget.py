@@ -1,6 +1,6 @@
 """The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, other runs overlaid.
 
-A view of the state's :class:`~explorer.core.loss_record.LossRecord`: the curves are fed with ``setData``
+A view of the state's :class:`~explorer.core.runs.loss_record.LossRecord`: the curves are fed with ``setData``
 when the state says the record changed (at most ~8 Hz while training), never per event.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
-from explorer.core.loss_record import PREVIOUS, LossRecord, ema
+from explorer.core.runs.loss_record import PREVIOUS, LossRecord, ema
 
 X_MODES = ("steps", "epochs", "seconds")
 #: Each x mode as the combo shows it, and the x axis's label for it.

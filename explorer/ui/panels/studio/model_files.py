@@ -10,10 +10,10 @@ import numpy as np
 import torch
 from PySide6.QtCore import QCoreApplication
 
-from explorer.core.checkpoint import load_model, save_model
-from explorer.core.events import SnapshotEvent
-from explorer.core.probe import probe_attention
-from explorer.core.transformer import Seq2SeqTransformer
+from explorer.core.training.checkpoint import load_model, save_model
+from explorer.core.training.events import SnapshotEvent
+from explorer.core.training.probe import probe_attention
+from explorer.core.model.transformer import Seq2SeqTransformer
 
 
 

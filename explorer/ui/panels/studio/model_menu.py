@@ -9,7 +9,7 @@ from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from explorer.core.checkpoint import SUFFIX
+from explorer.core.training.checkpoint_read import SUFFIX
 from explorer.paths import demo_run_dir
 
 DATASET_SUFFIXES = (".txt", ".tsv", ".zip")

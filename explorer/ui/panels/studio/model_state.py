@@ -8,10 +8,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.core.checkpoint import CheckpointError
-from explorer.core.loss_record import LossRecord
-from explorer.core.text import Vocab
-from explorer.core.training_config import TrainingConfig, TrainingHistory
+from explorer.core.training.checkpoint_read import CheckpointError
+from explorer.core.runs.loss_record import LossRecord
+from explorer.core.data.text import Vocab
+from explorer.core.training.config import TrainingConfig, TrainingHistory
 from explorer.ui.panels.studio.followed_run import checkpoint_record
 from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
                                                    save_record)

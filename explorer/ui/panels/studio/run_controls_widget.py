@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from explorer.core.run_replay import SPEEDS
+from explorer.core.runs.replay import SPEEDS
 
 STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from explorer.core.loss_record import LossRecord, rows_from_metrics
-from explorer.core.run_dir import RunDirError, read_metrics, read_run_json
-from explorer.core.text import Vocab
+from explorer.core.runs.loss_record import LossRecord, rows_from_metrics
+from explorer.core.runs.run_dir import RunDirError, read_metrics, read_run_json
+from explorer.core.data.text import Vocab
 from explorer.ui.panels.studio.run_messages import finished_text, stopped_text, translations_text
 from explorer.ui.panels.studio.run_progress import Progress, ProgressTracker
 

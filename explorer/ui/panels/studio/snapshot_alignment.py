@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.core.tasks import alignment_scores, ideal_alignment
-from explorer.core.text import DatasetError
+from explorer.core.data.tasks import alignment_scores, ideal_alignment
+from explorer.core.data.readers import DatasetError
 
 
 class AlignmentCache:

@@ -14,10 +14,10 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.core.transformer import ConfigError
+from explorer.core.model.transformer import ConfigError
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.core.checkpoint import SUFFIX
-from explorer.core.run_dir import is_run_dir
+from explorer.core.training.checkpoint_read import SUFFIX
+from explorer.core.runs.run_dir import is_run_dir
 from explorer.ui.data_paths import runs_directory
 from explorer.ui.panels.studio.model_menu import (DATASET_SUFFIXES, ModelMenu, ask_dataset_path, is_model_folder,
                                                   remember_run)

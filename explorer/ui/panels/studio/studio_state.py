@@ -13,11 +13,12 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.core.run_dir import RunDirError, kept_model_at
-from explorer.core.run_replay import ReplayClock
-from explorer.core.transformer import ConfigError
-from explorer.core.training import TrainingConfig, check_model_fits, resolve_device
-from explorer.core.training_process import TrainingProcess, warm_up
+from explorer.core.runs.run_dir import RunDirError, kept_model_at
+from explorer.core.runs.replay import ReplayClock
+from explorer.core.model.transformer import ConfigError
+from explorer.core.training.config import TrainingConfig
+from explorer.core.training.devices import check_model_fits, resolve_device
+from explorer.core.runs.process import TrainingProcess, warm_up
 from explorer.ui.panels.studio.training_run import TrainingRun
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_state import DataState

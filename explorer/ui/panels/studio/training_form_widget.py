@@ -10,8 +10,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QSpinBox, QVBoxLayout, QWidget)
 
-from explorer.core.training import TrainingConfig, resolve_device
-from explorer.core.transformer import ConfigError, TransformerConfig
+from explorer.core.training.config import TrainingConfig
+
+from explorer.core.training.devices import resolve_device
+from explorer.core.model.transformer import ConfigError, TransformerConfig
 from explorer.ui.settings import coerce
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,

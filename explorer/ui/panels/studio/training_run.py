@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.core.training_process import TrainingJob, TrainingProcess
+from explorer.core.runs.process import TrainingJob, TrainingProcess
 from explorer.ui.process_settings import training_threads
 from explorer.ui.worker import function_worker, generator_worker
 
 if TYPE_CHECKING:
-    from explorer.core.training import TrainingConfig
+    from explorer.core.training.config import TrainingConfig
     from explorer.ui.panels.studio.data_loading import LoadRequest
 
 

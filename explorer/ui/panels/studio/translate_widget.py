@@ -11,9 +11,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
-from explorer.core.decoding import Translation, translate
-from explorer.core.metrics import bleu
-from explorer.core.text import UNK, normalize_side, tokenize
+from explorer.core.model.decoding import Translation, translate
+from explorer.core.model.metrics import bleu
+from explorer.core.data.text import UNK, tokenize
+from explorer.core.data.readers import normalize_side
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
-from explorer.core.anatomy_views import AnatomyInputs, AnatomyViews, anatomy_views
+from explorer.core.chapter.anatomy_views import AnatomyInputs, AnatomyViews, anatomy_views
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.transformer_anatomy.anatomy_exports import export_targets
 from explorer.ui.panels.transformer_anatomy.blocks_tab_widget import BlocksTab

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Slot
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
-from explorer.core.block_trace import BlockTrace, Stage
+from explorer.core.chapter.block_trace import BlockTrace, Stage
 from explorer.ui.panels.transformer_anatomy.block_diagram_widget import BlockDiagram
 from explorer.ui.panels.transformer_anatomy.stage_view_widget import StageView
 from explorer.ui.widgets.form_controls import spin_box

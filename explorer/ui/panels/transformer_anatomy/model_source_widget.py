@@ -11,7 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal, Slot
 from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from explorer.core.anatomy_model import AnatomyModel, builtin_model, from_record, opened_model
+from explorer.core.chapter.anatomy_model import AnatomyModel, builtin_model, from_record, opened_model
 from explorer.ui.widgets.form_controls import combo_box, spin_box
 
 SOURCES = (QT_TRANSLATE_NOOP("ModelSource", "built-in (untrained)"),

@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
 
-from explorer.core.block_trace import Stage, TensorView
+from explorer.core.chapter.block_trace import Stage, TensorView
 from explorer.ui.panels.transformer_anatomy.stage_names import stage_title, tensor_name
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 

@@ -7,7 +7,7 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from explorer.core.sublayer_demos import BatchNorms, BookNorms, FFNDemo
+from explorer.core.chapter.sublayer_demos import BatchNorms, BookNorms, FFNDemo
 from explorer.ui.panels.transformer_anatomy.cell_outlines import CellNumbers, CellOutlines
 from explorer.ui.panels.transformer_anatomy.stage_view_widget import DIVERGING, symmetric_levels
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget

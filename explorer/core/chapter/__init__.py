@@ -1,0 +1,1 @@
+"""What the explore panels compute: kernel regression, cues, scoring, costs, the Transformer's anatomy."""

@@ -1,0 +1,1 @@
+"""Debugging a model: head ablation, explain-a-cell, decoding choices, beam trees, model diffs, head summaries."""

@@ -1,0 +1,1 @@
+"""Hugging Face model folders (the optional [hf] extra) behind the inspectable-model interface."""

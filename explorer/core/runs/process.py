@@ -1,0 +1,424 @@
+"""Training (book §11.7) in a child process that trains on its own main thread and streams plain events back.
+
+The parent builds a :class:`TrainingJob`, starts a :class:`TrainingProcess` and iterates :meth:`events` on a
+background thread; pause/resume/step/stop travel the other way. Both pipes carry pickles, which is safe
+here because both ends are our own processes; nothing is unpickled from files.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import multiprocessing as mp
+import multiprocessing.connection as mp_connection
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from multiprocessing.context import BaseContext
+from typing import Any
+
+import torch
+
+from explorer.core.data.sources import load_source
+from explorer.core.training.events import ErrorEvent, StartedEvent, TrainingEvent
+from explorer.core.data.readers import DatasetError
+from explorer.core.runs.run_dir import RunDirError, check_new_run_dir, describe_data
+from explorer.core.runs.writer import RunWriter
+from explorer.core.data.text import build_dataset
+from explorer.core.training.trainer import Trainer, _is_oom
+from explorer.core.training.config import TrainingConfig
+from explorer.core.model.transformer import ConfigError
+
+_COMMANDS = {b"pause": "pause", b"resume": "resume", b"step": "request_step", b"stop": "stop"}
+_END = None  # the child's last message: the stream ended as planned (events are never None)
+_NOTHING = object()  # no message arrived within the poll interval
+_EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    """Everything the child needs, as plain picklable values.
+
+    ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
+    ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
+    ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core).
+    ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
+    otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
+    and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one.
+    """
+
+    config: dict
+    data_spec: str
+    num_examples: int
+    data_seed: int
+    probe: tuple[str, str] | None = None
+    num_threads: int | None = None
+    run_dir: str | None = None
+    checkpoint_interval_s: float = 0.0
+
+
+@functools.lru_cache(maxsize=1)
+def _context() -> BaseContext:
+    """``forkserver`` on Linux (children fork from a server that has imported torch), else ``spawn``.
+
+    Not on macOS: forking a process that has loaded Apple's frameworks (torch does, for MPS) is unsafe there,
+    which is why Python's default there is ``spawn``.
+    """
+    if sys.platform.startswith("linux") and "forkserver" in mp.get_all_start_methods():
+        context = mp.get_context("forkserver")
+        # takes effect when the server starts; torch._dynamo is what torch.optim's first optimiser imports (~1 s)
+        context.set_forkserver_preload(["explorer.core.runs.process", "torch._dynamo"])
+        return context
+    return mp.get_context("spawn")
+
+
+def warm_up() -> None:
+    """Start the fork server in the background (it imports torch once), so a later Start is quick. Never blocks."""
+    if _context().get_start_method() == "forkserver":
+        threading.Thread(target=_start_forkserver, name="training-forkserver-warm-up", daemon=True).start()
+
+
+def _start_forkserver() -> None:
+    from multiprocessing import forkserver
+
+    try:
+        forkserver.ensure_running()
+    except OSError:
+        pass  # TrainingProcess.start() tries again and reports the failure as an ErrorEvent
+
+
+class TrainingProcess:
+    """One training run in a child process.
+
+    ``start()`` returns at once (the launch runs on a helper thread); ``events()`` is a blocking generator
+    for a background thread, ending after the final :class:`ModelStateEvent` or an :class:`ErrorEvent`.
+    ``pause() resume() request_step() stop()`` may be called from any thread, before or after the start, and
+    never block (after the child has ended they do nothing). ``close()`` ends the child for good.
+    """
+
+    def __init__(self, job: TrainingJob) -> None:
+        self.job = job
+        context = _context()
+        self._events_r, events_w = context.Pipe(duplex=False)
+        control_r, self._control_w = context.Pipe(duplex=False)
+        if sys.platform != "win32":  # a command is a few bytes (atomic); a full pipe must not block the GUI
+            os.set_blocking(self._control_w.fileno(), False)
+        self._process = context.Process(target=_child_main, args=(job, events_w, control_r),
+                                        name="explorer-training", daemon=True)
+        self._child_ends = (events_w, control_r)  # closed here once the child holds its own copies
+        self._lock = threading.Lock()  # guards the flags below
+        self._process_lock = threading.Lock()  # Process.is_alive/exitcode read the exit status: one reader
+        self._send_lock = threading.Lock()
+        self._launched = threading.Event()
+        self._starter: threading.Thread | None = None
+        self._start_error: BaseException | None = None
+        self._consuming = self._consumed = self._closing = False
+        self._close_result: bool | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """Launch the child on a helper thread and return at once; the first event is a StartedEvent."""
+        with self._lock:
+            if self._starter is not None or self._closing:
+                raise RuntimeError("a TrainingProcess starts once")
+            self._starter = threading.Thread(target=self._launch, name="training-process-start", daemon=True)
+        self._starter.start()
+
+    def _launch(self) -> None:
+        # Process.start() waits for the fork server, which may still be importing torch: not on the caller.
+        try:
+            self._process.start()
+        except Exception as exc:  # reported by events() as an ErrorEvent
+            self._start_error = exc
+        finally:
+            for end in self._child_ends:  # so the pipes report end of file when the child is gone
+                end.close()
+            self._launched.set()
+
+    def is_alive(self) -> bool:
+        """True from :meth:`start` until the child has ended."""
+        if self._starter is None:
+            return False
+        if not self._launched.is_set():
+            return True
+        if self._start_error is not None:
+            return False
+        with self._process_lock:
+            return self._process.is_alive()
+
+    @property
+    def exitcode(self) -> int | None:
+        """The child's exit code (negative: killed by that signal); None before it has ended."""
+        if not self._launched.is_set() or self._start_error is not None:
+            return None
+        with self._process_lock:
+            return self._process.exitcode
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id once launched."""
+        return self._process.pid if self._launched.is_set() else None
+
+    def close(self, timeout_s: float = 2.0) -> bool:
+        """Stop, wait up to ``timeout_s`` for the child to end, then terminate, then kill it.
+
+        Returns True if the child ended by itself in time (or never started). Idempotent, never raises,
+        safe from ``atexit`` or a window's close handler; a running ``events()`` ends without a crash report.
+        """
+        with self._lock:
+            if self._close_result is not None or self._closing:
+                return bool(self._close_result)
+            self._closing = True
+        self.stop()
+        deadline = time.monotonic() + timeout_s
+        ended = True
+        if self._starter is None:
+            for end in self._child_ends:
+                end.close()
+        else:
+            self._starter.join(max(deadline - time.monotonic(), 0.0))
+            if not self._launched.is_set():
+                ended = False  # still launching: the closed control pipe tells the child to stop on arrival
+            elif self._start_error is None and not self._wait_for_exit(deadline):
+                ended = False
+                for end_child in (self._process.terminate, self._process.kill):
+                    with contextlib.suppress(OSError):
+                        end_child()
+                    if self._wait_for_exit(time.monotonic() + 0.5):
+                        break
+        with self._send_lock:
+            self._control_w.close()
+        with self._lock:
+            if not self._consuming:
+                self._events_r.close()
+            self._close_result = ended
+        return ended
+
+    def _wait_for_exit(self, deadline: float) -> bool:
+        """Wait until the child has ended or ``deadline``; without a consumer, discard what it sends meanwhile
+        (a child blocked writing a large final state could not otherwise exit)."""
+        while True:
+            with self._lock:
+                if not self._consuming:
+                    self._discard_pending_events()
+            remaining = deadline - time.monotonic()
+            if mp_connection.wait([self._process.sentinel], timeout=min(max(remaining, 0.0), 0.05)):
+                with self._process_lock:
+                    self._process.join(0)  # reap (spawn) and read the exit status
+                return True
+            if remaining <= 0:
+                return False
+
+    def _discard_pending_events(self) -> None:
+        try:
+            while not self._events_r.closed and self._events_r.poll(0):
+                self._events_r.recv_bytes()
+        except (EOFError, OSError):
+            pass
+
+    # ------------------------------------------------------------------ control (any thread, never blocks)
+    def pause(self) -> None:
+        """Pause between steps; the child sends a ModelStateEvent(reason="paused") on entering the pause."""
+        self._send(b"pause")
+
+    def resume(self) -> None:
+        """Continue after :meth:`pause`."""
+        self._send(b"resume")
+
+    def request_step(self) -> None:
+        """Take exactly one more step, then pause again (another paused ModelStateEvent follows)."""
+        self._send(b"step")
+
+    def stop(self) -> None:
+        """End the run between steps: a FinishedEvent(stopped=True), then the final ModelStateEvent."""
+        self._send(b"stop")
+
+    def _send(self, command: bytes) -> None:
+        with self._send_lock:
+            if self._control_w.closed:
+                return
+            try:
+                self._control_w.send_bytes(command)
+            except OSError:  # BrokenPipeError: the child has ended; BlockingIOError: it stopped reading
+                pass
+
+    # ------------------------------------------------------------------ events (a background thread)
+    def events(self, poll_s: float = 0.1) -> Iterator[TrainingEvent]:
+        """Yield the child's events: StartedEvent, the trainer's events, the final ModelStateEvent.
+
+        Blocks between events (run it on a background thread); iterable once. If the child dies without
+        finishing, yields one ``ErrorEvent(reason="crashed")`` and ends; never waits on a dead child.
+        """
+        with self._lock:
+            if self._starter is None:
+                raise RuntimeError("call start() before events()")
+            if self._consumed:
+                raise RuntimeError("events() can be iterated once")
+            self._consumed = True
+            if self._closing:
+                return
+            self._consuming = True
+        try:
+            yield from self._receive(poll_s)
+        finally:
+            with self._lock:
+                self._consuming = False
+                if self._closing:
+                    self._events_r.close()
+
+    def _receive(self, poll_s: float) -> Iterator[TrainingEvent]:
+        while not self._launched.wait(poll_s):
+            if self._closing:
+                return
+        if self._start_error is not None:
+            yield ErrorEvent(step=0, reason="error",
+                             message=f"the training process could not be started: {self._start_error}")
+            return
+        last_step, final_received = 0, False
+        while True:
+            try:
+                item = self._next_item(poll_s)
+            except (EOFError, OSError):  # the child ended without saying it had finished
+                if not (final_received or self._closing):
+                    yield self._crashed(last_step)
+                return
+            if item is _END:
+                return
+            if item is not _NOTHING:
+                last_step = getattr(item, "step", last_step)
+                final_received = final_received or (item.kind == "model_state" and item.reason == "final")
+                yield item
+
+    def _next_item(self, poll_s: float) -> Any:
+        """The next message; ``_NOTHING`` if none arrived in ``poll_s``; EOFError once the child has gone."""
+        reader = self._events_r
+        ready = mp_connection.wait([reader, self._process.sentinel], timeout=poll_s)
+        if reader in ready:
+            return reader.recv()  # EOFError/OSError at the end of the pipe, complete message or not
+        if ready and not reader.poll(poll_s):  # the child ended and nothing more is coming
+            raise EOFError
+        return _NOTHING
+
+    def _crashed(self, step: int) -> ErrorEvent:
+        mp_connection.wait([self._process.sentinel], timeout=_EXIT_WAIT_S)
+        return ErrorEvent(step=step, reason="crashed", message=(
+            f"the training process ended unexpectedly (exit code {self.exitcode}); "
+            f"the last weights received are kept"))
+
+
+# ---------------------------------------------------------------------------------------------- the child
+class _Remote:
+    """The parent's commands, read on a small thread and applied to the trainer once it exists."""
+
+    def __init__(self, control: mp_connection.Connection) -> None:
+        self._control = control
+        self._lock = threading.Lock()
+        self._trainer: Trainer | None = None
+        self._pending: list[bytes] = []
+        threading.Thread(target=self._listen, name="training-control", daemon=True).start()
+
+    def attach(self, trainer: Trainer) -> None:
+        """Apply the commands that came before the trainer, in order, then pass new ones straight on."""
+        with self._lock:
+            self._trainer = trainer
+            for command in self._pending:
+                self._apply(command)
+            self._pending.clear()
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                command = self._control.recv_bytes()
+            except (EOFError, OSError):
+                command = b"stop"  # the parent has gone (or closed us): nobody wants the rest of the run
+            with self._lock:
+                if self._trainer is None:
+                    self._pending.append(command)
+                else:
+                    self._apply(command)
+            if command == b"stop":
+                return
+
+    def _apply(self, command: bytes) -> None:
+        name = _COMMANDS.get(command)
+        if name is not None and self._trainer is not None:
+            getattr(self._trainer, name)()
+
+
+def _error_event(exc: BaseException, step: int) -> ErrorEvent:
+    """An ErrorEvent fit for users; unexpected failures also print their traceback to stderr (bug reports)."""
+    if isinstance(exc, DatasetError):
+        return ErrorEvent(step=step, message=str(exc), reason="data")
+    if isinstance(exc, ConfigError):
+        return ErrorEvent(step=step, message=str(exc), reason="config")
+    if isinstance(exc, RunDirError):
+        return ErrorEvent(step=step, message=str(exc), reason="run_dir")
+    if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and _is_oom(exc)):
+        return ErrorEvent(step=step, reason="out_of_memory", message=(
+            "out of memory while preparing or training: try fewer examples, a smaller batch or a smaller model"))
+    traceback.print_exc()
+    return ErrorEvent(step=step, reason="error", message=f"training failed: {type(exc).__name__}: {exc}")
+
+
+def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_connection.Connection) -> None:
+    """The child's main thread: load the data, train, send every event, then the final weights."""
+    # Ctrl-C in the terminal reaches the whole process group; the parent decides when to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    remote = _Remote(control)
+    trainer: Trainer | None = None
+    writer: RunWriter | None = None
+    if job.num_threads:
+        torch.set_num_threads(max(1, int(job.num_threads)))
+
+    def send(item: Any) -> None:
+        events.send(item)  # BrokenPipeError once the parent has gone: ends the child below
+
+    try:
+        try:
+            config = TrainingConfig.from_dict(job.config)
+            source = load_source(job.data_spec, job.num_examples, seed=job.data_seed)
+            dataset = build_dataset(source.pairs, config.num_steps, config.min_freq, skipped=source.skipped)
+            probe = (str(job.probe[0]), str(job.probe[1])) if job.probe is not None else dataset.pairs[0]
+            if job.run_dir is not None:
+                check_new_run_dir(job.run_dir)  # refused before the model is built
+            trainer = Trainer(config, dataset, probe=probe)
+            if job.run_dir is not None:
+                data = describe_data(source, job.data_spec, job.num_examples, job.data_seed)
+                writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe],
+                                          checkpoint_interval_s=job.checkpoint_interval_s)
+            remote.attach(trainer)
+            send(StartedEvent(
+                device=str(trainer.device), num_pairs=len(dataset), total_steps=trainer.total_steps,
+                num_batches=trainer.num_batches, num_parameters=sum(p.numel() for p in trainer.model.parameters()),
+                src_vocab=trainer.src_vocab.to_dict(), tgt_vocab=trainer.tgt_vocab.to_dict(),
+                config=trainer.config.to_dict(), probe=probe))
+            for event in trainer:
+                if writer is not None:
+                    writer.on_event(event)  # on disk first: a follower never sees less than the studio did
+                send(event)
+            if writer is not None:
+                writer, closing = None, writer
+                closing.close()  # the last checkpoint is on disk before the final weights are sent
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except Exception as exc:
+            send(_error_event(exc, trainer.step if trainer is not None else 0))
+        if trainer is not None:  # the weights however the run ended (finished, stopped, NaN, OOM, failure)
+            try:
+                final = trainer.model_state_event("final")
+            except Exception as exc:
+                send(_error_event(exc, trainer.step))
+            else:
+                send(final)
+        send(_END)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the parent has gone: nobody is listening
+    finally:
+        if writer is not None:
+            with contextlib.suppress(Exception):  # already failing: keep what is on disk
+                writer.close()
+        events.close()

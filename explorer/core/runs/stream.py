@@ -1,0 +1,49 @@
+"""A run directory as a stream of events (``docs/RUNS.md``): what :class:`~explorer.core.runs.follower.RunFollower`
+reads, polled until the reader asks it to stop, plus a note each time the run's last checkpoint is rewritten
+(so a viewer can reload the model to translate with). Plain Python, meant for a worker thread."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.core.runs.follower import RunFollower
+
+POLL_S = 0.1  # written to disk -> yielded: ≤ 0.1 s plus the read itself (the studio draws at ≤ 30 Hz after)
+
+
+@dataclass(frozen=True)
+class CheckpointWrittenEvent:
+    """The run's ``checkpoints/last.safetensors`` is new or was rewritten (its path)."""
+
+    path: str
+    kind: str = field(default="checkpoint", init=False)
+
+
+def _signature(path: Any) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def follow_run(follower: RunFollower, stop: threading.Event, poll_s: float = POLL_S) -> Iterator[list[Any]]:
+    """Yield the events of the run as they are written, one list per poll (a long finished run arrives in a few
+    lists, not thousands of hand-overs to the GUI thread), until ``stop`` is set or the run was deleted or
+    replaced (a finished run is still followed: it may be resumed). Never raises for what it finds on disk."""
+    checkpoint_sig: tuple[int, int, int] | None = None
+    while not stop.is_set():
+        events: list[Any] = follower.poll()
+        path = follower.latest_checkpoint()
+        sig = _signature(path) if path is not None else None
+        if sig is not None and sig != checkpoint_sig:
+            checkpoint_sig = sig
+            events.append(CheckpointWrittenEvent(str(path)))
+        if events:
+            yield events
+        if follower.ended:
+            return
+        if not events:
+            stop.wait(poll_s)

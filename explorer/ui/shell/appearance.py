@@ -1,0 +1,77 @@
+"""How every panel of the main window looks: the theme (light, dark or following the system; the palette and
+presenter scale go on top of it) and View → Show formula and explanation, given to each panel as it is built.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtGui import QAction, QGuiApplication
+
+from explorer.ui import theme
+
+if TYPE_CHECKING:
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.panels.base_panel import BasePanel
+
+log = logging.getLogger(__name__)
+
+
+class Appearance(QObject):
+    """The theme and the explanation boxes of one main window; ``dark`` is the theme in force."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self._actions = actions = window.menu_actions
+        self.dark = theme.resolve_dark(window.settings.theme)
+        actions.theme_group.triggered.connect(self._on_theme_group_triggered)
+        actions.explanation.toggled.connect(self._on_explanation_action_toggled)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
+
+    def set_theme_mode(self, mode: str) -> None:
+        """Switch to ``system``/``light``/``dark``, remembered, restyling every built panel."""
+        self._window.settings.theme = mode
+        self._actions.check_theme(mode)
+        self._apply_dark(theme.resolve_dark(mode))
+
+    def panel_built(self, panel: BasePanel) -> None:
+        """Give a panel built just now the explanation box's state and the theme; its box's folding is followed."""
+        panel.explanation_box.toggled.connect(self._on_explanation_box_toggled)
+        panel.set_explanation_visible(self._window.settings.get("view/explanation_visible"))
+        self.apply_to(panel)
+
+    def apply_to(self, panel: BasePanel) -> None:
+        """Restyle ``panel`` for the theme in force, then the palette and presenter scale (which it may reset)."""
+        try:
+            theme.restyle_plots(panel, self.dark)
+            panel.apply_theme(self.dark)
+        except Exception:  # a panel's theme hook failing is cosmetic
+            log.exception("applying the theme to %s failed", panel.key)
+        self._window.classroom.restyle(panel)
+
+    def _apply_dark(self, dark: bool) -> None:
+        self.dark = dark
+        theme.apply_app_theme(dark, self._window)
+        for panel in self._window.loaded_panels():
+            self.apply_to(panel)
+
+    @Slot(QAction)
+    def _on_theme_group_triggered(self, action: QAction) -> None:
+        self.set_theme_mode(action.data())
+
+    @Slot(Qt.ColorScheme)
+    def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self._window.settings.theme == "system":
+            self._apply_dark(scheme == Qt.ColorScheme.Dark)
+
+    @Slot(bool)
+    def _on_explanation_action_toggled(self, visible: bool) -> None:
+        self._window.settings.set("view/explanation_visible", visible)
+        for panel in self._window.loaded_panels():
+            panel.set_explanation_visible(visible)
+
+    @Slot(bool)
+    def _on_explanation_box_toggled(self, visible: bool) -> None:
+        self._actions.explanation.setChecked(visible)  # all panels follow the one the user folded

@@ -1,0 +1,1 @@
+"""Lessons: one JSON file with every panel's settings, saved and opened from the File menu."""

@@ -1,0 +1,58 @@
+"""The status bar's messages from panels: a panel's message is shown while that panel is current, and again when
+it comes back before the message has expired; another panel's message never stays on screen for it."""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Callable
+
+from PySide6.QtCore import QObject, Slot
+
+if TYPE_CHECKING:
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.panels.base_panel import BasePanel
+
+STATUS_MESSAGE_MS = 10_000
+
+
+class PanelStatus(QObject):
+    """Each panel's latest status message with its expiry, for one main window's status bar."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self._messages: dict[str, tuple[str, float]] = {}  # panel key -> (message, monotonic expiry)
+
+    def watch(self, panel: BasePanel) -> None:
+        """Show ``panel``'s ``status_message`` from now on."""
+        panel.status_message.connect(self._on_panel_status_message)
+
+    def show_for(self, key: str) -> None:
+        """Show the unexpired message of ``key`` (it is becoming current), or clear the bar."""
+        text, expiry = self._messages.get(key, ("", 0.0))
+        remaining_ms = int((expiry - time.monotonic()) * 1000)
+        bar = self._window.statusBar()
+        if text and remaining_ms > 0:
+            bar.showMessage(text, remaining_ms)
+        else:
+            bar.clearMessage()
+
+    def retranslate(self, convert: Callable[[str], str | None]) -> None:
+        """Put the kept messages and the one on screen into the new language (the bar draws it: not a widget's text).
+
+        ``convert`` returns the text in the new language, or None for a text that is no known message.
+        """
+        self._messages = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._messages.items()}
+        bar = self._window.statusBar()
+        message = bar.currentMessage()
+        if message:
+            bar.showMessage(convert(message) or message, STATUS_MESSAGE_MS)
+
+    @Slot(str)
+    def _on_panel_status_message(self, text: str) -> None:
+        window = self._window
+        key = next((k for k in window.keys() if window.panel(k) is self.sender()), None)
+        if key is None:
+            return
+        self._messages[key] = (text, time.monotonic() + STATUS_MESSAGE_MS / 1000)
+        if key == window.current_key():
+            window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
