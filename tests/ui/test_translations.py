@@ -164,6 +164,45 @@ def test_language_switches_live_both_ways(qtbot, tmp_path: Path) -> None:
         window.shutdown(save=False)
 
 
+# ---------------------------------------------------------------------------------------------- each panel on its own
+#: The panels that set their own texts in ``retranslate()`` (no main window, so no one else re-sets them).
+SELF_TRANSLATING = ["multihead"]
+
+
+def _settle(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the panel's workers and debounces are idle (its first results drawn)."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.ui.worker import LatestOnlyRunner
+
+    qtbot.wait(100)
+    qtbot.waitUntil(lambda: not any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
+                    and not any(t.isActive() and t.isSingleShot() for t in panel.findChildren(QTimer)),
+                    timeout=30_000)
+
+
+@pytest.mark.parametrize("key", SELF_TRANSLATING)
+def test_a_panel_retranslates_itself_live(qtbot, key: str) -> None:
+    """Built in English, switched to 简体中文 and back while shown: the panel's own ``retranslate()`` re-sets
+    every text (nothing matches texts against the catalogue)."""
+    from explorer.ui.shell.panel_registry import load_panel_class
+
+    panel = load_panel_class(next(s.target for s in PANELS if s.key == key))()
+    qtbot.addWidget(panel)
+    try:
+        _settle(qtbot, panel)
+        language_manager().apply("zh_CN")
+        _settle(qtbot, panel)
+        left = [f"{slot.where}: {slot.text!r} -> {words}" for slot in text_slots([panel])
+                if not slot.data and (words := english_words(slot.text)) and not _is_core_message(slot.text)]
+        assert left == []
+        language_manager().apply("en")
+        _settle(qtbot, panel)
+        assert [f"{s.where}: {s.text!r}" for s in text_slots([panel]) if has_cjk(s.text)] == []
+    finally:
+        panel.shutdown(3000)
+
+
 # ---------------------------------------------------------------------------------------------- a projector, in 简体中文
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 @pytest.mark.parametrize("key", ["scoring", "kernel_regression", "transformer_anatomy", "studio"])

@@ -1,11 +1,15 @@
 """The texts of pyqtgraph's plot context menus (right click on a plot: View All, the axis options, Plot Options,
 Export…), marked here so that lupdate puts them in our catalogues: pyqtgraph translates them itself, through
-``QCoreApplication.translate`` with its own contexts, when it builds a menu. Copied from pyqtgraph 0.13/0.14
+``QCoreApplication.translate`` with its own contexts, when it builds a menu, but has no ``retranslate()`` of its
+own: :func:`retranslate_plot_menus` re-sets them when the language changes. Copied from pyqtgraph 0.13/0.14
 (``ViewBoxMenu``, ``axisCtrlTemplate``, ``PlotItem``, ``plotConfigTemplate``, ``GraphicsScene``); a text pyqtgraph
 changes simply stays English."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import QWidget
+
+translate = QCoreApplication.translate
 
 PYQTGRAPH_TEXTS = (
     QT_TRANSLATE_NOOP("ViewBox", "ViewBox options"),
@@ -98,3 +102,48 @@ PYQTGRAPH_TEXTS = (
     QT_TRANSLATE_NOOP("Form", "Opacity"),
     QT_TRANSLATE_NOOP("Form", "Alpha"),
 )
+
+
+def retranslate_plot_menus(root: QWidget) -> None:
+    """Re-set, in the language in force, the texts of the context menus of every pyqtgraph plot under ``root``
+    (the calls pyqtgraph makes when it builds them, made again)."""
+    import pyqtgraph as pg
+
+    form = QWidget()  # the templates' retranslateUi also titles their form: a throwaway one
+    for view in root.findChildren(pg.GraphicsView):
+        scene = view.scene()
+        if scene is None:
+            continue
+        for action in getattr(scene, "contextMenu", []):
+            action.setText(translate("GraphicsScene", "Export..."))
+        for item in scene.items():
+            if isinstance(item, pg.ViewBox) and item.menu is not None:
+                _retranslate_view_box_menu(item.menu, form)
+            elif isinstance(item, pg.PlotItem):
+                _retranslate_plot_item_menu(item, form)
+    form.deleteLater()
+
+
+def _retranslate_view_box_menu(menu: object, form: QWidget) -> None:
+    menu.setTitle(translate("ViewBox", "ViewBox options"))
+    menu.viewAll.setText(translate("ViewBox", "View All"))
+    submenus = [a.menu() for a in menu.actions() if a.menu() is not None]
+    for axis, submenu in zip("XY", submenus):  # the axes first, then the mouse mode (ViewBoxMenu's order)
+        submenu.setTitle(f"{axis} {translate('ViewBox', 'axis')}")
+    if len(submenus) > 2:
+        submenus[2].setTitle(translate("ViewBox", "Mouse Mode"))
+    for action, text in zip(menu.mouseModes, ("3 button", "1 button")):
+        action.setText(translate("ViewBox", text))
+    for ui in menu.ctrl:
+        ui.retranslateUi(form)
+
+
+def _retranslate_plot_item_menu(plot: object, form: QWidget) -> None:
+    menu = plot.ctrlMenu
+    if menu is None:
+        return
+    menu.setTitle(translate("PlotItem", "Plot Options"))
+    names = ("Transforms", "Downsample", "Average", "Alpha", "Grid", "Points")  # PlotItem's order
+    for action, name in zip((a for a in menu.actions() if a.menu() is not None), names):
+        action.menu().setTitle(translate("PlotItem", name))
+    plot.ctrl.retranslateUi(form)

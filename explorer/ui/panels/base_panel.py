@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
+from explorer.ui.i18n.pyqtgraph_texts import retranslate_plot_menus
 from explorer.ui.widgets.collapsible_box import CollapsibleBox
 
 if TYPE_CHECKING:
@@ -73,8 +74,8 @@ class BasePanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
 
-        self.explanation_box = CollapsibleBox(self.tr("Formula and explanation"), self)
-        self.formula_label = QLabel(self.formula_text(), self.explanation_box.content)
+        self.explanation_box = CollapsibleBox("", self)
+        self.formula_label = QLabel(self.explanation_box.content)
         self.formula_label.setTextFormat(Qt.TextFormat.RichText)
         self.formula_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.formula_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
@@ -83,7 +84,7 @@ class BasePanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.3)
         self.formula_label.setFont(font)
         self.formula_label.setVisible(bool(self.formula_html))
-        self.explanation_label = QLabel(self.class_text("explanation_html"), self.explanation_box.content)
+        self.explanation_label = QLabel(self.explanation_box.content)
         self.explanation_label.setTextFormat(Qt.TextFormat.RichText)
         self.explanation_label.setWordWrap(True)
         self.explanation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
@@ -116,6 +117,7 @@ class BasePanel(QWidget):
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
         layout.addWidget(self.body_scroll, 1)
         self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
+        BasePanel.retranslate(self)  # the subclass's own texts: its __init__ ends with self.retranslate()
 
     # ------------------------------------------------------------------ translation
     def class_text(self, name: str) -> str:
@@ -133,10 +135,18 @@ class BasePanel(QWidget):
         """The formula shown above the panel, in the language in force (default: ``formula_html`` translated)."""
         return self.class_text("formula_html")
 
+    def retranslate(self) -> None:
+        """Set every text the panel shows in the language in force: called at build and when the language
+        changes. Subclasses set their own texts after ``super().retranslate()``; texts built from values are
+        rendered again from the state the panel keeps."""
+        self.explanation_box.setText(self.tr("Formula and explanation"))
+        self.formula_label.setText(self.formula_text())
+        self.explanation_label.setText(self.class_text("explanation_html"))
+        retranslate_plot_menus(self)
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
-            self.formula_label.setText(self.formula_text())
-            self.explanation_label.setText(self.class_text("explanation_html"))
+            self.retranslate()
         super().changeEvent(event)
 
     # ------------------------------------------------------------------ helpers for subclasses

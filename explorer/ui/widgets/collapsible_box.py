@@ -48,6 +48,10 @@ class CollapsibleBox(QWidget):
         """The button's text."""
         return self._button.text()
 
+    def setText(self, text: str) -> None:  # noqa: N802 (superqt QCollapsible's name, so either box fits)
+        """Set the button's text."""
+        self._button.setText(text)
+
     @Slot(bool)
     def _on_button_toggled(self, checked: bool) -> None:
         self._apply(checked)

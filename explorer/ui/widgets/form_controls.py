@@ -61,6 +61,21 @@ def form_group(title: str, rows: list[tuple[str, QWidget]]) -> QGroupBox:
     return group
 
 
+def set_row_labels(form: QFormLayout, labels: list[tuple[QWidget, str]]) -> None:
+    """Re-set the labels of a form's rows, each found by its field (a panel's ``retranslate()``)."""
+    for field, text in labels:
+        label = form.labelForField(field)
+        if label is not None:
+            label.setText(text)
+
+
+def set_item_texts(combo: QComboBox, texts: list[str]) -> None:
+    """Re-set a combo's item texts in order (its keys and choice stay; no signal is emitted)."""
+    with QSignalBlocker(combo):
+        for index, text in enumerate(texts[:combo.count()]):
+            combo.setItemText(index, text)
+
+
 def control_value(widget: QWidget) -> object:
     """The value a control shows, in the type QSettings stores."""
     if isinstance(widget, (QSpinBox, QLabeledSlider, QDoubleSpinBox)):

@@ -71,6 +71,12 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
         self.titles = titles
         self.color_bar.setLevels(tuple(levels))
 
+    def set_titles(self, titles: Sequence[str]) -> None:
+        """Re-title the tiles shown (e.g. in another language) without redrawing them."""
+        for plot, title in zip(self.plots, titles):
+            plot.setTitle(title, color=self._fg())
+        self.titles = list(titles)
+
     @property
     def matrices(self) -> list[np.ndarray]:
         """The float32 (Q, K) matrices on display, one per tile."""

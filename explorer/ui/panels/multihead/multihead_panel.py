@@ -13,7 +13,8 @@ from superqt.utils import qdebounced
 from explorer.core.chapter.attention_demos import DemoError, MultiHeadResult, check_heads, head_choices, multihead_demo
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.widgets.form_controls import combo_box, form_group, restore_controls, save_controls, spin_box
+from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
+                                               set_item_texts, set_row_labels, spin_box)
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.side_column_widget import SideColumn
 
@@ -46,30 +47,26 @@ class MultiHeadPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: MultiHeadResult | None = None
-        self.hiddens_spin = spin_box(1, 256, 16, self.tr("num_hiddens: size of each token's hidden vector"))
-        self.heads_spin = spin_box(1, 16, 4, self.tr("num_heads: into how many slices the hidden vector is cut"))
-        self.mode_combo = combo_box([(m, self.tr(m)) for m in INPUT_MODES], INPUT_MODES[0],
-                                    self.tr("attend over a typed sentence or random vectors"))
+        self.hiddens_spin = spin_box(1, 256, 16)
+        self.heads_spin = spin_box(1, 16, 4)
+        self.mode_combo = combo_box([(m, m) for m in INPUT_MODES], INPUT_MODES[0])
         self.sentence_edit = QLineEdit(DEFAULT_SENTENCE)
-        self.sentence_edit.setToolTip(self.tr("words and punctuation become tokens (at most 40)"))
         self.sentence_edit.setCursorPosition(0)
-        self.tokens_spin = spin_box(2, 40, 8, self.tr("number of random input vectors"))
-        self.seed_spin = spin_box(0, 9999, 0, self.tr("seed of the embeddings and projections"))
-        self.positions_check = QCheckBox(self.tr("add positional encoding"))
-        self.positions_check.setToolTip(self.tr("add the sinusoidal P (§11.6) to the embeddings first"))
-        self.stretch_check = QCheckBox(self.tr("stretch colours to the data"))
-        self.stretch_check.setToolTip(self.tr("colour range = smallest..largest weight instead of 0..1"))
+        self.tokens_spin = spin_box(2, 40, 8)
+        self.seed_spin = spin_box(0, 9999, 0)
+        self.positions_check = QCheckBox()
+        self.stretch_check = QCheckBox()
         self.info_label = QLabel()
         self.info_label.setWordWrap(True)
         self.info_label.setTextFormat(Qt.TextFormat.RichText)
-        group = form_group(self.tr("Heads and input"), [
-            ("num_hiddens", self.hiddens_spin), ("num_heads", self.heads_spin), (self.tr("input"), self.mode_combo),
-            (self.tr("sentence"), self.sentence_edit), (self.tr("tokens"), self.tokens_spin),
-            (self.tr("seed"), self.seed_spin), ("", self.positions_check), ("", self.stretch_check),
+        self.heads_group = form_group("", [
+            ("num_hiddens", self.hiddens_spin), ("num_heads", self.heads_spin), ("input", self.mode_combo),
+            ("sentence", self.sentence_edit), ("tokens", self.tokens_spin),
+            ("seed", self.seed_spin), ("", self.positions_check), ("", self.stretch_check),
             ("", self.info_label)])
-        self._form: QFormLayout = group.layout()
+        self._form: QFormLayout = self.heads_group.layout()
         side = SideColumn(width=240)  # a short window scrolls the controls instead of squeezing them
-        side.add_widget(group)
+        side.add_widget(self.heads_group)
         self.grid = HeatmapGridWidget(max_columns=4)  # up to 40 tokens: every one labelled
         self.grid.cell_clicked.connect(self._on_grid_cell_clicked)
         row = QHBoxLayout()
@@ -94,29 +91,64 @@ class MultiHeadPanel(BasePanel):
         self._recompute_while_typing = qdebounced(self.recompute, timeout=300, parent=self)
         self.sentence_edit.textEdited.connect(self._on_sentence_edit_text_edited)
         self._sync_controls()
+        self.retranslate()
         self.recompute()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.hiddens_spin.setToolTip(self.tr("num_hiddens: size of each token's hidden vector"))
+        self.heads_spin.setToolTip(self.tr("num_heads: into how many slices the hidden vector is cut"))
+        set_item_texts(self.mode_combo, [self.tr(m) for m in INPUT_MODES])
+        self.mode_combo.setToolTip(self.tr("attend over a typed sentence or random vectors"))
+        self.sentence_edit.setToolTip(self.tr("words and punctuation become tokens (at most 40)"))
+        self.tokens_spin.setToolTip(self.tr("number of random input vectors"))
+        self.seed_spin.setToolTip(self.tr("seed of the embeddings and projections"))
+        self.positions_check.setText(self.tr("add positional encoding"))
+        self.positions_check.setToolTip(self.tr("add the sinusoidal P (§11.6) to the embeddings first"))
+        self.stretch_check.setText(self.tr("stretch colours to the data"))
+        self.stretch_check.setToolTip(self.tr("colour range = smallest..largest weight instead of 0..1"))
+        self.heads_group.setTitle(self.tr("Heads and input"))
+        set_row_labels(self._form, [(self.mode_combo, self.tr("input")), (self.sentence_edit, self.tr("sentence")),
+                                    (self.tokens_spin, self.tr("tokens")), (self.seed_spin, self.tr("seed"))])
+        self._show_info()
+        if self.result is not None:
+            self.grid.set_titles(self._titles(self.result.weights.shape[0]))
 
     # --- compute and draw ---------------------------------------------------------------------
     def recompute(self) -> None:
         """Ask core (on a worker thread) for the heads' weights; impossible settings are explained inline."""
         hiddens, heads = self.hiddens_spin.value(), self.heads_spin.value()
         typed = self.mode_combo.currentData() == INPUT_MODES[0]
+        self._show_info()
         try:
             check_heads(hiddens, heads)  # instant feedback, no torch needed
         except DemoError as err:
             self.runner.cancel()  # a result still on its way must not hide the message
             self.show_inline_message(str(err))
             self.grid.ci.setOpacity(0.35)  # the picture left in place is of the last valid setting
+            return
+        self.runner.submit(multihead_demo, num_hiddens=hiddens, num_heads=heads,
+                           sentence=self.sentence_edit.text() if typed else None,
+                           num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
+                           add_positions=self.positions_check.isChecked())
+
+    def _show_info(self) -> None:
+        """What the sizes mean: each head's share of the dimensions, or the head counts that would split them."""
+        hiddens, heads = self.hiddens_spin.value(), self.heads_spin.value()
+        try:
+            check_heads(hiddens, heads)
+        except DemoError:
             self.info_label.setText(self.tr("num_hiddens = {hiddens} splits evenly into {choices} heads.").format(
                 hiddens=hiddens, choices=", ".join(map(str, head_choices(hiddens)))))
             return
         self.info_label.setText(self.tr("each head sees <b>{size}</b> of the {hiddens} dimensions; its scores are "
                                         "divided by √{size}.<br>Click a cell to outline that query in every head.")
                                 .format(size=hiddens // heads, hiddens=hiddens))
-        self.runner.submit(multihead_demo, num_hiddens=hiddens, num_heads=heads,
-                           sentence=self.sentence_edit.text() if typed else None,
-                           num_tokens=self.tokens_spin.value(), seed=self.seed_spin.value(),
-                           add_positions=self.positions_check.isChecked())
+
+    def _titles(self, n: int) -> list[str]:
+        """The titles of ``n`` heads' tiles and their average's."""
+        return ([self.tr("head {number}").format(number=i + 1) for i in range(n)]
+                + [self.tr("average of {count} heads").format(count=n) if n > 1 else self.tr("average")])
 
     def _draw(self) -> None:
         r = self.result
@@ -124,9 +156,7 @@ class MultiHeadPanel(BasePanel):
             return
         n = r.weights.shape[0]
         tiles = [*r.weights, r.average]
-        titles = ([self.tr("head {number}").format(number=i + 1) for i in range(n)]
-                  + [self.tr("average of {count} heads").format(count=n) if n > 1 else self.tr("average")])
-        self.grid.set_matrices(tiles, titles=titles, row_labels=r.tokens, col_labels=r.tokens,
+        self.grid.set_matrices(tiles, titles=self._titles(n), row_labels=r.tokens, col_labels=r.tokens,
                                levels=None if self.stretch_check.isChecked() else (0.0, 1.0),
                                columns=min(4, math.ceil(math.sqrt(n + 1))))
         self.grid.highlight_row(None)
