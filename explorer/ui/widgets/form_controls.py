@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLayout, QLineEdit,
                                QSpinBox, QWidget)
 from superqt import QLabeledSlider
 
@@ -61,7 +61,7 @@ def form_group(title: str, rows: list[tuple[str, QWidget]]) -> QGroupBox:
     return group
 
 
-def set_row_labels(form: QFormLayout, labels: list[tuple[QWidget, str]]) -> None:
+def set_row_labels(form: QFormLayout, labels: list[tuple[QWidget | QLayout, str]]) -> None:
     """Re-set the labels of a form's rows, each found by its field (a panel's ``retranslate()``)."""
     for field, text in labels:
         label = form.labelForField(field)

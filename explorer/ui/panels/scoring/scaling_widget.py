@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
@@ -15,7 +15,8 @@ from explorer.core.chapter.scaling import EntropySweep, ScalingResult, entropy_s
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.fitting_title import install_fitting_title
-from explorer.ui.widgets.form_controls import form_group, labeled_slider, spin_box
+from explorer.ui.widgets.form_controls import form_group, labeled_slider, set_row_labels, spin_box
+from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
 RAW_COLOUR, SCALED_COLOUR = "#d35400", "#2471a3"
@@ -36,13 +37,12 @@ class ScalingSection(QWidget):
         super().__init__(parent)
         self.result: ScalingResult | None = None
         self.sweep: EntropySweep | None = None
-        self.d_slider = labeled_slider(1, 512, 64, self.tr("size d of the query and key vectors"))
-        self.keys_spin = spin_box(2, 50, 10, self.tr("number of keys each query's softmax runs over"))
+        self.d_slider = labeled_slider(1, 512, 64)
+        self.keys_spin = spin_box(2, 50, 10)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        controls = form_group(self.tr("Why divide by √d?"), [("d", self.d_slider), (self.tr("keys"), self.keys_spin),
-                                                             ("", self.summary)])
+        self.controls = controls = form_group("", [("d", self.d_slider), ("keys", self.keys_spin), ("", self.summary)])
         controls.setMinimumWidth(230)
 
         self.plots = pg.GraphicsLayoutWidget()
@@ -50,11 +50,8 @@ class ScalingSection(QWidget):
         self.scaled_plot = self.plots.addPlot(row=0, col=1)
         self.entropy_hist_plot = self.plots.addPlot(row=1, col=0)
         self.entropy_plot = self.plots.addPlot(row=1, col=1)
-        for plot, title in ((self.raw_plot, self.tr("raw q·k")), (self.scaled_plot, self.tr("scaled q·k/√d")),
-                            (self.entropy_hist_plot, self.tr("entropy per query")),
-                            (self.entropy_plot, self.tr("entropy vs d"))):
+        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot, self.entropy_plot):
             install_fitting_title(plot)  # titles shrink with the plots instead of widening them
-            plot.setTitle(title)
         self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
         self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
         self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
@@ -64,20 +61,18 @@ class ScalingSection(QWidget):
                                                             brush=RAW_COLOUR + "60", pen=RAW_COLOUR)
         self.scaled_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
                                                                brush=SCALED_COLOUR + "60", pen=SCALED_COLOUR)
-        self.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
         self.entropy_plot.addLegend(offset=(10, -10))  # bottom left: the curves leave it empty
         self.entropy_plot.setLogMode(x=True, y=False)
         self.raw_sweep = self.entropy_plot.plot(pen=RAW_COLOUR, symbol="o", symbolSize=5,
-                                                symbolBrush=RAW_COLOUR, name=self.tr("raw"))
+                                                symbolBrush=RAW_COLOUR, name="raw")
         self.scaled_sweep = self.entropy_plot.plot(pen=SCALED_COLOUR, symbol="o", symbolSize=5,
-                                                   symbolBrush=SCALED_COLOUR, name=self.tr("scaled"))
+                                                   symbolBrush=SCALED_COLOUR, name="scaled")
         self.now_marker = self.entropy_plot.plot(pen=None, symbol="star", symbolSize=14,
                                                  symbolBrush="#27ae60")
         self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-                                            label=self.tr("ln K (uniform)"), labelOpts={"position": 0.3})
+                                            label="ln K", labelOpts={"position": 0.3})
         self.entropy_plot.addItem(self.uniform_line)
         self.entropy_plot.setLabel("bottom", "d")
-        self.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
         for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot):
             plot.getAxis("left").enableAutoSIPrefix(False)  # densities; an SI caption would eat the width
 
@@ -95,6 +90,26 @@ class ScalingSection(QWidget):
         self.d_slider.valueChanged.connect(self._on_d_slider_value_changed)
         self.keys_spin.valueChanged.connect(self._on_keys_spin_value_changed)
         self.apply_theme(False)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set every text in the language in force (at build and on ``LanguageChange``)."""
+        self.d_slider.setToolTip(self.tr("size d of the query and key vectors"))
+        self.keys_spin.setToolTip(self.tr("number of keys each query's softmax runs over"))
+        self.controls.setTitle(self.tr("Why divide by √d?"))
+        set_row_labels(self.controls.layout(), [(self.keys_spin, self.tr("keys"))])
+        self.entropy_hist_plot.setTitle(self.tr("entropy per query"))
+        self.entropy_plot.setTitle(self.tr("entropy vs d"))
+        self.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
+        self.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
+        set_legend_names(self.entropy_plot, [(self.raw_sweep, self.tr("raw")), (self.scaled_sweep, self.tr("scaled"))])
+        self.uniform_line.label.setFormat(self.tr("ln K (uniform)"))
+        self._show_result_texts()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- compute ----------------------------------------------------------------------------
     def request(self) -> None:
@@ -130,6 +145,16 @@ class ScalingSection(QWidget):
         self.scaled_entropy_hist.setData(result.scaled_entropy_hist.edges, result.scaled_entropy_hist.counts)
         self.now_marker.setData([result.dim, result.dim],
                                 [result.raw_entropy.mean(), result.scaled_entropy.mean()])
+        self._show_result_texts()
+        self.drawn.emit()
+
+    def _show_result_texts(self) -> None:
+        """The titles and summary that quote the result's numbers (plain titles before the first result)."""
+        result = self.result
+        if result is None:
+            self.raw_plot.setTitle(self.tr("raw q·k"))
+            self.scaled_plot.setTitle(self.tr("scaled q·k/√d"))
+            return
         self.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
         self.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
         self.summary.setText(self.tr(
@@ -139,7 +164,6 @@ class ScalingSection(QWidget):
             "&nbsp; raw <b>{raw:.2f}</b>, scaled <b>{scaled:.2f}</b> (uniform {uniform:.2f}) nats").format(
                 raw_var=result.raw_var, dim=result.dim, scaled_var=result.scaled_var, keys=result.num_keys,
                 raw=result.raw_entropy.mean(), scaled=result.scaled_entropy.mean(), uniform=result.max_entropy))
-        self.drawn.emit()
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:

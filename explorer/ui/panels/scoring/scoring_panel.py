@@ -12,7 +12,8 @@ from explorer.core.chapter.attention_demos import (DemoError, ScoringResult, cla
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.panels.scoring.scaling_widget import ScalingSection
-from explorer.ui.widgets.form_controls import combo_box, form_group, restore_controls, save_controls, spin_box
+from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
+                                               set_item_texts, set_row_labels, spin_box)
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.side_column_widget import SideColumn
 
@@ -48,35 +49,31 @@ class ScoringPanel(BasePanel):
         super().__init__(parent)
         self.result: ScoringResult | None = None
         self._messages: dict[str, str] = {}
-        self.batch_size_spin = spin_box(1, MAX_BATCH, 2, self.tr("number of sequences in the batch"))
-        self.batch_index_spin = spin_box(0, 1, 0, self.tr("which sequence of the batch the heatmaps show"))
-        self.queries_spin = spin_box(1, 16, 4, self.tr("number of queries Q"))
-        self.keys_spin = spin_box(1, 20, 10, self.tr("number of keys (and values) K"))
-        self.dim_spin = spin_box(1, 64, 8, self.tr("size d of queries and keys"))
-        self.hidden_spin = spin_box(1, 64, 8, self.tr("hidden size h of the additive scorer"))
-        self.seed_spin = spin_box(0, 9999, 0, self.tr("random seed for Q, K, V and the additive weights"))
-        self.show_combo = combo_box([(m, self.tr(m)) for m in SHOW_MODES], SHOW_MODES[0],
-                                    self.tr("draw the weights or the raw scores"))
-        self.mask_combo = combo_box([(m, self.tr(m)) for m in MASK_MODES], MASK_MODES[1],
-                                    self.tr("how keys are masked"))
-        self.length_spins = [spin_box(0, 10, n, self.tr("valid keys of sequence {index}").format(index=b))
-                             for b, n in enumerate(DEFAULT_LENGTHS)]
+        self.batch_size_spin = spin_box(1, MAX_BATCH, 2)
+        self.batch_index_spin = spin_box(0, 1, 0)
+        self.queries_spin = spin_box(1, 16, 4)
+        self.keys_spin = spin_box(1, 20, 10)
+        self.dim_spin = spin_box(1, 64, 8)
+        self.hidden_spin = spin_box(1, 64, 8)
+        self.seed_spin = spin_box(0, 9999, 0)
+        self.show_combo = combo_box([(m, m) for m in SHOW_MODES], SHOW_MODES[0])
+        self.mask_combo = combo_box([(m, m) for m in MASK_MODES], MASK_MODES[1])
+        self.length_spins = [spin_box(0, 10, n) for n in DEFAULT_LENGTHS]
         self.length_edits = [QLineEdit(" ".join(map(str, default_lengths(4, 10, b)))) for b in range(MAX_BATCH)]
-        for b, edit in enumerate(self.length_edits):
-            edit.setToolTip(self.tr("valid keys for each query of sequence {index}, e.g. '1 2 3 4'").format(index=b))
-        inputs = form_group(self.tr("Queries, keys, values"), [
-            (self.tr("batch size"), self.batch_size_spin), (self.tr("show sequence"), self.batch_index_spin),
-            (self.tr("queries Q"), self.queries_spin), (self.tr("keys K"), self.keys_spin),
-            (self.tr("size d"), self.dim_spin), (self.tr("hidden h (additive)"), self.hidden_spin),
-            (self.tr("seed"), self.seed_spin), (self.tr("show"), self.show_combo)])
-        self.lengths_group = QGroupBox(self.tr("Masking"))
+        self.inputs_group = inputs = form_group("", [
+            ("batch size", self.batch_size_spin), ("show sequence", self.batch_index_spin),
+            ("queries Q", self.queries_spin), ("keys K", self.keys_spin), ("size d", self.dim_spin),
+            ("hidden h (additive)", self.hidden_spin), ("seed", self.seed_spin), ("show", self.show_combo)])
+        self.lengths_group = QGroupBox()
         self._lengths_form = QFormLayout(self.lengths_group)
         self._lengths_form.addRow(self.mask_combo)
+        self._length_rows: list[QHBoxLayout] = []
         for b in range(MAX_BATCH):
             row = QHBoxLayout()
             row.addWidget(self.length_spins[b])
             row.addWidget(self.length_edits[b], 1)
-            self._lengths_form.addRow(self.tr("sequence {index}").format(index=b), row)
+            self._lengths_form.addRow(f"{b}", row)
+            self._length_rows.append(row)
 
         side = SideColumn()  # a short window scrolls the controls instead of squeezing them
         side.add_widget(inputs)
@@ -92,8 +89,8 @@ class ScoringPanel(BasePanel):
         self.scaling.failed.connect(self._on_scaling_failed)
         self.scaling.drawn.connect(self._on_scaling_drawn)
         self.tabs = QTabWidget()  # one section at a time: each gets the whole panel, even on a projector
-        self.tabs.addTab(scorers, self.tr("Additive vs scaled dot product"))
-        self.tabs.addTab(self.scaling, self.tr("Why divide by √d?"))
+        self.tabs.addTab(scorers, "")
+        self.tabs.addTab(self.scaling, "")
         self.body_layout.addWidget(self.tabs)
         self.set_message_area(self.grid)  # over the heatmaps (on the √d tab: the right of the panel)
 
@@ -119,8 +116,45 @@ class ScoringPanel(BasePanel):
             edit.editingFinished.connect(self._on_control_changed)
         self._filled = (self.queries_spin.value(), self.keys_spin.value())
         self._sync_controls()
+        self.retranslate()
         self.recompute()
         self.scaling.request()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        for spin, tip in ((self.batch_size_spin, self.tr("number of sequences in the batch")),
+                          (self.batch_index_spin, self.tr("which sequence of the batch the heatmaps show")),
+                          (self.queries_spin, self.tr("number of queries Q")),
+                          (self.keys_spin, self.tr("number of keys (and values) K")),
+                          (self.dim_spin, self.tr("size d of queries and keys")),
+                          (self.hidden_spin, self.tr("hidden size h of the additive scorer")),
+                          (self.seed_spin, self.tr("random seed for Q, K, V and the additive weights")),
+                          (self.show_combo, self.tr("draw the weights or the raw scores")),
+                          (self.mask_combo, self.tr("how keys are masked"))):
+            spin.setToolTip(tip)
+        set_item_texts(self.show_combo, [self.tr(m) for m in SHOW_MODES])
+        set_item_texts(self.mask_combo, [self.tr(m) for m in MASK_MODES])
+        for b in range(MAX_BATCH):
+            self.length_spins[b].setToolTip(self.tr("valid keys of sequence {index}").format(index=b))
+            self.length_edits[b].setToolTip(
+                self.tr("valid keys for each query of sequence {index}, e.g. '1 2 3 4'").format(index=b))
+        self.inputs_group.setTitle(self.tr("Queries, keys, values"))
+        set_row_labels(self.inputs_group.layout(), [
+            (self.batch_size_spin, self.tr("batch size")), (self.batch_index_spin, self.tr("show sequence")),
+            (self.queries_spin, self.tr("queries Q")), (self.keys_spin, self.tr("keys K")),
+            (self.dim_spin, self.tr("size d")), (self.hidden_spin, self.tr("hidden h (additive)")),
+            (self.seed_spin, self.tr("seed")), (self.show_combo, self.tr("show"))])
+        self.lengths_group.setTitle(self.tr("Masking"))
+        set_row_labels(self._lengths_form, [(row, self.tr("sequence {index}").format(index=b))
+                                            for b, row in enumerate(self._length_rows)])
+        self.tabs.setTabText(0, self.tr("Additive vs scaled dot product"))
+        self.tabs.setTabText(1, self.tr("Why divide by √d?"))
+        if self.result is not None:
+            self.grid.set_titles(self._titles())
+        self._show_messages()
+        if "scorers" in self._messages:  # an error worded from the controls: worded again in this language
+            self.recompute()
+
 
     # --- compute and draw ---------------------------------------------------------------------
     def valid_lens(self) -> list[int] | list[list[int]] | None:
@@ -160,13 +194,17 @@ class ScoringPanel(BasePanel):
         b = self._batch()
         scores = self.show_combo.currentData() == SHOW_MODES[1]
         add, dot = (r.additive_scores, r.dot_scores) if scores else (r.additive_weights, r.dot_weights)
-        titles = ([self.tr("additive scores"), self.tr("scaled dot-product scores")] if scores
-                  else [self.tr("additive weights"), self.tr("scaled dot-product weights")])
         self.grid.set_matrices(
-            [add[b], dot[b]], titles=titles,
+            [add[b], dot[b]], titles=self._titles(),
             row_labels=[f"q{i}" for i in range(add.shape[1])], col_labels=[f"k{j}" for j in range(add.shape[2])],
             mask=None if r.keep.all() else r.keep[b], levels=None if scores else (0.0, 1.0))
         self.drawn.emit()
+
+    def _titles(self) -> list[str]:
+        """The two tiles' titles: weights or raw scores, as the show combo says."""
+        if self.show_combo.currentData() == SHOW_MODES[1]:
+            return [self.tr("additive scores"), self.tr("scaled dot-product scores")]
+        return [self.tr("additive weights"), self.tr("scaled dot-product weights")]
 
     def _batch(self) -> int:
         """The sequence shown, within the batch of the result on display."""
@@ -228,7 +266,7 @@ class ScoringPanel(BasePanel):
 
     @Slot(str)
     def _on_scaling_failed(self, message: str) -> None:
-        self._set_message("scaling", self.tr("Scaling demo: {message}").format(message=message))
+        self._set_message("scaling", message)
 
     @Slot()
     def _on_scaling_drawn(self) -> None:
@@ -240,8 +278,14 @@ class ScoringPanel(BasePanel):
             self._messages[source] = text
         else:
             self._messages.pop(source, None)
-        if self._messages:
-            self.show_inline_message("\n".join(self._messages.values()))
+        self._show_messages()
+
+    def _show_messages(self) -> None:
+        """The messages kept, the scaling demo's introduced as such, in the language in force."""
+        shown = [self.tr("Scaling demo: {message}").format(message=text) if source == "scaling" else text
+                 for source, text in self._messages.items()]
+        if shown:
+            self.show_inline_message("\n".join(shown))
         else:
             self.clear_inline_message()
 
