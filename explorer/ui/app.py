@@ -90,7 +90,7 @@ def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
         if not window.isVisible():  # once: the probe answered or its time ran out
             window.show()
             if model_path is not None:  # the studio reads it while the walker waits for the studio to settle
-                open_in_studio(window, model_path, echo=True)
+                open_in_studio(window.panels, model_path, echo=True)
             walker.start()
 
     window.resize(*size)
@@ -226,5 +226,5 @@ def main(argv: list[str] | None = None) -> int:
     if started.lesson is not None:  # once the window is up, so its report can be a dialog over it
         QTimer.singleShot(0, lambda: window.classroom.open_lesson(started.lesson))
     if started.model_path is not None:
-        QTimer.singleShot(0, lambda: open_in_studio(window, started.model_path))
+        QTimer.singleShot(0, lambda: open_in_studio(window.panels, started.model_path))
     return app.exec()

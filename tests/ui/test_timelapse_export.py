@@ -18,12 +18,13 @@ from PySide6.QtWidgets import QWidget
 from classroom_fakes import MODULE, SPECS, make_window
 from explorer.core.runs.loss_record import LossRecord
 from explorer.core.runs.timelapse import DEFAULT_KIND, build_timelapse
-from explorer.ui.palette import lookup_table
+from explorer.render.colormaps import lookup_table
+from explorer.render.timelapse_files import qimage_rgb, write_png_frames
+from explorer.render.timelapse_frame import loss_layout, peak_indices, render_frame
 from explorer.ui.shell.panel_registry import PanelSpec
 from explorer.ui.panels.base_panel import BasePanel
-from explorer.ui.shell.timelapse_dialog import NO_HISTORY, start_timelapse
-from explorer.ui.timelapse_export import TimelapseJob, qimage_rgb, write_png_frames
-from explorer.ui.timelapse_render import loss_layout, peak_indices, render_frame
+from explorer.ui.shell.timelapse_dialog import NO_HISTORY
+from explorer.ui.shell.timelapse_job import TimelapseJob
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from test_timelapse import snapshots  # noqa: E402  (the core test's fake history)
@@ -114,7 +115,7 @@ def test_png_frames_replace_a_longer_earlier_export_whole(qtbot, tmp_path: Path)
 
 
 def test_the_dialog_defaults_to_the_clis_map(qtbot, tmp_path: Path) -> None:
-    from explorer import cli_timelapse
+    from explorer.cli import timelapse as cli_timelapse
     from explorer.ui.shell.timelapse_dialog import TimelapseDialog
 
     dialog = TimelapseDialog(snapshots(2)[-1], None, str(tmp_path), 4, 120)
@@ -170,12 +171,12 @@ class FakeStudio(BasePanel):
 def test_the_window_exports_the_studios_history_subsampled(qtbot, monkeypatch, tmp_path: Path) -> None:
     specs = (*SPECS, PanelSpec("studio", "Studio", f"{MODULE}:FakeStudio"))
     window = make_window(qtbot, monkeypatch, tmp_path / "settings", specs, {"FakeStudio": FakeStudio})
-    assert start_timelapse(window, window.classroom, str(tmp_path / "x.gif")) is None  # studio not built yet
+    assert window.classroom.start_timelapse(str(tmp_path / "x.gif")) is None  # studio not built yet
     assert window.statusBar().currentMessage() == NO_HISTORY
     window.show_panel("studio")
-    assert start_timelapse(window, window.classroom, str(tmp_path / "x.avi")) is None
-    job = start_timelapse(window, window.classroom, str(tmp_path / "run.gif"), "cross", (1, 1), max_frames=4,
-                          fps=8, size=SIZE)
+    assert window.classroom.start_timelapse(str(tmp_path / "x.avi")) is None
+    job = window.classroom.start_timelapse(str(tmp_path / "run.gif"), kind="cross", head=(1, 1), max_frames=4,
+                                           fps=8, size=SIZE)
     assert job is not None and len(job.timelapse.frames) == 4
     with qtbot.waitSignal(job.finished, timeout=20_000):
         pass

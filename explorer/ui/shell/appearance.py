@@ -4,57 +4,82 @@ presenter scale go on top of it) and View → Show formula and explanation, give
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QGuiApplication
 
 from explorer.ui import theme
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
     from explorer.ui.panels.base_panel import BasePanel
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_menus import MenuActions
 
 log = logging.getLogger(__name__)
 
 
 class Appearance(QObject):
-    """The theme and the explanation boxes of one main window; ``dark`` is the theme in force."""
+    """The theme and the explanation boxes of one main window; ``dark`` is the theme in force.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
-        self._actions = actions = window.menu_actions
-        self.dark = theme.resolve_dark(window.settings.theme)
+    Parameters
+    ----------
+    settings : AppSettings
+        Where the theme and the explanation boxes' state are remembered.
+    actions : MenuActions
+        The View menu's theme and explanation entries are connected here.
+    root : QWidget
+        The window, re-polished when the theme changes.
+    loaded_panels : callable returning the panels built so far
+        Restyled when the theme changes.
+
+    Signals
+    -------
+    panel_restyled(object): a panel was restyled for the theme; the palette and presenter scale go on top of it.
+    """
+
+    panel_restyled = Signal(object)
+
+    def __init__(self, settings: AppSettings, actions: MenuActions, root: QWidget,
+                 loaded_panels: Callable[[], list[BasePanel]], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self._actions = actions
+        self._root = root
+        self._loaded_panels = loaded_panels
+        self.dark = theme.resolve_dark(settings.theme)
         actions.theme_group.triggered.connect(self._on_theme_group_triggered)
         actions.explanation.toggled.connect(self._on_explanation_action_toggled)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
 
     def set_theme_mode(self, mode: str) -> None:
         """Switch to ``system``/``light``/``dark``, remembered, restyling every built panel."""
-        self._window.settings.theme = mode
+        self._settings.theme = mode
         self._actions.check_theme(mode)
         self._apply_dark(theme.resolve_dark(mode))
 
     def panel_built(self, panel: BasePanel) -> None:
         """Give a panel built just now the explanation box's state and the theme; its box's folding is followed."""
         panel.explanation_box.toggled.connect(self._on_explanation_box_toggled)
-        panel.set_explanation_visible(self._window.settings.get("view/explanation_visible"))
+        panel.set_explanation_visible(self._settings.get("view/explanation_visible"))
         self.apply_to(panel)
 
     def apply_to(self, panel: BasePanel) -> None:
-        """Restyle ``panel`` for the theme in force, then the palette and presenter scale (which it may reset)."""
+        """Restyle ``panel`` for the theme in force, then say so: the palette and presenter scale, which the theme
+        may reset, are put back on top by whoever listens to ``panel_restyled``."""
         try:
             theme.restyle_plots(panel, self.dark)
             panel.apply_theme(self.dark)
         except Exception:  # a panel's theme hook failing is cosmetic
             log.exception("applying the theme to %s failed", panel.key)
-        self._window.classroom.restyle(panel)
+        self.panel_restyled.emit(panel)
 
     def _apply_dark(self, dark: bool) -> None:
         self.dark = dark
-        theme.apply_app_theme(dark, self._window)
-        for panel in self._window.loaded_panels():
+        theme.apply_app_theme(dark, self._root)
+        for panel in self._loaded_panels():
             self.apply_to(panel)
 
     @Slot(QAction)
@@ -63,13 +88,13 @@ class Appearance(QObject):
 
     @Slot(Qt.ColorScheme)
     def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
-        if self._window.settings.theme == "system":
+        if self._settings.theme == "system":
             self._apply_dark(scheme == Qt.ColorScheme.Dark)
 
     @Slot(bool)
     def _on_explanation_action_toggled(self, visible: bool) -> None:
-        self._window.settings.set("view/explanation_visible", visible)
-        for panel in self._window.loaded_panels():
+        self._settings.set("view/explanation_visible", visible)
+        for panel in self._loaded_panels():
             panel.set_explanation_visible(visible)
 
     @Slot(bool)

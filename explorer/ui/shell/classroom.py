@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction
@@ -21,28 +21,52 @@ from explorer.ui.shell.lessons.actions import LessonController
 from explorer.ui.shell.presenter import Presenter
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.export_all import ExportAllJob, ExportAllResult
-    from explorer.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QMainWindow, QWidget
+
     from explorer.ui.panels.base_panel import BasePanel
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.export_all import ExportAllJob, ExportAllResult
+    from explorer.ui.shell.main_menus import ClassroomActions
+    from explorer.ui.shell.panel_access import PanelAccess
 
 log = logging.getLogger(__name__)
 MESSAGE_MS = 10_000
 
 
 class Classroom(QObject):
-    """Presenter mode, palette, lock, lessons and exports of one main window (see the module docstring)."""
+    """Presenter mode, palette, lock, lessons and exports of one main window (see the module docstring).
+
+    Parameters
+    ----------
+    actions : ClassroomActions
+        The File and View entries connected here.
+    settings : AppSettings
+        Palette, presenter scale and the folders last used are remembered there.
+    window : QMainWindow
+        Goes full screen in presenter mode; its status bar shows the lock and the reports; parent of dialogs.
+    area : QWidget
+        The panel stack, whose controls the lock holds still.
+    panels : PanelAccess
+        The panels lessons and exports read and show.
+    is_dark : callable returning bool
+        Whether the theme in force is dark (the time-lapse is drawn in it).
+    """
 
     #: Show message boxes (lesson reports); tests turn this off and read :attr:`last_report`.
     show_dialogs = True
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, actions: ClassroomActions, settings: AppSettings, window: QMainWindow, area: QWidget,
+                 panels: PanelAccess, is_dark: Callable[[], bool]) -> None:
         super().__init__(window)
         self._window = window
-        self.actions = actions = window.menu_actions.classroom
-        self.presenter = Presenter(window, window.settings.presenter_scale)
-        self.lock = ControlLock(window.stack, self)
+        self._settings = settings
+        self._panels = panels
+        self._is_dark = is_dark
+        self.actions = actions
+        self.presenter = Presenter(window, settings.presenter_scale)
+        self.lock = ControlLock(area, self)
         window.statusBar().addPermanentWidget(self.lock.indicator)
-        self.lessons = LessonController(window)
+        self.lessons = LessonController(panels, settings, self)
         self.export_job: ExportAllJob | None = None
         self.timelapse_job: QObject | None = None
         self.last_report = ""
@@ -56,12 +80,14 @@ class Classroom(QObject):
         actions.timelapse.triggered.connect(self._on_timelapse_triggered)
         self.lock.input_refused.connect(self._on_lock_input_refused)
         self.lessons.problems_found.connect(self._on_lessons_problems_found)
+        self.lessons.palette_chosen.connect(self.set_palette)
+        self.lessons.presenter_scale_chosen.connect(self.set_presenter_scale)
 
     # ------------------------------------------------------------------ what the window calls
     def restyle(self, panel: BasePanel) -> None:
         """Give ``panel`` the palette and the presenter scale in force (after the theme restyled it)."""
         try:
-            name = self._window.settings.palette
+            name = self._settings.palette
             palettes.restyle_maps(panel, name)
             panel.apply_palette(name)
             self.presenter.apply_to(panel)
@@ -84,15 +110,15 @@ class Classroom(QObject):
     # ------------------------------------------------------------------ settings
     def set_palette(self, name: str) -> None:
         """Use palette ``name`` (``standard`` or ``colour_blind``) everywhere, remembered."""
-        self._window.settings.palette = name
+        self._settings.palette = name
         self.actions.colour_blind.setChecked(name == "colour_blind")  # re-enters once, harmlessly
-        for panel in self._window.loaded_panels():
+        for panel in self._panels.loaded_panels():
             self.restyle(panel)
 
     def set_presenter_scale(self, scale: float) -> None:
         """Scale fonts and lines by ``scale`` (1.25–2) in presenter mode, remembered."""
         self.presenter.set_scale(scale)
-        self._window.settings.presenter_scale = self.presenter.scale
+        self._settings.presenter_scale = self.presenter.scale
         self.actions.check_scale(self.presenter.scale)
 
     def set_presenting(self, on: bool) -> None:
@@ -127,7 +153,7 @@ class Classroom(QObject):
         except OSError as exc:
             self._report(self.tr("Could not save the lesson"), str(exc), warning=True)
             return False
-        self._window.settings.set("lesson/last_dir", str(written.parent))
+        self._settings.set("lesson/last_dir", str(written.parent))
         if dropped:
             items = "\n".join(f"• {d}" for d in dropped)
             self._report(self.tr("Lesson saved in part"),
@@ -151,11 +177,27 @@ class Classroom(QObject):
 
         if self.export_job is not None:
             self.export_job.cancel()
-        job = ExportAllJob(self._window, folder, png_width, min_wait_ms=min_wait_ms)
+        job = ExportAllJob(self._panels, folder, png_width, min_wait_ms=min_wait_ms)
         job.progressed.connect(self._on_export_job_progressed)
         job.finished.connect(self._on_export_job_finished)
         self.export_job = job
         job.start()
+        return job
+
+    def start_timelapse(self, path: str, **options: object) -> QObject | None:
+        """Start writing the studio's time-lapse to ``path`` (format from its suffix; ``options`` as
+        :func:`~explorer.ui.shell.timelapse_dialog.timelapse_job` takes them), in place of one still running;
+        progress goes to the status bar. Returns the job, or None (with a status message) when there is nothing to
+        show or the request is bad."""
+        from explorer.ui.shell.timelapse_dialog import timelapse_job
+
+        job = timelapse_job(self._panels.panel("studio"), self._window.statusBar(), self._settings.palette,
+                            self._is_dark(), path, parent=self, **options)
+        if job is not None:
+            if self.timelapse_job is not None:
+                self.timelapse_job.cancel()
+            self.timelapse_job = job
+            job.start()
         return job
 
     @Slot(int, str)
@@ -204,13 +246,13 @@ class Classroom(QObject):
     @Slot()
     def _on_open_lesson_triggered(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self._window, self.tr("Open lesson"),
-                                              self._window.settings.get("lesson/last_dir"), self._lesson_filter())
+                                              self._settings.get("lesson/last_dir"), self._lesson_filter())
         if path:
             self.open_lesson(path)
 
     @Slot()
     def _on_save_lesson_triggered(self) -> None:
-        folder = self._window.settings.get("lesson/last_dir") or str(Path.home())
+        folder = self._settings.get("lesson/last_dir") or str(Path.home())
         path, _ = QFileDialog.getSaveFileName(self._window, self.tr("Save lesson"),
                                               str(Path(folder) / f"lesson{SUFFIX}"), self._lesson_filter())
         if path:
@@ -222,13 +264,15 @@ class Classroom(QObject):
     @Slot()
     def _on_export_all_triggered(self) -> None:
         folder = QFileDialog.getExistingDirectory(self._window, self.tr("Export all plots and tables into"),
-                                                  self._window.settings.get("export/all_last_dir"))
+                                                  self._settings.get("export/all_last_dir"))
         if folder:
-            self._window.settings.set("export/all_last_dir", folder)
-            self.export_all(folder, self._window.settings.get("export/png_width"))
+            self._settings.set("export/all_last_dir", folder)
+            self.export_all(folder, self._settings.get("export/png_width"))
 
     @Slot()
     def _on_timelapse_triggered(self) -> None:
-        from explorer.ui.shell.timelapse_dialog import run_timelapse_dialog
+        from explorer.ui.shell.timelapse_dialog import ask_timelapse
 
-        run_timelapse_dialog(self._window, self)
+        request = ask_timelapse(self._panels.panel("studio"), self._settings, self._window.statusBar(), self._window)
+        if request is not None:
+            self.start_timelapse(**request)

@@ -16,12 +16,11 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer,
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from explorer.core.atomic_file import write_text_atomic
-from explorer.ui.shell.panel_registry import panel_title
 from explorer.ui.shell.panel_walker import PanelWalker
 from explorer.ui.widgets.export import ExportError, default_file_name, display_name, export_target
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_access import PanelAccess
 
 log = logging.getLogger(__name__)
 INDEX_NAME = "index.html"
@@ -101,7 +100,8 @@ def reveal(graphics: Any) -> list[tuple[QStackedWidget, QWidget]]:
 
 
 class ExportAllJob(QObject):
-    """Exports every panel of ``window`` into ``folder``; connect the signals, then :meth:`start`.
+    """Exports every panel of ``panels`` (or those of ``keys``) into ``folder``; connect the signals, then
+    :meth:`start`.
 
     Signals
     -------
@@ -112,16 +112,16 @@ class ExportAllJob(QObject):
     progressed = Signal(int, str)
     finished = Signal(object)
 
-    def __init__(self, window: MainWindow, folder: str | Path, png_width: int | None = None,
+    def __init__(self, panels: PanelAccess, folder: str | Path, png_width: int | None = None,
                  keys: list[str] | None = None, min_wait_ms: int = 300) -> None:
-        super().__init__(window)
-        self._window = window
+        super().__init__(panels)
+        self._panels = panels
         self.result = ExportAllResult(Path(folder))
         self._png_width = png_width
-        self._return_to = window.current_key()
+        self._return_to = panels.current_key()
         self._steps: list[tuple[str, Any, list[str]]] = []  # panel key, target, formats left
         self._revealed: list[tuple[QStackedWidget, QWidget]] | None = None  # stacks switched, and their pages
-        self._walker = PanelWalker(window, keys if keys is not None else window.keys(), self._on_walker_settled,
+        self._walker = PanelWalker(panels, keys if keys is not None else panels.keys(), self._on_walker_settled,
                                    self._on_walker_done, min_wait_ms=min_wait_ms, max_wait_ms=5000)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -146,20 +146,17 @@ class ExportAllJob(QObject):
             self.result.cancelled = True
             self._finish()
 
-    def _title(self, key: str) -> str:
-        return next(panel_title(spec) for spec in self._window.specs if spec.key == key)
-
     def _on_walker_settled(self, key: str) -> None:
-        panel = self._window.panel(key)
+        panel = self._panels.panel(key)
         if panel is None:
-            why = self._window.panel_error(key) or self.tr("it could not be built")
-            self.result.failures.append(f"{self._title(key)}: {why}")
+            why = self._panels.panel_error(key) or self.tr("it could not be built")
+            self.result.failures.append(f"{self._panels.title(key)}: {why}")
             return
         try:
             targets = list(panel.export_targets())
         except Exception as exc:  # one panel's hook failing never stops the others
             log.exception("export_targets of %s failed", key)
-            self.result.failures.append(f"{self._title(key)}: {type(exc).__name__}: {exc}")
+            self.result.failures.append(f"{self._panels.title(key)}: {type(exc).__name__}: {exc}")
             return
         for target in targets:
             self._steps.append((key, target, [*PICTURE_FORMATS, *(["csv"] if target.csv is not None else [])]))
@@ -175,7 +172,7 @@ class ExportAllJob(QObject):
             self._timer.start(LAYOUT_MS if self._revealed else 0)
             return
         fmt = formats.pop(0)
-        title, plot = self._title(key), target.label or display_name(target.name)
+        title, plot = self._panels.title(key), target.label or display_name(target.name)
         self.progressed.emit(len(self.result.files), self.tr("Exporting {panel}: {plot} ({format})…").format(
             panel=title, plot=plot, format=fmt.upper()))
         name = default_file_name(key, target.name, fmt)
@@ -203,6 +200,6 @@ class ExportAllJob(QObject):
             self.result.index = write_text_atomic(self.result.folder / INDEX_NAME, index_html(self.result))
         except OSError as exc:
             self.result.failures.append(f"{INDEX_NAME}: {exc.strerror or exc}")
-        if not self.result.cancelled and self._return_to in self._window.keys():
-            self._window.show_panel(self._return_to)  # (cancelled: the window may be closing)
+        if not self.result.cancelled and self._return_to in self._panels.keys():
+            self._panels.show_panel(self._return_to)  # (cancelled: the window may be closing)
         self.finished.emit(self.result)

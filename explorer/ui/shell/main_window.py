@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
@@ -18,6 +19,7 @@ from explorer.ui.shell.appearance import Appearance
 from explorer.ui.shell.classroom import Classroom
 from explorer.ui.i18n.translators import language_manager
 from explorer.ui.shell.main_menus import build_menus
+from explorer.ui.shell.panel_access import PanelAccess
 from explorer.ui.shell.panel_registry import PANELS, PanelSpec, panel_section, panel_title
 from explorer.ui.shell.panel_stack import PanelStack, ask_panel
 from explorer.ui.shell.panel_status import PanelStatus
@@ -87,16 +89,32 @@ class MainWindow(QMainWindow):
                                         self.settings.presenter_scale, language_manager().choice)
         self.set_navigation_texts()
         self.shortcut_guard = ShortcutGuard(self, self.menu_actions.shell_actions())
-        self.shell_menus = ShellMenus(self)  # File → Export current plot and Quit, View → a panel, Help → About
-        self.panel_status = PanelStatus(self)  # each panel's status bar message, shown while it is current
-        self.classroom = Classroom(self)  # presenter mode, palette, lock, lessons, Export all, time-lapse
-        self.appearance = Appearance(self)  # the theme and the explanation boxes
-        self.language = WindowLanguage(self)  # View → Language, and re-setting the texts on screen
+        self._compose()
 
         self._restore_window_state()
         start = settings.last_panel if settings.last_panel in self.keys() else self.specs[0].key
         self._select(start)  # the page is built after the first paint (or by show_panel)
         self.nav.currentRowChanged.connect(self._on_nav_current_row_changed)
+
+    def _compose(self) -> None:
+        """Make the window's helpers, each given what it uses, and connect what one tells another."""
+        actions, settings, bar = self.menu_actions, self.settings, self.statusBar()
+        self.panels = PanelAccess(self.stack, self.current_key, self.show_panel, self.select_panel, self.isVisible,
+                                  self)
+        # File → Export current plot, Help → About, and the current panel's menu
+        self.shell_menus = ShellMenus(actions, self.menuBar(), bar, settings, self.device_label, self.panels, self)
+        self.panel_status = PanelStatus(bar, self.current_key, self)  # each panel's message, while it is current
+        self.appearance = Appearance(settings, actions, self, self.loaded_panels, self)  # theme, explanation boxes
+        # presenter mode, palette, lock, lessons, Export all, time-lapse
+        self.classroom = Classroom(actions.classroom, settings, self, self.stack, self.panels,
+                                   lambda: self.appearance.dark)
+        self.language = WindowLanguage(settings, actions, self, self)  # View → Language, re-setting the texts
+        self.appearance.panel_restyled.connect(self.classroom.restyle)  # the palette and scale go on top
+        self.classroom.lessons.theme_chosen.connect(self.appearance.set_theme_mode)
+        self.classroom.lessons.language_chosen.connect(self.language.choose)
+        self.language.retranslated.connect(self._on_language_retranslated)
+        actions.quit.triggered.connect(self.close)
+        actions.panel_group.triggered.connect(self._on_panel_group_triggered)
 
     # ------------------------------------------------------------------ panels
     def keys(self) -> list[str]:
@@ -154,7 +172,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_stack_panel_built(self, key: str) -> None:
         panel = self.stack.panel(key)
-        self.panel_status.watch(panel)
+        self.panel_status.watch(key, panel)
         ask_panel(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         self.appearance.panel_built(panel)  # its explanation box as the others, the theme, palette and scale
         self.classroom.panel_built(key, panel)
@@ -169,6 +187,10 @@ class MainWindow(QMainWindow):
         self._set_title()
         self.menu_actions.panels[row].setChecked(True)
         self.shell_menus.update_panel_menu()
+
+    @Slot(QAction)
+    def _on_panel_group_triggered(self, action: QAction) -> None:
+        self.nav.setCurrentRow(self.keys().index(action.data()))
 
     @Slot(int)
     def _on_nav_current_row_changed(self, row: int) -> None:
@@ -210,6 +232,11 @@ class MainWindow(QMainWindow):
     def _set_title(self) -> None:
         self.setWindowTitle(self.tr("{panel} — Attention Explorer").format(
             panel=panel_title(self.specs[max(self.nav.currentRow(), 0)])))
+
+    @Slot(object)
+    def _on_language_retranslated(self, convert: Callable[[str], str | None]) -> None:
+        self.set_navigation_texts()  # built from the panel registry, in the language in force
+        self.panel_status.retranslate(convert)  # kept messages are drawn by the bar, not a widget's text
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange and not self._shut_down:  # (a closing window stays as it is)

@@ -1,4 +1,4 @@
-"""``attention-explorer PATH``: a model given on the command line opens in the Transformer studio (issue 12).
+"""``attention-explorer PATH``: a model given on the command line opens in the Transformer studio.
 
 A folder holding ``config.json`` is inspected as a Hugging Face model, a run directory (``run.json``) is followed,
 a ``.safetensors`` file is opened as the model on offer. Found before argparse sees the arguments, like a lesson.
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_access import PanelAccess
 
 #: Our options that take a value (the argument after them is never a model path).
 VALUE_OPTIONS = ("--screenshots", "--panel", "--theme", "--language", "--size")
@@ -57,10 +57,11 @@ def path_problem(path: str) -> str | None:
     return None
 
 
-def open_in_studio(window: MainWindow, path: str, echo: bool = False) -> None:
-    """Show the studio and open ``path`` there (in the background); ``echo``: print its status messages."""
-    window.show_panel(STUDIO)
-    panel = window.panel(STUDIO)
+def open_in_studio(panels: PanelAccess, path: str, echo: bool = False) -> None:
+    """Show the studio of ``panels`` and open ``path`` there (in the background); ``echo``: print its status
+    messages."""
+    panels.show_panel(STUDIO)
+    panel = panels.panel(STUDIO)
     if panel is None:
         return
     if echo:

@@ -36,6 +36,8 @@ PANELS: tuple[PanelSpec, ...] = (
               "explorer.ui.panels.transformer_anatomy.anatomy_panel:AnatomyPanel"),
     PanelSpec("studio", QT_TRANSLATE_NOOP("Panels", "Transformer studio"),
               "explorer.ui.panels.studio.studio_panel:StudioPanel"),
+    PanelSpec("inspector", QT_TRANSLATE_NOOP("Panels", "Model inspector"),
+              "explorer.ui.panels.inspector.inspector_panel:InspectorPanel"),
 )
 
 
@@ -50,6 +52,7 @@ SECTIONS: dict[str, str] = {
     "transformer_anatomy": QT_TRANSLATE_NOOP(
         "Panels", "§11.7.1–11.7.4 The Transformer: FFN, add & norm, encoder and decoder blocks"),
     "studio": QT_TRANSLATE_NOOP("Panels", "§11.7 The Transformer architecture"),
+    "inspector": QT_TRANSLATE_NOOP("Panels", "§11.5–11.7 Every head of any model: inspect and debug"),
 }
 
 

@@ -8,29 +8,34 @@ from typing import TYPE_CHECKING, Callable
 from PySide6.QtCore import QObject, Slot
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QStatusBar
+
     from explorer.ui.panels.base_panel import BasePanel
 
 STATUS_MESSAGE_MS = 10_000
 
 
 class PanelStatus(QObject):
-    """Each panel's latest status message with its expiry, for one main window's status bar."""
+    """Each panel's latest status message with its expiry, for one main window's status bar ``bar``;
+    ``current_key`` names the panel shown now."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, bar: QStatusBar, current_key: Callable[[], str], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bar = bar
+        self._current_key = current_key
+        self._panels: dict[str, BasePanel] = {}
         self._messages: dict[str, tuple[str, float]] = {}  # panel key -> (message, monotonic expiry)
 
-    def watch(self, panel: BasePanel) -> None:
-        """Show ``panel``'s ``status_message`` from now on."""
+    def watch(self, key: str, panel: BasePanel) -> None:
+        """Show the ``status_message`` of ``panel`` (the panel of ``key``) from now on."""
+        self._panels[key] = panel
         panel.status_message.connect(self._on_panel_status_message)
 
     def show_for(self, key: str) -> None:
         """Show the unexpired message of ``key`` (it is becoming current), or clear the bar."""
         text, expiry = self._messages.get(key, ("", 0.0))
         remaining_ms = int((expiry - time.monotonic()) * 1000)
-        bar = self._window.statusBar()
+        bar = self._bar
         if text and remaining_ms > 0:
             bar.showMessage(text, remaining_ms)
         else:
@@ -42,17 +47,16 @@ class PanelStatus(QObject):
         ``convert`` returns the text in the new language, or None for a text that is no known message.
         """
         self._messages = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._messages.items()}
-        bar = self._window.statusBar()
+        bar = self._bar
         message = bar.currentMessage()
         if message:
             bar.showMessage(convert(message) or message, STATUS_MESSAGE_MS)
 
     @Slot(str)
     def _on_panel_status_message(self, text: str) -> None:
-        window = self._window
-        key = next((k for k in window.keys() if window.panel(k) is self.sender()), None)
+        key = next((k for k, panel in self._panels.items() if panel is self.sender()), None)
         if key is None:
             return
         self._messages[key] = (text, time.monotonic() + STATUS_MESSAGE_MS / 1000)
-        if key == window.current_key():
-            window.statusBar().showMessage(text, STATUS_MESSAGE_MS)
+        if key == self._current_key():
+            self._bar.showMessage(text, STATUS_MESSAGE_MS)

@@ -2,7 +2,7 @@
 start-up benchmark, File → Export all)."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
 
@@ -14,13 +14,14 @@ class PanelWalker(QObject):
 
     A panel has settled when none of its ``LatestOnlyRunner`` children is busy, no single-shot
     ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
-    throttled redraws land), or after ``max_wait_ms``.
+    throttled redraws land), or after ``max_wait_ms``. ``panels`` (the main window, or the ``PanelAccess`` it
+    hands out) is the walker's parent and answers ``show_panel(key)`` and ``panel(key)``.
     """
 
-    def __init__(self, window, keys: list[str], on_settled: Callable[[str], None],
+    def __init__(self, panels: Any, keys: list[str], on_settled: Callable[[str], None],
                  on_done: Callable[[], None], min_wait_ms: int = 300, max_wait_ms: int = 10_000) -> None:
-        super().__init__(window)
-        self._window = window
+        super().__init__(panels)
+        self._panels = panels
         self._keys = list(keys)
         self._on_settled = on_settled
         self._on_done = on_done
@@ -61,7 +62,7 @@ class PanelWalker(QObject):
         if not self._keys:
             self._on_done()
             return
-        self._window.show_panel(self._keys[0])
+        self._panels.show_panel(self._keys[0])
         self._clock.start()
         self._timer.start()
 
@@ -70,7 +71,7 @@ class PanelWalker(QObject):
         from explorer.ui.worker import LatestOnlyRunner
 
         key = self._keys[0]
-        panel = self._window.panel(key)
+        panel = self._panels.panel(key)
         busy = panel is not None and (
             any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
             or any(t.isActive() and t.isSingleShot() for t in panel.findChildren(QTimer))  # debounces

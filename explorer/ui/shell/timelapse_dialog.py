@@ -10,13 +10,16 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
 from explorer.core.runs.timelapse import DEFAULT_KIND, build_timelapse
-from explorer.ui.palette import lookup_table
-from explorer.ui.timelapse_export import FORMAT_NAMES, TimelapseJob, available_formats, format_of
-from explorer.ui.timelapse_render import KIND_TITLES
+from explorer.render.colormaps import lookup_table
+from explorer.render.timelapse_files import FORMAT_NAMES, available_formats, format_of
+from explorer.render.timelapse_frame import KIND_TITLES
+from explorer.ui.shell.timelapse_job import TimelapseJob
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.classroom import Classroom
-    from explorer.ui.shell.main_window import MainWindow
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QStatusBar
+
+    from explorer.ui.settings import AppSettings
 
 SIZES = ((960, 540), (1280, 720), (1920, 1080))
 NO_HISTORY = QT_TRANSLATE_NOOP("Timelapse", "The Transformer studio has no attention history yet: train a model there "
@@ -24,22 +27,23 @@ NO_HISTORY = QT_TRANSLATE_NOOP("Timelapse", "The Transformer studio has no atten
 translate = QCoreApplication.translate
 
 
-def studio_run(window: MainWindow) -> tuple[Any, list[Any]] | None:
-    """The studio's state and its attention snapshots, or None when there are none."""
-    panel = window.panel("studio")
-    state = getattr(panel, "studio_state", None)
+def studio_run(studio: QWidget | None) -> tuple[Any, list[Any]] | None:
+    """The state of the ``studio`` panel (None: not built) and its attention snapshots, or None when there are
+    none."""
+    state = getattr(studio, "studio_state", None)
     if state is None or not len(state.attention.history):
         return None
     return state, list(state.attention.history)
 
 
-def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: str = DEFAULT_KIND,
-                    head: tuple[int, int] | None = None, max_frames: int | None = None, fps: float = 4.0,
-                    size: tuple[int, int] = SIZES[0]) -> TimelapseJob | None:
-    """Start writing the studio's time-lapse to ``path`` (format from its suffix); progress goes to the status
-    bar. Returns the job, or None (with a status message) when there is nothing to show or the request is bad."""
-    bar = window.statusBar()
-    run = studio_run(window)
+def timelapse_job(studio: QWidget | None, bar: QStatusBar, palette: str, dark: bool, path: str,
+                  kind: str = DEFAULT_KIND, head: tuple[int, int] | None = None, max_frames: int | None = None,
+                  fps: float = 4.0, size: tuple[int, int] = SIZES[0],
+                  parent: QObject | None = None) -> TimelapseJob | None:
+    """A job (not started) writing the ``studio`` panel's time-lapse to ``path`` (format from its suffix) in
+    ``palette`` on a ``dark`` or light background; its progress goes to the status bar ``bar``. None (with a
+    status message) when there is nothing to show or the request is bad."""
+    run = studio_run(studio)
     fmt = format_of(path)
     if run is None or fmt not in available_formats():
         bar.showMessage(translate("Timelapse", NO_HISTORY) if run is None else translate(
@@ -53,23 +57,18 @@ def start_timelapse(window: MainWindow, classroom: Classroom, path: str, kind: s
     except ValueError as exc:
         bar.showMessage(str(exc), 10_000)
         return None
-    if classroom.timelapse_job is not None:
-        classroom.timelapse_job.cancel()
-    job = TimelapseJob(timelapse, lookup_table("viridis", window.settings.palette), path, fmt, fps, size,
-                       window.appearance.dark, classroom)
+    job = TimelapseJob(timelapse, lookup_table("viridis", palette), path, fmt, fps, size, dark, parent)
     job.progressed.connect(lambda done, total: bar.showMessage(
         translate("Timelapse", "Drawing the time-lapse: frame {done} of {total}…").format(done=done, total=total)
         if done < total else translate("Timelapse", "Encoding the time-lapse…")))
     job.finished.connect(lambda written: bar.showMessage(
         translate("Timelapse", "Wrote the time-lapse {path}.").format(path=written), 10_000))
     job.failed.connect(lambda why: bar.showMessage(why, 10_000))
-    classroom.timelapse_job = job
-    job.start()
     return job
 
 
 class TimelapseDialog(QDialog):
-    """The time-lapse options; :meth:`request` returns them for :func:`start_timelapse`."""
+    """The time-lapse options; :meth:`request` returns them for :func:`timelapse_job`."""
 
     def __init__(self, snapshot: Any, selected: tuple[str, int, int] | None, directory: str, fps: int,
                  max_frames: int, parent: QWidget | None = None) -> None:
@@ -122,7 +121,7 @@ class TimelapseDialog(QDialog):
             self.head_combo.setCurrentIndex(self._heads.index((selected[1], selected[2])))
 
     def request(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`start_timelapse`."""
+        """Keyword arguments for :func:`timelapse_job`."""
         return {"path": self.path_edit.text().strip(), "kind": self.kind_combo.currentData(),
                 "head": self._heads[max(0, self.head_combo.currentIndex())], "max_frames": self.frames_spin.value(),
                 "fps": float(self.fps_spin.value()), "size": self.size_combo.currentData()}
@@ -157,16 +156,17 @@ class TimelapseDialog(QDialog):
             self.accept()
 
 
-def run_timelapse_dialog(window: MainWindow, classroom: Classroom) -> TimelapseJob | None:
-    """Ask for the options, then start the time-lapse; says in the status bar when there is nothing to show."""
-    run = studio_run(window)
+def ask_timelapse(studio: QWidget | None, settings: AppSettings, bar: QStatusBar,
+                  parent: QWidget) -> dict[str, Any] | None:
+    """Ask for the time-lapse options of the ``studio`` panel (remembered in ``settings``): keyword arguments for
+    :func:`timelapse_job`, or None when cancelled or when there is nothing to show (said in the status bar)."""
+    run = studio_run(studio)
     if run is None:
-        window.statusBar().showMessage(translate("Timelapse", NO_HISTORY), 10_000)
+        bar.showMessage(translate("Timelapse", NO_HISTORY), 10_000)
         return None
     state, snapshots = run
-    settings = window.settings
     dialog = TimelapseDialog(snapshots[-1], state.attention.selected_head, settings.get("timelapse/last_dir"),
-                             settings.get("timelapse/fps"), settings.get("timelapse/max_frames"), window)
+                             settings.get("timelapse/fps"), settings.get("timelapse/max_frames"), parent)
     try:
         if not dialog.exec():
             return None
@@ -176,4 +176,4 @@ def run_timelapse_dialog(window: MainWindow, classroom: Classroom) -> TimelapseJ
     settings.set("timelapse/last_dir", str(Path(request["path"]).parent))
     settings.set("timelapse/fps", int(request["fps"]))
     settings.set("timelapse/max_frames", request["max_frames"])
-    return start_timelapse(window, classroom, **request)
+    return request

@@ -4,29 +4,43 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 
 from explorer.ui.i18n.translators import language_manager
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_menus import MenuActions
 
 
 class WindowLanguage(QObject):
-    """The language choice of one main window; ``shown`` is the language of the texts on screen."""
+    """The language choice of the window ``root``; ``shown`` is the language of the texts on screen.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    Signals
+    -------
+    retranslated(object): the texts on screen were re-set; carries ``convert(text)``, which returns a text of the
+    old language in the new one (or None for a text that is no known message), for texts kept elsewhere.
+    """
+
+    retranslated = Signal(object)
+
+    def __init__(self, settings: AppSettings, actions: MenuActions, root: QWidget,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self._actions = actions
+        self._root = root
         self.shown = language_manager().language
-        window.menu_actions.language_group.triggered.connect(self._on_language_group_triggered)
+        actions.language_group.triggered.connect(self._on_language_group_triggered)
 
     def choose(self, choice: str) -> None:
         """Show the app in ``choice`` (``system``, ``en`` or ``zh_CN``) from now on, remembered; the texts on
         screen change at once (the window's ``changeEvent`` calls :meth:`retranslate`)."""
-        self._window.settings.language = choice
-        self._window.menu_actions.check_language(choice)
+        self._settings.language = choice
+        self._actions.check_language(choice)
         language_manager().apply(choice)
 
     def retranslate(self) -> None:
@@ -38,10 +52,8 @@ class WindowLanguage(QObject):
         if new == self.shown:
             return
         old, self.shown = self.shown, new
-        window = self._window
-        window.set_navigation_texts()  # built from the panel registry, in the language in force
-        retranslate_tree([window, *own_popups(window)], old, new)
-        window.panel_status.retranslate(converter_for(old, new).convert)
+        retranslate_tree([self._root, *own_popups(self._root)], old, new)
+        self.retranslated.emit(converter_for(old, new).convert)
 
     @Slot(QAction)
     def _on_language_group_triggered(self, action: QAction) -> None:

@@ -18,35 +18,47 @@ from explorer.ui.shell.lessons.store import apply_panel, capture_panel, safely, 
 from explorer.ui.shell.lessons.studio import StudioSource, captured_source, lesson_source, locate, open_source, store_source
 
 if TYPE_CHECKING:
-    from explorer.ui.shell.main_window import MainWindow
     from explorer.ui.panels.base_panel import BasePanel
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.panel_access import PanelAccess
 
 STUDIO = "studio"
 
 
 class LessonController(QObject):
-    """Saves and opens lessons for ``window``; ``problems_found`` reports what a deferred panel could not take.
+    """Saves and opens lessons of the window whose ``panels`` and ``settings`` it is given.
+
+    The look a lesson asks for is said by signals, emitted in this order before its panels' settings are applied.
 
     Signals
     -------
     problems_found(list): lines ``"where: why"`` from applying a lesson to a panel built after it was opened.
+    theme_chosen(str): the lesson's theme (``system``, ``light`` or ``dark``).
+    palette_chosen(str): the lesson's palette (``standard`` or ``colour_blind``).
+    presenter_scale_chosen(float): the lesson's presenter scale.
+    language_chosen(str): the lesson's language (``system``, ``en`` or ``zh_CN``).
     """
 
     problems_found = Signal(list)
+    theme_chosen = Signal(str)
+    palette_chosen = Signal(str)
+    presenter_scale_chosen = Signal(float)
+    language_chosen = Signal(str)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, panels: PanelAccess, settings: AppSettings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._panels = panels
+        self._settings = settings
         self._pending: dict[str, dict[str, Any]] = {}
         self._pending_source: StudioSource | None = None  # the studio's model or run, until it is built
 
     # ------------------------------------------------------------------ saving
     def current_lesson(self) -> tuple[Lesson, list[str]]:
         """The scene on screen as a lesson, and the settings that could not be kept (``"where: why"``)."""
-        window, dropped = self._window, []
+        access, settings, dropped = self._panels, self._settings, []
         panels: dict[str, dict[str, Any]] = {}
-        for key in window.keys():
-            panel = window.panel(key)
+        for key in access.keys():
+            panel = access.panel(key)
             if panel is not None:
                 captured = safely(f"panels.{key}", lambda p=panel: capture_panel(p), dropped)
                 if captured is None:
@@ -56,12 +68,12 @@ class LessonController(QObject):
                                for name in names)
             elif key in self._pending:
                 panels[key] = dict(self._pending[key])
-            elif window.panel_error(key) is None:
-                panels[key] = stored_panel(window.settings.qsettings, key)
-        lesson = Lesson(current_panel=window.current_key(), theme=window.settings.theme,
-                        palette=window.settings.palette, presenter_scale=window.settings.presenter_scale,
+            elif access.panel_error(key) is None:
+                panels[key] = stored_panel(settings.qsettings, key)
+        lesson = Lesson(current_panel=access.current_key(), theme=settings.theme,
+                        palette=settings.palette, presenter_scale=settings.presenter_scale,
                         language=language_manager().choice, panels=panels)
-        studio = window.panel(STUDIO)
+        studio = access.panel(STUDIO)
         store_source(lesson, captured_source(studio) if studio is not None else self._pending_source)
         return lesson, dropped
 
@@ -76,36 +88,33 @@ class LessonController(QObject):
 
         Raises ``LessonError`` when the file is not a lesson at all (nothing is changed then).
         """
-        window = self._window
-        opened = read_lesson(path, window.keys())
+        access = self._panels
+        opened = read_lesson(path, access.keys())
         lesson, skipped = opened.lesson, opened.skipped
         if lesson.theme is not None:
-            window.appearance.set_theme_mode(lesson.theme)
+            self.theme_chosen.emit(lesson.theme)
         if lesson.palette is not None:
-            window.classroom.set_palette(lesson.palette)
+            self.palette_chosen.emit(lesson.palette)
         if lesson.presenter_scale is not None:
-            window.classroom.set_presenter_scale(lesson.presenter_scale)
+            self.presenter_scale_chosen.emit(lesson.presenter_scale)
         if lesson.language is not None:
-            window.language.choose(lesson.language)
+            self.language_chosen.emit(lesson.language)
         source = locate(lesson_source(lesson), Path(path).parent, skipped)
         self._pending_source = None
         for key, values in lesson.panels.items():
-            panel = window.panel(key)
+            panel = access.panel(key)
             if panel is None:
                 self._pending[key] = values
             else:
                 safely(f"panels.{key}", lambda p=panel, v=values: apply_panel(p, v), skipped)
         if source is not None:
-            studio = window.panel(STUDIO)
+            studio = access.panel(STUDIO)
             if studio is None:
                 self._pending_source = source
             else:
                 open_source(studio, source, skipped)
         if lesson.current_panel is not None:
-            if window.isVisible():
-                window.show_panel(lesson.current_panel)
-            else:
-                window.select_panel(lesson.current_panel)
+            access.go_to(lesson.current_panel)
         return opened
 
     def panel_built(self, key: str, panel: BasePanel) -> None:
