@@ -12,9 +12,11 @@ from superqt.utils import qthrottled
 from explorer.core.chapter.attention_demos import DemoError, PositionalResult, offset_bounds, positional_demo
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
-from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls, spin_box
+from explorer.ui.widgets.form_controls import (form_group, labeled_slider, restore_controls, save_controls,
+                                               set_row_labels, spin_box)
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
 DIVERGING = "CET-D1"
@@ -45,43 +47,40 @@ class PositionalPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: PositionalResult | None = None
-        self.dim_spin = spin_box(1, 128, 32, self.tr("encoding_dim d: number of columns of P"))
-        self.steps_spin = spin_box(2, 200, 60, self.tr("num_steps: number of positions (rows of P)"))
-        self.first_col_spin = spin_box(0, 127, 6, self.tr("first column drawn as a curve"))
-        self.last_col_spin = spin_box(0, 127, 9, self.tr("last column drawn as a curve (at most {count})").format(
-            count=MAX_CURVES))
-        self.delta_slider = labeled_slider(-54, 49, 5, self.tr("offset δ (i + δ stays a row of P)"))
-        self.row_slider = labeled_slider(0, 54, 10, self.tr("position i whose encoding is shifted by δ"))
+        self.dim_spin = spin_box(1, 128, 32)
+        self.steps_spin = spin_box(2, 200, 60)
+        self.first_col_spin = spin_box(0, 127, 6)
+        self.last_col_spin = spin_box(0, 127, 9)
+        self.delta_slider = labeled_slider(-54, 49, 5)
+        self.row_slider = labeled_slider(0, 54, 10)
         cols = QHBoxLayout()
         cols.addWidget(self.first_col_spin)
-        cols.addWidget(QLabel(self.tr("to")))
+        self._to_label = QLabel()
+        cols.addWidget(self._to_label)
         cols.addWidget(self.last_col_spin)
         cols_widget = QWidget()
         cols_widget.setLayout(cols)
         cols.setContentsMargins(0, 0, 0, 0)
         self.offset_label = QLabel()
         self.offset_label.setWordWrap(True)
-        group = form_group(self.tr("Encoding"), [
-            ("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin), (self.tr("columns"), cols_widget),
-            (self.tr("offset δ"), self.delta_slider), (self.tr("row i"), self.row_slider), ("", self.offset_label)])
+        self._cols_widget = cols_widget
+        self.encoding_group = group = form_group("", [
+            ("encoding_dim", self.dim_spin), ("num_steps", self.steps_spin), ("columns", cols_widget),
+            ("offset δ", self.delta_slider), ("row i", self.row_slider), ("", self.offset_label)])
 
         self.p_map = HeatmapWidget(colormap=DIVERGING, title="P", levels=(-1.0, 1.0))
-        self.p_map.set_axis_labels(self.tr("position i"), self.tr("dimension"))
-        self.curves_plot = pg.PlotWidget(title=self.tr("columns of P"))
-        self.curves_plot.setLabel("bottom", self.tr("position i"))
+        self.curves_plot = pg.PlotWidget(title="P")
         self.curves_legend = self.curves_plot.addLegend(offset=(-5, 5), brush=pg.mkBrush(255, 255, 255, 190))
         self.curves = [self.curves_plot.plot(pen=pg.mkPen(c, width=2)) for c in CURVE_COLOURS]
         self.binary_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2, max_ticks=12)
         self.m_map = HeatmapWidget(colormap=DIVERGING, title="M(δ)", levels=(-1.0, 1.0))
         self.check_plot = pg.PlotWidget(title="P[i+δ] and M(δ)P[i]")
-        self.check_plot.setLabel("bottom", self.tr("dimension"))
         self.check_plot.addLegend(offset=(-5, -5), brush=pg.mkBrush(255, 255, 255, 190))
         self.start_curve = self.check_plot.plot(pen=pg.mkPen("#aaaaaa", width=1), name="P[i]")
         self.target_curve = self.check_plot.plot(pen=pg.mkPen("#1f77b4", width=3), name="P[i+δ]")
         self.mapped_curve = self.check_plot.plot(pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                                                  symbol="x", symbolPen="#d62728", symbolSize=7, name="M(δ)P[i]")
-        self.sim_map = HeatmapWidget(title=self.tr("similarity P Pᵀ"))
-        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
+        self.sim_map = HeatmapWidget(title="P Pᵀ")
         for heatmap in (self.p_map, self.m_map, self.sim_map):
             heatmap.plot.max_ticks = 16  # positions and dimensions: a readable few, not every index
 
@@ -98,8 +97,8 @@ class PositionalPanel(BasePanel):
         offsets_grid.addWidget(self.sim_map, 1, 0)
         offsets_grid.addWidget(self.check_plot, 0, 1, 2, 1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(encoding, self.tr("The encoding P"))
-        self.tabs.addTab(offsets, self.tr("Relative positions"))
+        self.tabs.addTab(encoding, "")
+        self.tabs.addTab(offsets, "")
         fit_titles(self.curves_plot, self.check_plot)
         side = SideColumn(width=230)  # a short window scrolls the controls instead of squeezing them
         side.add_widget(group)
@@ -119,7 +118,37 @@ class PositionalPanel(BasePanel):
             slider.valueChanged.connect(self._on_slider_value_changed)
         self.apply_theme(False)
         self._bound_offsets()
+        self.retranslate()
         self.recompute()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.dim_spin.setToolTip(self.tr("encoding_dim d: number of columns of P"))
+        self.steps_spin.setToolTip(self.tr("num_steps: number of positions (rows of P)"))
+        self.first_col_spin.setToolTip(self.tr("first column drawn as a curve"))
+        self.last_col_spin.setToolTip(self.tr("last column drawn as a curve (at most {count})").format(
+            count=MAX_CURVES))
+        self.delta_slider.setToolTip(self.tr("offset δ (i + δ stays a row of P)"))
+        self.row_slider.setToolTip(self.tr("position i whose encoding is shifted by δ"))
+        self._to_label.setText(self.tr("to"))
+        self.encoding_group.setTitle(self.tr("Encoding"))
+        set_row_labels(self.encoding_group.layout(), [
+            (self._cols_widget, self.tr("columns")), (self.delta_slider, self.tr("offset δ")),
+            (self.row_slider, self.tr("row i"))])
+        self.p_map.set_axis_labels(self.tr("position i"), self.tr("dimension"))
+        self.curves_plot.setTitle(self.tr("columns of P"))
+        self.curves_plot.setLabel("bottom", self.tr("position i"))
+        self.check_plot.setLabel("bottom", self.tr("dimension"))
+        self.sim_map.set_title(self.tr("similarity P Pᵀ"))
+        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
+        self.tabs.setTabText(0, self.tr("The encoding P"))
+        self.tabs.setTabText(1, self.tr("Relative positions"))
+        if self.result is not None:
+            set_legend_names(self.curves_plot.getPlotItem(),
+                             [(curve, self.tr("col {index}").format(index=col))
+                              for curve, col in zip(self.curves, self.columns())])
+            self.binary_grid.set_titles([self.tr("bits of i"), *self.binary_grid.titles[1:]])
+            self._draw_offset()
 
     # --- compute and draw ---------------------------------------------------------------------
     def columns(self) -> list[int]:
