@@ -16,7 +16,8 @@ from explorer.ui.panels.attention_cues.cue_plane_widget import KEY_COLOUR, CuePl
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import coerce
 from explorer.ui.widgets.fitting_title import fit_titles
-from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls, spin_box)
+from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
+                                               set_item_texts, set_row_labels, spin_box)
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.log_slider_widget import LogSlider
 from explorer.ui.widgets.side_column_widget import SideColumn
@@ -32,14 +33,13 @@ SCORER_NAMES = {"dot product": QT_TRANSLATE_NOOP("AttentionCuesPanel", "dot prod
 DEFAULT_QUERY = (0.5, -0.5)
 
 
-def _coordinate_box(value: float, tip: str) -> QDoubleSpinBox:
+def _coordinate_box(value: float) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setRange(*PLANE)
     box.setSingleStep(0.1)
     box.setDecimals(2)
     box.setValue(value)
     box.setKeyboardTracking(False)
-    box.setToolTip(tip)
     return box
 
 
@@ -70,22 +70,17 @@ class AttentionCuesPanel(BasePanel):
         super().__init__(parent)
         self.cues: CueSet | None = None
         self.result: CuesResult | None = None
-        self.scorer_combo = combo_box([(s, self.tr(SCORER_NAMES.get(s, s))) for s in SCORERS], "gaussian",
-                                      self.tr("the scoring function a(q, k)"))
+        self.scorer_combo = combo_box([(s, s) for s in SCORERS], "gaussian")
         self.temperature_slider = LogSlider(0.01, 100.0, 1.0, prefix="T = ")
-        self.temperature_slider.setToolTip(self.tr("temperature: the scores are divided by T before the softmax"))
         self.temperature_slider.slider.setMinimumWidth(70)
         self.temperature_slider.label.setMinimumWidth(52)
-        self.keys_spin = spin_box(1, 12, 6, self.tr("number of keys (and values)"))
-        self.seed_spin = spin_box(0, 9999, 0,
-                                  self.tr("random layout of the keys, their values and the additive weights"))
-        self.x_spin = _coordinate_box(DEFAULT_QUERY[0], self.tr("the query's first coordinate"))
-        self.y_spin = _coordinate_box(DEFAULT_QUERY[1], self.tr("the query's second coordinate"))
-        self.heatmap_combo = combo_box([(m, self.tr(m)) for m in HEATMAP_MODES], HEATMAP_MODES[0],
-                                       self.tr("rows of the heatmap"))
-        self.field_check = QCheckBox(self.tr("show f(q) over the plane"))
+        self.keys_spin = spin_box(1, 12, 6)
+        self.seed_spin = spin_box(0, 9999, 0)
+        self.x_spin = _coordinate_box(DEFAULT_QUERY[0])
+        self.y_spin = _coordinate_box(DEFAULT_QUERY[1])
+        self.heatmap_combo = combo_box([(m, m) for m in HEATMAP_MODES], HEATMAP_MODES[0])
+        self.field_check = QCheckBox()
         self.field_check.setChecked(True)
-        self.field_check.setToolTip(self.tr("colour each place by f(q) for a query there"))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         query = QWidget()
@@ -93,22 +88,22 @@ class AttentionCuesPanel(BasePanel):
         query_row.setContentsMargins(0, 0, 0, 0)
         query_row.addWidget(self.x_spin)
         query_row.addWidget(self.y_spin)
-        group = form_group(self.tr("Cues"), [
-            (self.tr("scoring"), self.scorer_combo), (self.tr("temperature"), self.temperature_slider),
-            (self.tr("keys"), self.keys_spin), (self.tr("seed"), self.seed_spin), (self.tr("query q"), query),
-            (self.tr("heatmap"), self.heatmap_combo), ("", self.field_check), ("", self.summary)])
+        self._query_row = query
+        self.cues_group = group = form_group("", [
+            ("scoring", self.scorer_combo), ("temperature", self.temperature_slider), ("keys", self.keys_spin),
+            ("seed", self.seed_spin), ("query q", query), ("heatmap", self.heatmap_combo), ("", self.field_check),
+            ("", self.summary)])
 
         self.plane = CuePlane()
-        self.plane.setTitle(self.tr("drag the query q"))
-        self.bars_plot = pg.PlotWidget(title=self.tr("weights α(q, kᵢ)"))
+        self.plane.setTitle("q")
+        self.bars_plot = pg.PlotWidget(title="α(q, kᵢ)")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=KEY_COLOUR)
         self.bars_plot.addItem(self.bars)
         self.bars_plot.setYRange(0, 1)
         self.bars_plot.setMouseEnabled(x=False, y=False)
         self.bars_plot.getPlotItem().hideButtons()
         self.bars_plot.setMenuEnabled(False)
-        self.heatmap = HeatmapWidget(title=self.tr("weights"))
-        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
+        self.heatmap = HeatmapWidget(title="α")
         fit_titles(self.plane, self.bars_plot)
         plots = QWidget()
         grid = QGridLayout(plots)
@@ -144,7 +139,36 @@ class AttentionCuesPanel(BasePanel):
         self.y_spin.valueChanged.connect(self._on_coordinate_changed)
         self.plane.query_moved.connect(self._on_plane_query_moved)
         self.apply_theme(False)
+        self.retranslate()
         self._new_layout()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        set_item_texts(self.scorer_combo, [self.tr(SCORER_NAMES.get(s, s)) for s in SCORERS])
+        self.scorer_combo.setToolTip(self.tr("the scoring function a(q, k)"))
+        self.temperature_slider.setToolTip(self.tr("temperature: the scores are divided by T before the softmax"))
+        self.keys_spin.setToolTip(self.tr("number of keys (and values)"))
+        self.seed_spin.setToolTip(self.tr("random layout of the keys, their values and the additive weights"))
+        self.x_spin.setToolTip(self.tr("the query's first coordinate"))
+        self.y_spin.setToolTip(self.tr("the query's second coordinate"))
+        set_item_texts(self.heatmap_combo, [self.tr(m) for m in HEATMAP_MODES])
+        self.heatmap_combo.setToolTip(self.tr("rows of the heatmap"))
+        self.field_check.setText(self.tr("show f(q) over the plane"))
+        self.field_check.setToolTip(self.tr("colour each place by f(q) for a query there"))
+        self.cues_group.setTitle(self.tr("Cues"))
+        set_row_labels(self.cues_group.layout(), [
+            (self.scorer_combo, self.tr("scoring")), (self.temperature_slider, self.tr("temperature")),
+            (self.keys_spin, self.tr("keys")), (self.seed_spin, self.tr("seed")), (self._query_row, self.tr("query q")),
+            (self.heatmap_combo, self.tr("heatmap"))])
+        self.plane.setTitle(self.tr("drag the query q"))
+        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
+        if self.result is None:
+            self.bars_plot.setTitle(self.tr("weights α(q, kᵢ)"))
+            self.heatmap.set_title(self.tr("weights"))
+            return
+        self._draw()  # the summary and the heatmap's title quote the result
+        if self.inline_message():  # the pooled output's failure, worded again when it fails again
+            self.recompute(field=True)
 
     # --- compute and draw ---------------------------------------------------------------------
     def query(self) -> tuple[float, float]:
