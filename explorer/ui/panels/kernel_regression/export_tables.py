@@ -2,7 +2,8 @@
 behind them (every weight, not the block averages a big heatmap draws)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -10,36 +11,57 @@ from explorer.ui.i18n.translators import translate
 from explorer.ui.panels.base_panel import ExportTarget
 
 if TYPE_CHECKING:
-    from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
+    from explorer.ui.panels.kernel_regression.kernel_regression_widgets import KernelRegressionPlots
 
 Table = tuple[list[str], np.ndarray]
 
 
-def export_targets(panel: KernelRegressionPanel) -> list[ExportTarget]:
-    """The fit, the attention weights, one query's weights and the parametric loss, each with its table."""
+@dataclass(frozen=True)
+class KernelRegressionNumbers:
+    """The numbers the panel shows now: data, fits, the (test × train) weights on screen, the query, the loss."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_truth: np.ndarray
+    pred: np.ndarray
+    param_pred: np.ndarray | None
+    shown_weights: np.ndarray  # (test, train): nonparametric or the trained parametric ones
+    query_index: int
+    losses: list[float]
+    w_history: list[float]
+
+
+def export_targets(plots: KernelRegressionPlots, numbers: Callable[[], KernelRegressionNumbers]) -> list[ExportTarget]:
+    """The fit, the attention weights, one query's weights and the parametric loss of ``plots``, each with its
+    table read from ``numbers()`` when it is written."""
 
     def fit_table() -> Table:
-        param = panel.param_pred if panel.param_pred is not None else np.full(panel.x_test.size, np.nan)
+        n = numbers()
+        param = n.param_pred if n.param_pred is not None else np.full(n.x_test.size, np.nan)
         return (["x_test", "y_truth", "nonparametric_pred", "parametric_pred"],
-                np.column_stack([panel.x_test, panel.y_truth, panel.pred, param]).astype(np.float64))
+                np.column_stack([n.x_test, n.y_truth, n.pred, param]).astype(np.float64))
 
     def weights_table() -> Table:
         """One row per test point, one column per training point."""
-        header = ["x_test", *(f"w@x_train={v:.6g}" for v in panel.x_train.tolist())]
-        return header, np.column_stack([panel.x_test, panel.shown_weights()]).astype(np.float64)
+        n = numbers()
+        header = ["x_test", *(f"w@x_train={v:.6g}" for v in n.x_train.tolist())]
+        return header, np.column_stack([n.x_test, n.shown_weights]).astype(np.float64)
 
     def stem_table() -> Table:
-        w = panel.shown_weights()[min(panel.query_index, panel.x_test.size - 1)]
-        return ["x_train", "y_train", "weight"], np.column_stack([panel.x_train, panel.y_train, w]).astype(np.float64)
+        n = numbers()
+        w = n.shown_weights[min(n.query_index, n.x_test.size - 1)]
+        return ["x_train", "y_train", "weight"], np.column_stack([n.x_train, n.y_train, w]).astype(np.float64)
 
     def loss_table() -> Table:
-        n = len(panel.losses)
-        return ["epoch", "loss", "w"], np.column_stack([np.arange(1, n + 1), panel.losses, panel.w_history])
+        n = numbers()
+        count = len(n.losses)
+        return ["epoch", "loss", "w"], np.column_stack([np.arange(1, count + 1), n.losses, n.w_history])
 
-    return [ExportTarget("fit", panel.fit_plot, fit_table, label=translate("KernelRegressionPanel", "Fit")),
-            ExportTarget("attention_weights", panel.heatmap, weights_table,
+    return [ExportTarget("fit", plots.fit_plot, fit_table, label=translate("KernelRegressionPanel", "Fit")),
+            ExportTarget("attention_weights", plots.heatmap, weights_table,
                          label=translate("KernelRegressionPanel", "Attention weights")),
-            ExportTarget("query_weights", panel.stem_plot, stem_table,
+            ExportTarget("query_weights", plots.stem_plot, stem_table,
                          label=translate("KernelRegressionPanel", "Weights of one test point")),
-            ExportTarget("parametric_loss", panel.loss_plot, loss_table,
+            ExportTarget("parametric_loss", plots.loss_plot, loss_table,
                          label=translate("KernelRegressionPanel", "Parametric loss"))]

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from explorer.core.chapter import kernel_regression as kr
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.ui.panels.kernel_regression.export_tables import export_targets
+from explorer.ui.panels.kernel_regression.export_tables import KernelRegressionNumbers, export_targets
 from explorer.ui.panels.kernel_regression.kernel_regression_widgets import (DEFAULTS, KernelRegressionControls,
                                                                              KernelRegressionPlots)
 from explorer.ui.panels.kernel_regression.panel_texts import EXPLANATION_HTML, kernel_formula
@@ -338,7 +338,13 @@ class KernelRegressionPanel(BasePanel):
         self.plots.apply_pens(dark)
 
     def export_targets(self) -> list[ExportTarget]:
-        return export_targets(self)
+        return export_targets(self.plots, self.numbers)
+
+    def numbers(self) -> KernelRegressionNumbers:
+        """The numbers shown now, for the exported tables."""
+        return KernelRegressionNumbers(self.x_train, self.y_train, self.x_test, self.y_truth, self.pred,
+                                       self.param_pred, self.shown_weights(), self.query_index, self.losses,
+                                       self.w_history)
 
     def save_settings(self, settings: QSettings) -> None:
         for name, value in {**self.controls.values(), "query": self.query_index}.items():

@@ -10,7 +10,9 @@ from explorer.ui.i18n.translators import translate
 from explorer.ui.panels.base_panel import ExportTarget
 
 if TYPE_CHECKING:
-    from explorer.ui.panels.transformer_anatomy.anatomy_panel import AnatomyPanel
+    from explorer.core.chapter.anatomy_views import AnatomyViews
+    from explorer.ui.panels.transformer_anatomy.stage_view_widget import StageView
+    from explorer.ui.panels.transformer_anatomy.sublayer_views_widget import FFNView, NormView
     from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 Table = Callable[[], tuple[list[str], np.ndarray]]
@@ -29,10 +31,12 @@ def _matrix(header: str, matrix: Callable[[], np.ndarray | None]) -> Table:
     return table
 
 
-def export_targets(panel: AnatomyPanel) -> list[ExportTarget]:
-    """FFN input and output, the book's norm example, the batch and its norms, and the chosen box's output."""
-    ffn, norm, blocks = panel.ffn_view, panel.norm_view, panel.blocks_tab
-    view = blocks.stage_view
+def export_targets(ffn: FFNView, norm: NormView, view: StageView,
+                   views: Callable[[], AnatomyViews | None]) -> list[ExportTarget]:
+    """FFN input and output, the book's norm example, the batch and its norms, and the chosen box's output.
+
+    ``ffn``, ``norm`` and ``view`` are the panel's views; ``views`` returns what it computed last (or None).
+    """
 
     def batch(which: str) -> Table:
         def matrix() -> np.ndarray | None:
@@ -41,7 +45,8 @@ def export_targets(panel: AnatomyPanel) -> list[ExportTarget]:
         return _matrix("feature", matrix)
 
     def book() -> tuple[list[str], np.ndarray]:
-        r = panel.views.book if panel.views is not None else None
+        computed = views()
+        r = computed.book if computed is not None else None
         if r is None:
             return ["x0", "x1", "ln0", "ln1", "bn0", "bn1"], np.zeros((0, 6))
         return ["x0", "x1", "ln0", "ln1", "bn0", "bn1"], np.hstack([r.X, r.ln, r.bn])

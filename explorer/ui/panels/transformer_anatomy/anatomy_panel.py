@@ -193,7 +193,7 @@ class AnatomyPanel(BasePanel):
         self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
-        return export_targets(self)
+        return export_targets(self.ffn_view, self.norm_view, self.blocks_tab.stage_view, lambda: self.views)
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
