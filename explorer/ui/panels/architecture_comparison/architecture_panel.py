@@ -16,6 +16,7 @@ from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLO
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls
+from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
 
@@ -41,22 +42,20 @@ class ArchitecturePanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: ComparisonResult | None = None
-        self.n_slider = labeled_slider(2, 2048, 64, self.tr("n: number of tokens"))
-        self.d_slider = labeled_slider(1, 1024, 128, self.tr("d: width of each token (channels, hidden size)"))
-        self.k_slider = labeled_slider(3, 15, 3, self.tr("k: kernel size of the convolution (odd)"))
+        self.n_slider = labeled_slider(2, 2048, 64)
+        self.d_slider = labeled_slider(1, 1024, 128)
+        self.k_slider = labeled_slider(3, 15, 3)
         self.k_slider.setSingleStep(2)
         self.k_slider.setPageStep(2)
-        self.projections_check = QCheckBox(self.tr("count W_q, W_k, W_v, W_o"))
-        self.projections_check.setToolTip(self.tr("add the self-attention layer's four d×d projections (4·n·d²)"))
+        self.projections_check = QCheckBox()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
-        group = form_group(self.tr("Sizes"), [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
-                                     ("", self.projections_check), ("", self.summary)])
+        self.sizes_group = group = form_group("", [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
+                                                   ("", self.projections_check), ("", self.summary)])
 
-        self.cost_plot = pg.PlotWidget(title=self.tr("multiply–adds against n"))
+        self.cost_plot = pg.PlotWidget(title="n")
         self.cost_plot.setLogMode(x=True, y=True)
-        self.cost_plot.setLabel("bottom", self.tr("n (tokens)"))
         self.cost_plot.setMenuEnabled(False)
         self.cost_plot.getPlotItem().hideButtons()
         self.legend = self.cost_plot.addLegend(offset=(10, 10), brush=pg.mkBrush(255, 255, 255, 200))
@@ -73,8 +72,8 @@ class ArchitecturePanel(BasePanel):
         self.drawing = LayerDrawing()
         self.table = CostTable()
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.cost_plot, self.tr("Cost against n"))
-        self.tabs.addTab(self.drawing, self.tr("Paths through the layers"))
+        self.tabs.addTab(self.cost_plot, "")
+        self.tabs.addTab(self.drawing, "")
         plots = QWidget()
         plots_layout = QVBoxLayout(plots)
         plots_layout.setContentsMargins(0, 0, 0, 0)
@@ -95,7 +94,24 @@ class ArchitecturePanel(BasePanel):
             slider.valueChanged.connect(self._on_slider_value_changed)
         self.projections_check.toggled.connect(self._on_projections_check_toggled)
         self.apply_theme(False)
+        self.retranslate()
         self.recompute()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.n_slider.setToolTip(self.tr("n: number of tokens"))
+        self.d_slider.setToolTip(self.tr("d: width of each token (channels, hidden size)"))
+        self.k_slider.setToolTip(self.tr("k: kernel size of the convolution (odd)"))
+        self.projections_check.setText(self.tr("count W_q, W_k, W_v, W_o"))
+        self.projections_check.setToolTip(self.tr("add the self-attention layer's four d×d projections (4·n·d²)"))
+        self.sizes_group.setTitle(self.tr("Sizes"))
+        self.cost_plot.setTitle(self.tr("multiply–adds against n"))
+        self.cost_plot.setLabel("bottom", self.tr("n (tokens)"))
+        set_legend_names(self.cost_plot.getPlotItem(), [(c, architecture_name(a)) for a, c in self.curves.items()])
+        self.tabs.setTabText(0, self.tr("Cost against n"))
+        self.tabs.setTabText(1, self.tr("Paths through the layers"))
+        if self.result is not None:
+            self._show_result_texts()
 
     # --- compute and draw ---------------------------------------------------------------------
     def recompute(self) -> None:
@@ -118,10 +134,15 @@ class ArchitecturePanel(BasePanel):
         log_n = np.log10(r.n)
         self.n_line.setPos(log_n)  # in log mode, positions are log10 values
         self.cross_line.setPos(np.log10(r.crossover))
-        self.cross_line.label.setFormat(self.tr("self-attention dearest from n = {n:,}").format(n=r.crossover))
         self.cost_plot.setXRange(0, np.log10(r.n_axis[-1]), padding=0.02)
         self.table.show_result(r)
         self.drawing.draw(r.n, r.k)
+        self._show_result_texts()
+
+    def _show_result_texts(self) -> None:
+        """The crossover's caption and the summary, worded from the result on display."""
+        r = self.result
+        self.cross_line.label.setFormat(self.tr("self-attention dearest from n = {n:,}").format(n=r.crossover))
         if r.crossover == 1:
             dearest = self.tr("Self-attention is the dearest for every n.")
         else:

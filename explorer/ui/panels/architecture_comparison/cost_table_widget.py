@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult
@@ -24,8 +24,7 @@ class CostTable(QTableWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(len(ROWS), len(ARCHITECTURES), parent)
-        self.setHorizontalHeaderLabels([architecture_name(a) for a in ARCHITECTURES])
-        self.setVerticalHeaderLabels([self.tr(label) for label, _, _ in ROWS])
+        self.retranslate()
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -43,6 +42,16 @@ class CostTable(QTableWidget):
         height = self.horizontalHeader().sizeHint().height() + sum(self.rowHeight(r) for r in range(len(ROWS)))
         self.setFixedHeight(height + 2 * self.frameWidth())
         self.result: ComparisonResult | None = None
+
+    def retranslate(self) -> None:
+        """Name the architectures and the measures in the language in force (at build and on LanguageChange)."""
+        self.setHorizontalHeaderLabels([architecture_name(a) for a in ARCHITECTURES])
+        self.setVerticalHeaderLabels([self.tr(label) for label, _, _ in ROWS])
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def show_result(self, r: ComparisonResult) -> None:
         """Fill the cells; the dearest cost and the shortest path are bold."""

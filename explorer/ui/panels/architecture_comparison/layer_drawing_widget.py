@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 
 from explorer.core.chapter.architecture_costs import ARCHITECTURES
 from explorer.core.chapter.layer_graphs import LayerGraph, Node, first_to_last, hops
@@ -69,6 +69,7 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
             self.plots[name] = _ArchitecturePlot(self.addPlot(row=row, col=0), name)
         self.hop_counts: dict[str, int] = {}
         self.drawn_tokens = 0
+        self._drawn: tuple[int, int] | None = None  # (n, k) drawn: the titles quote them
         self.setMinimumSize(240, 240)
         self.apply_theme(False)
 
@@ -76,6 +77,7 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
         """Draw the graphs for ``min(n, MAX_DRAWN)`` tokens and kernel size ``k``."""
         shown = min(n, MAX_DRAWN)
         self.drawn_tokens = shown
+        self._drawn = (n, k)
         fg = self._fg()
         for row, name in enumerate(ARCHITECTURES):
             graph, path = first_to_last(name, shown, k)
@@ -88,6 +90,16 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
                     name=architecture_name(name), position=shown)
             self.plots[name].draw(graph, path, title, fg)
             self.ci.layout.setRowStretchFactor(row, max(2, graph.levels + 1))  # taller for a deep CNN
+
+    def retranslate(self) -> None:
+        """Word the titles in the language in force: drawn again (the graphs are tiny)."""
+        if self._drawn is not None:
+            self.draw(*self._drawn)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def apply_theme(self, dark: bool) -> None:
         self.dark = dark
