@@ -1,4 +1,4 @@
-"""Beam search as a tree (issue 13): the best leaf's path is ``decoding.beam_search``'s output (ids, end,
+"""Beam search as a tree: the best leaf's path is ``decoding.beam_search``'s output (ids, end,
 score, cross-attention); the tree's links, statuses and beams are consistent; width 1 is greedy; the beam
 choice of ``decode_steps`` walks the best path; a Hugging Face encoder–decoder grows a tree too."""
 from __future__ import annotations
@@ -41,14 +41,15 @@ def test_the_best_leaf_is_beam_searchs_output(sm: CheckpointSteps, width: int) -
     for source in SOURCES:
         tree = beam_tree(sm, source, width)
         enc = encode_sentence(source, sm.loaded.src_vocab, sm.num_steps)
-        ids, finished, score, rows = beam_search(sm.net, enc.ids[None], torch.tensor([enc.valid_len]), vocab.bos,
-                                                 vocab.eos, sm.num_steps, width)
+        found = beam_search(sm.net, enc.ids[None], torch.tensor([enc.valid_len]), vocab.bos, vocab.eos,
+                            sm.num_steps, width)
         best = tree.nodes[tree.best]
-        assert tree.best_ids() == ids and (best.status == "finished") == finished
-        assert best.score == pytest.approx(score, abs=1e-9)
+        assert tree.best_ids() == found.ids and (best.status == "finished") == found.finished
+        assert best.score == pytest.approx(found.score, abs=1e-9)
         path = tree.path(tree.best)
         got = np.stack([tree.nodes[n].cross_attention for n in path])  # (out_len, L, h, Ts)
-        np.testing.assert_allclose(got, rows[:, :, :, :enc.valid_len].numpy(), atol=1e-6)
+        assert found.cross is not None
+        np.testing.assert_allclose(got, found.cross[:, :, :, :enc.valid_len].numpy(), atol=1e-6)
         assert sm.text(tree.best_ids()) == translate(sm.net, sm.loaded.src_vocab, vocab, source, sm.num_steps,
                                                      method="beam", beam_width=width).text
 

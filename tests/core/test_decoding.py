@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.core.model.decoding import (DecodingError, IncrementalDecoder, beam_search, greedy_decode, translate,
-                                    translate_batch)
+from explorer.core.model.decoding import DecodingError, IncrementalDecoder, beam_search, translate, translate_batch
+from explorer.core.model.search import Greedy, search
 from explorer.core.data.text import Vocab, encode_sentence
 from explorer.core.model.transformer import Seq2SeqTransformer, TransformerConfig
 
@@ -38,11 +38,11 @@ def _src(sentence: str, steps: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
 def test_incremental_decoding_equals_rerunning_the_full_decoder(norm_first: bool) -> None:
     model = _model(1, norm_first)
     src, valid = _src("a c b e")
-    inc = IncrementalDecoder(model, src, valid)
+    inc = IncrementalDecoder(model, src, valid, need_weights=True)
     tokens = [TGT.bos, 4, 6, 5, 4, 6]
     with torch.no_grad():
         for t in range(len(tokens)):
-            step_logits, step_cross = inc.step(torch.tensor([tokens[t]]), need_weights=True)
+            step_logits, step_cross = inc.step(torch.tensor([tokens[t]]))
             full, maps = model(src, valid, torch.tensor([tokens[: t + 1]]), need_weights=True)
             torch.testing.assert_close(step_logits[0], full[0, -1], atol=1e-5, rtol=1e-5)
             cross_last = torch.stack([m[0, :, -1] for m in maps.cross])  # (L, h, Ts)
@@ -101,12 +101,12 @@ def test_wide_beam_finds_the_exhaustive_optimum(penalty: float) -> None:
             if (ids[-1] == TGT.eos or n == max_len) and score > best_score:
                 best, best_score = ids, score
     with torch.no_grad():
-        ids, finished, score, rows = beam_search(model, src, valid, TGT.bos, TGT.eos, max_len,
-                                                 beam_width=V ** max_len, length_penalty=penalty)
-    found = ids + [TGT.eos] if finished else ids
+        out = beam_search(model, src, valid, TGT.bos, TGT.eos, max_len, beam_width=V ** max_len,
+                          length_penalty=penalty)
+    found = out.ids + [TGT.eos] if out.finished else out.ids
     assert found == best
-    assert score == pytest.approx(best_score, abs=1e-4)
-    assert rows.shape[0] == len(found)
+    assert out.score == pytest.approx(best_score, abs=1e-4)
+    assert out.cross is not None and out.cross.shape[0] == len(found)
 
 
 def test_beam_of_width_one_is_greedy() -> None:
@@ -142,6 +142,8 @@ def test_greedy_decode_stops_when_every_sentence_ended() -> None:
         model.decoder.dense.bias.fill_(0.0)
         model.decoder.dense.bias[TGT.eos] = 100.0  # <eos> always wins
     src = torch.stack([_src(s)[0][0] for s in ["a", "b c"]])
-    ids, lengths, done, scores, cross = greedy_decode(model, src, torch.tensor([2, 3]), TGT.bos, TGT.eos, 6)
-    assert ids.shape == (2, 1) and lengths.tolist() == [0, 0] and done.all() and cross is None
+    stepper = IncrementalDecoder(model, src, torch.tensor([2, 3]))
+    found = search(stepper, torch.full((2,), TGT.bos), Greedy(), 6, {TGT.eos})
+    assert stepper.length == 1  # one step, then every sentence had ended
+    assert [f.ids for f in found] == [[], []] and all(f.finished and f.cross is None for f in found)
     assert model.training is False

@@ -1,4 +1,4 @@
-"""Output probabilities and decoding choices (issue 13): greedy picks each step's argmax and equals
+"""Output probabilities and decoding choices: greedy picks each step's argmax and equals
 ``translate``; a seeded sample repeats; top-k and top-p restrict the support exactly as defined; temperature
 → 0 is greedy; settings are validated; Hugging Face decoder-only models decode the same way."""
 from __future__ import annotations
@@ -12,8 +12,9 @@ import torch
 from explorer.core.model.decoding import translate
 from explorer.core.inspect.interface import ModelError
 from explorer.core.inspect.opening import open_model
-from explorer.core.debug.sampling import DecodeChoice, decode_steps, sampling_probs
+from explorer.core.debug.sampling import DecodeChoice, decode_steps
 from explorer.core.inspect.step_model import CheckpointSteps
+from explorer.core.model.search import sampling_probs
 from explorer.core.inspect.opening import step_model
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -3,17 +3,18 @@ sampling with temperature, top-k and top-p): every step's top next tokens with t
 which token was chosen and why, as plain data. Sampling is seeded with its own ``torch.Generator``."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from explorer.core.checks import is_number, is_whole, positive_int
+from explorer.core.choices import DECODING_METHODS
+from explorer.core.debug.beam_tree import BeamTree, beam_tree, check_beam
 from explorer.core.inspect.interface import ModelError
 from explorer.core.inspect.step_model import StepModel
-
-METHODS = ("greedy", "sample", "beam")
+from explorer.core.model.search import Sample, SearchStep, search
 
 
 @dataclass(frozen=True)
@@ -36,55 +37,18 @@ class DecodeChoice:
 
     def validate(self) -> DecodeChoice:
         """Return self, or raise :class:`ModelError` with a message fit for users."""
-        if self.method not in METHODS:
-            raise ModelError(f"the decoding method must be one of {', '.join(METHODS)}, got {self.method!r}")
-        if not _number(self.temperature) or self.temperature < 0:
+        if self.method not in DECODING_METHODS:
+            raise ModelError(f"the decoding method must be one of {', '.join(DECODING_METHODS)}, got {self.method!r}")
+        if not is_number(self.temperature) or self.temperature < 0:
             raise ModelError(f"temperature must be a number ≥ 0, got {self.temperature!r}")
-        if not _whole(self.top_k) or self.top_k < 0:
+        if not is_whole(self.top_k) or self.top_k < 0:
             raise ModelError(f"top-k must be a whole number ≥ 0 (0 = no limit), got {self.top_k!r}")
-        if not _number(self.top_p) or not 0 < self.top_p <= 1:
+        if not is_number(self.top_p) or not 0 < self.top_p <= 1:
             raise ModelError(f"top-p must be a number in (0, 1], got {self.top_p!r}")
-        if not _whole(self.seed) or not 0 <= self.seed < 2**63:
+        if not is_whole(self.seed) or not 0 <= self.seed < 2**63:
             raise ModelError(f"the seed must be a whole number ≥ 0, got {self.seed!r}")
-        if not _whole(self.beam_width) or self.beam_width < 1:
-            raise ModelError(f"beam width must be a whole number of at least 1, got {self.beam_width!r}")
-        if not _number(self.length_penalty) or self.length_penalty < 0:
-            raise ModelError(f"length penalty must be a number ≥ 0, got {self.length_penalty!r}")
+        check_beam(self.beam_width, self.length_penalty)
         return self
-
-
-def _number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _whole(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def sampling_probs(logits: Tensor, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0) -> Tensor:
-    """The distribution a sampler draws from, ``(..., V)`` logits -> ``(..., V)`` probabilities.
-
-    Temperature first (0: all mass on the argmax, the first one on a tie), then top-k (the k most probable
-    tokens), then top-p (the most probable tokens, in order, until their probability reaches ``top_p``; at
-    least one), renormalised. Tokens outside the support have probability exactly 0.
-    """
-    logits = logits.float()
-    if temperature == 0:
-        return torch.zeros_like(logits).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)
-    probs = torch.softmax(logits / temperature, dim=-1)
-    vocab = probs.shape[-1]
-    if 0 < top_k < vocab:
-        order = probs.argsort(dim=-1, descending=True, stable=True)  # ties: exactly k, lower ids first
-        keep = torch.zeros_like(probs, dtype=torch.bool).scatter_(-1, order[..., :top_k], True)
-        probs = torch.where(keep, probs, 0.0)
-    if top_p < 1:
-        sorted_p, order = probs.sort(dim=-1, descending=True, stable=True)  # (..., V)
-        before = sorted_p.cumsum(-1) - sorted_p  # mass of the more probable tokens
-        keep_sorted = before < top_p * sorted_p.sum(-1, keepdim=True)
-        keep_sorted[..., 0] = True
-        keep = torch.zeros_like(keep_sorted).scatter_(-1, order, keep_sorted)
-        probs = torch.where(keep, probs, 0.0)
-    return probs / probs.sum(-1, keepdim=True)
 
 
 @dataclass
@@ -150,43 +114,58 @@ def make_step(sm: StepModel, index: int, logits: Tensor, choice_probs: Tensor, c
                       cross_attention=None if cross is None else cross.detach().cpu().float().numpy().copy())
 
 
-@torch.no_grad()
 def decode_steps(sm: StepModel, source: str, choice: DecodeChoice | None = None, top: int = 5,
                  max_new_tokens: int | None = None) -> DecodeTrace:
     """Decode ``source`` with ``choice``, recording each step's ``top`` next tokens (see :class:`DecodeStep`).
 
-    Greedy and sampling run here; beam search runs :func:`~explorer.core.debug.beam_tree.beam_tree` and reports the
-    steps along its best hypothesis. The same seed gives the same sample. Raises :class:`ModelError` for bad
-    settings (and the model's ``ValueError`` for unusable text).
+    Greedy and sampling run :class:`~explorer.core.model.search.Sample` (temperature 0 for greedy); beam search
+    runs :func:`~explorer.core.debug.beam_tree.beam_tree` and reports the steps along its best hypothesis. The
+    same seed gives the same sample. Raises :class:`ModelError` for bad settings (and the model's
+    ``ValueError`` for unusable text).
     """
     choice = (choice or DecodeChoice()).validate()
-    if not _whole(top) or top < 1:
-        raise ModelError(f"top must be a whole number of at least 1, got {top!r}")
+    positive_int(top, "top", ModelError)
     limit = sm.max_new_tokens(source) if max_new_tokens is None else max_new_tokens
-    if not _whole(limit) or limit < 1:
-        raise ModelError(f"max_new_tokens must be a whole number of at least 1, got {limit!r}")
+    positive_int(limit, "max_new_tokens", ModelError)
     if choice.method == "beam":
-        from explorer.core.debug.beam_tree import beam_tree
-
-        return beam_tree(sm, source, choice.beam_width, choice.length_penalty, limit, top=top).best_trace(sm, choice)
+        tree = beam_tree(sm, source, choice.beam_width, choice.length_penalty, limit, top=top)
+        return _best_path(tree, sm, choice)
     stepper = sm.begin(source)
     trace = DecodeTrace(choice=choice, source_tokens=list(stepper.source_tokens))
-    generator = torch.Generator().manual_seed(choice.seed)
     temperature = 0.0 if choice.method == "greedy" else choice.temperature
-    y = stepper.first
-    for index in range(limit):
-        logits, cross = stepper.step(y)
-        row = logits[0].float().cpu()  # (V,)
-        probs = sampling_probs(row, temperature, choice.top_k, choice.top_p)
-        chosen = int(row.argmax()) if temperature == 0 else int(torch.multinomial(probs, 1, generator=generator))
-        step = make_step(sm, index, row, probs, chosen, top, None if cross is None else cross[0])
-        trace.steps.append(step)
-        trace.log_prob += step.chosen_log_prob
-        trace.ids.append(chosen)
-        if chosen in sm.eos_ids:
-            trace.finished = True
-            break
-        y = torch.tensor([chosen], device=y.device)
+
+    def watch(step: SearchStep) -> None:
+        exp = step.expansions
+        assert exp.probs is not None
+        made = make_step(sm, step.t, step.logits[0].float().cpu(), exp.probs[0], int(exp.tokens[0]), top,
+                         None if step.cross is None else step.cross[0])
+        trace.steps.append(made)
+        trace.log_prob += made.chosen_log_prob
+
+    rule = Sample(temperature, choice.top_k, choice.top_p, choice.seed)
+    best = search(stepper, stepper.first, rule, limit, sm.eos_ids, watch)[0]
+    assert best is not None  # one hypothesis, ended or stopped
+    trace.finished = best.finished
+    trace.ids = [*best.ids, best.end] if best.end is not None else list(best.ids)
+    trace.tokens = sm.tokens(trace.ids)
+    trace.text = sm.text(trace.ids)
+    return trace
+
+
+def _best_path(tree: BeamTree, sm: StepModel, choice: DecodeChoice) -> DecodeTrace:
+    """The best hypothesis of a beam tree as a :class:`DecodeTrace`: each step's top tokens are its parent's."""
+    trace = DecodeTrace(choice=choice, source_tokens=list(tree.source_tokens))
+    for index, nid in enumerate(tree.path(tree.best)):
+        node, parent = tree.nodes[nid], tree.nodes[tree.nodes[nid].parent or 0]
+        trace.steps.append(DecodeStep(
+            index=index, top_ids=parent.next_ids, top_tokens=parent.next_tokens, top_probs=parent.next_probs,
+            top_choice_probs=[1.0 if i == node.token_id else 0.0 for i in parent.next_ids],
+            chosen_id=node.token_id, chosen_token=node.token, chosen_prob=float(np.exp(node.token_log_prob)),
+            chosen_rank=node.rank, chosen_log_prob=node.token_log_prob, support=1,
+            cross_attention=node.cross_attention))
+        trace.ids.append(node.token_id)
+        trace.log_prob = node.log_prob
+    trace.finished = tree.nodes[tree.best].status == "finished"
     trace.tokens = sm.tokens(trace.ids)
     trace.text = sm.text(trace.ids)
     return trace

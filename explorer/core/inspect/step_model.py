@@ -1,6 +1,6 @@
 """A model seen one next-token distribution at a time (book §10.7.6 prediction, §10.8 beam search): what
 sampling, beam trees and head ablation need, for our checkpoints here and Hugging Face models in
-``hf_steps.py``. :func:`step_model` picks the adapter for an opened :class:`InspectableModel`."""
+``hf/steps.py``. ``explorer.core.inspect.opening.step_model`` picks the adapter for an opened model."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -8,33 +8,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
-from explorer.core.inspect.checkpoint_model import CheckpointModel
-from explorer.core.model.decoding import IncrementalDecoder, translate_batch
-from explorer.core.inspect.interface import InspectableModel, ModelError
-from explorer.core.data.text import build_dataset, encode_sentence, tokenize
 from explorer.core.data.readers import normalize_side
+from explorer.core.data.text import build_dataset, encode_sentence, tokenize
+from explorer.core.inspect.checkpoint_model import CheckpointModel
+from explorer.core.inspect.interface import ModelError
+from explorer.core.model.decoding import IncrementalDecoder, translate_batch
+from explorer.core.model.loss import masked_cross_entropy
+from explorer.core.model.search import Greedy, Stepper, search
 
 
-class Stepper(ABC):
-    """Decoding state for one source and up to ``k`` hypotheses (a batch of prefixes).
-
-    ``first`` is the token to feed at the first step, ``(1,)``; ``source_tokens`` label the cross-attention
-    columns.
-    """
+class SourceStepper(Stepper, ABC):
+    """A :class:`~explorer.core.model.search.Stepper` for one source: ``first`` is the token to feed at the
+    first step ``(1,)``; ``source_tokens`` label the cross-attention columns; logits come as float32."""
 
     first: Tensor
     source_tokens: list[str]
 
     @abstractmethod
     def step(self, tokens: Tensor, parents: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
-        """Keep hypotheses ``parents`` (k,) (None: keep all, in order), append ``tokens`` (k,) to them.
-
-        Returns the next-token logits ``(k, V)`` (float32) and each hypothesis's cross-attention row of this
-        step ``(k, layers, heads, Ts)`` (None for a model without cross-attention).
-        """
+        """See :meth:`explorer.core.model.search.Stepper.step`."""
 
 
 @dataclass
@@ -56,8 +50,8 @@ class StepModel(ABC):
     eos_ids: frozenset[int]
 
     @abstractmethod
-    def begin(self, source: str) -> Stepper:
-        """Encode ``source`` and return a fresh :class:`Stepper` (one hypothesis)."""
+    def begin(self, source: str) -> SourceStepper:
+        """Encode ``source`` and return a fresh :class:`SourceStepper` (one hypothesis)."""
 
     @abstractmethod
     def max_new_tokens(self, source: str) -> int:
@@ -80,10 +74,14 @@ class StepModel(ABC):
         """Teacher-forced cross-entropy of every target token (its end token included) given its source."""
 
     def translate(self, sources: Sequence[str]) -> list[str]:
-        """Greedy output text of every source (one :class:`Stepper` each unless a subclass batches)."""
-        from explorer.core.debug.sampling import DecodeChoice, decode_steps
-
-        return [decode_steps(self, s, DecodeChoice(), top=1).text for s in sources]
+        """Greedy output text of every source (one :class:`SourceStepper` each unless a subclass batches)."""
+        texts = []
+        for source in sources:
+            stepper = self.begin(source)
+            best = search(stepper, stepper.first, Greedy(), self.max_new_tokens(source), self.eos_ids)[0]
+            assert best is not None  # greedy ends or stops every hypothesis
+            texts.append(self.text(best.ids if best.end is None else [*best.ids, best.end]))
+        return texts
 
 
 class CheckpointSteps(StepModel):
@@ -103,7 +101,7 @@ class CheckpointSteps(StepModel):
     def _device(self) -> torch.device:
         return next(self.net.parameters()).device
 
-    def begin(self, source: str) -> Stepper:
+    def begin(self, source: str) -> SourceStepper:
         enc = encode_sentence(source, self.loaded.src_vocab, self.num_steps)
         device = self._device()
         return _OurStepper(self.net, enc.ids[None].to(device), torch.tensor([enc.valid_len], device=device),
@@ -134,9 +132,7 @@ class CheckpointSteps(StepModel):
                 dec_input = torch.cat([bos, tgt[:, :-1]], dim=1)  # (B, T) teacher forcing
                 logits, _ = self.net(ds.src[lo:lo + batch_size].to(device),
                                      ds.src_valid_len[lo:lo + batch_size].to(device), dec_input.to(device))
-                labels = tgt.masked_fill(torch.arange(tgt.shape[1])[None, :] >= tgt_len[:, None], -100)  # (B, T)
-                total += float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(),  # (B·T, V)
-                                               labels.reshape(-1).to(device), ignore_index=-100, reduction="sum"))
+                total += float(masked_cross_entropy(logits, tgt.to(device), tgt_len.to(device)))
                 count += int(tgt_len.sum())
         finally:
             self.net.train(was_training)
@@ -147,19 +143,17 @@ class CheckpointSteps(StepModel):
         return [t.text for t in outs]
 
 
-class _OurStepper(Stepper):
+class _OurStepper(SourceStepper):
     def __init__(self, net: torch.nn.Module, src: Tensor, valid: Tensor, bos: int, source_tokens: list[str]) -> None:
         if net.training:
             raise ModelError("put the model in eval mode before decoding step by step")
-        self.decoder = IncrementalDecoder(net, src, valid)  # type: ignore[arg-type]
+        self.decoder = IncrementalDecoder(net, src, valid, need_weights=True)  # type: ignore[arg-type]
         self.first = torch.tensor([bos], device=src.device)
         self.source_tokens = source_tokens
         self.valid = int(valid[0])
 
     @torch.no_grad()
     def step(self, tokens: Tensor, parents: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
-        if parents is not None:
-            self.decoder.reorder(parents)
-        logits, cross = self.decoder.step(tokens, need_weights=True)  # (k, V), (k, L, h, Ts)
+        logits, cross = self.decoder.step(tokens, parents)  # (k, V), (k, L, h, Ts)
         assert cross is not None
         return logits.float(), cross[..., :self.valid]

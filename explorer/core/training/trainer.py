@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from explorer.core.training.distributed import RankFailure, share as _share
@@ -26,16 +25,16 @@ from explorer.core.training.optim import adam, adam_moments, flatten_parameters,
 from explorer.core.training.probe import ProbeInput, encode_probe, forward_probe
 from explorer.core.training.config import MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory
 from explorer.core.training.state import TrainerState, dropout_seed
+from explorer.core.model.loss import masked_cross_entropy
 from explorer.core.model.transformer import ConfigError, Seq2SeqTransformer
 
 if TYPE_CHECKING:
     from explorer.core.training.distributed import DistContext  # torch.distributed is imported only for a distributed run
 
-__all__ = ["IGNORE", "MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigError", "Trainer", "TrainerState",
+__all__ = ["MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigError", "Trainer", "TrainerState",
            "TrainingConfig", "TrainingHistory", "check_model_fits", "clip_grad_norm", "free_memory", "model_state",
            "resolve_device"]
 
-IGNORE = -100  # the label of a padded position, for padded labels (the trainer scores only the target tokens)
 _PAUSE_POLL_S = 0.05
 #: The book's ``grad_clipping`` (scale every gradient by ``max_norm / norm`` when the global norm exceeds it),
 #: PyTorch's version (it divides by ``norm + 1e-6``); returns the norm before clipping, without a host sync.
@@ -341,7 +340,7 @@ class Trainer:
                             # (B, ts), (B,), (B, tt) -> logits (M, V) of the target tokens only
                             logits, _ = model(src_e[lo:hi, :ts], len_e[lo:hi], dec_e[lo:hi, :tt],
                                               rows=rows_e[start:stop])
-                            loss_sum = F.cross_entropy(logits.float(), labels_e[start:stop], reduction="sum")
+                            loss_sum = masked_cross_entropy(logits, labels_e[start:stop])
                         # normalised by the global batch, so the ranks' gradients add up to the global one
                         objective = loss_sum / (steps if cfg.objective == "book" else tokens)
                         objective.backward()

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from explorer.core.inspect.hf.folder import HFModelError, find_taps, hf_session
 from explorer.core.inspect.hf.taps import weights_of
 from explorer.core.inspect.interface import InspectableModel
-from explorer.core.inspect.step_model import LossSum, Stepper, StepModel
+from explorer.core.inspect.step_model import LossSum, SourceStepper, StepModel
+from explorer.core.model.loss import masked_cross_entropy
 
 
 class HFSteps(StepModel):
@@ -83,7 +83,7 @@ class HFSteps(StepModel):
             raise HFModelError(f"no room to generate: the text already fills the model's {limit} positions")
         return room
 
-    def begin(self, source: str) -> Stepper:
+    def begin(self, source: str) -> SourceStepper:
         ids = self._source(source)
         return _HFStepper(self, torch.tensor([ids], device=self._device()), self.tokens(ids))
 
@@ -108,12 +108,12 @@ class HFSteps(StepModel):
                     pred = self.model(input_ids=src_t, attention_mask=torch.ones_like(src_t), decoder_input_ids=dec_in,
                                       use_cache=False).logits[0]  # (Tt, V)
                     labels = labels[0]
-                total += float(F.cross_entropy(pred.float(), labels, reduction="sum"))
+                total += float(masked_cross_entropy(pred, labels))
                 count += int(labels.numel())
         return LossSum(total, count)
 
 
-class _HFStepper(Stepper):
+class _HFStepper(SourceStepper):
     def __init__(self, steps: HFSteps, src: Tensor, source_tokens: list[str]) -> None:
         self.steps = steps
         self.source_tokens = source_tokens
