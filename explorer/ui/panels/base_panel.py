@@ -6,13 +6,15 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from superqt import QCollapsible
 
 from explorer.ui.i18n.pyqtgraph_texts import retranslate_plot_menus
-from explorer.ui.widgets.collapsible_box import CollapsibleBox
 
 if TYPE_CHECKING:
     import numpy as np
     from PySide6.QtGui import QResizeEvent
+
+    from explorer.ui.panels.model_exchange import ModelExchange
 
 #: Banner colours: (error, dark) -> (background, text, border).
 _BANNER = {(True, False): ("#fdecea", "#8e1b10", "#c0392b"), (True, True): ("#4a1f1c", "#ffb4a9", "#e06c5f"),
@@ -74,8 +76,9 @@ class BasePanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
 
-        self.explanation_box = CollapsibleBox("", self)
-        self.formula_label = QLabel(self.explanation_box.content)
+        self.explanation_box = QCollapsible("", self, expandedIcon="▼", collapsedIcon="▶")
+        self.explanation_box.layout().setContentsMargins(0, 0, 0, 0)  # as tight as the panel's other boxes
+        self.formula_label = QLabel(self.explanation_box)
         self.formula_label.setTextFormat(Qt.TextFormat.RichText)
         self.formula_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.formula_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
@@ -84,14 +87,15 @@ class BasePanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.3)
         self.formula_label.setFont(font)
         self.formula_label.setVisible(bool(self.formula_html))
-        self.explanation_label = QLabel(self.explanation_box.content)
+        self.explanation_label = QLabel(self.explanation_box)
         self.explanation_label.setTextFormat(Qt.TextFormat.RichText)
         self.explanation_label.setWordWrap(True)
         self.explanation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.explanation_label.setOpenExternalLinks(True)
         self.explanation_label.setVisible(bool(self.explanation_html))
-        self.explanation_box.content_layout.addWidget(self.formula_label)
-        self.explanation_box.content_layout.addWidget(self.explanation_label)
+        self.explanation_box.addWidget(self.formula_label)
+        self.explanation_box.addWidget(self.explanation_label)
+        self.explanation_box.expand(animate=False)
         self.explanation_box.setVisible(bool(self.formula_html or self.explanation_html))
         layout.addWidget(self.explanation_box)
 
@@ -103,6 +107,7 @@ class BasePanel(QWidget):
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.setVisible(False)
         self._message_error = True
+        self._message_words: Callable[[], str] | None = None  # words the message shown, in any language
         self._message_area: QWidget | None = None
 
         self.body = QWidget()
@@ -142,6 +147,9 @@ class BasePanel(QWidget):
         self.explanation_box.setText(self.tr("Formula and explanation"))
         self.formula_label.setText(self.formula_text())
         self.explanation_label.setText(self.class_text("explanation_html"))
+        if self._message_words is not None:
+            self.message_label.setText(self._message_words())
+            self._place_message()
         retranslate_plot_menus(self)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
@@ -154,17 +162,20 @@ class BasePanel(QWidget):
         """The QSettings key for one of this panel's values: ``panels/<key>/<name>``."""
         return f"panels/{self.key}/{name}"
 
-    def show_inline_message(self, text: str, error: bool = True) -> None:
+    def show_inline_message(self, text: str | Callable[[], str], error: bool = True) -> None:
         """Show a message (e.g. why a setting is impossible) over the top of the message area, rather than
-        pushing the controls down."""
+        pushing the controls down. ``text`` may be a function that words the message in the language in force:
+        it is called again when the language changes."""
         self._message_error = error
+        self._message_words = text if callable(text) else None
         self._style_message()
-        self.message_label.setText(text)
+        self.message_label.setText(text() if callable(text) else text)
         self.message_label.setVisible(True)
         self._place_message()
 
     def clear_inline_message(self) -> None:
         """Hide the inline message."""
+        self._message_words = None
         self.message_label.clear()
         self.message_label.setVisible(False)
 
@@ -221,12 +232,16 @@ class BasePanel(QWidget):
         return super().eventFilter(watched, event)
 
     def set_explanation_visible(self, visible: bool) -> None:
-        """Expand or collapse the formula and explanation box."""
-        self.explanation_box.set_expanded(visible)
+        """Expand or collapse the formula and explanation box (``toggled`` is emitted if that changes it)."""
+        if visible != self.explanation_box.isExpanded():
+            if visible:
+                self.explanation_box.expand(animate=False)
+            else:
+                self.explanation_box.collapse(animate=False)
 
     def explanation_visible(self) -> bool:
         """Whether the formula and explanation box is expanded."""
-        return self.explanation_box.is_expanded()
+        return self.explanation_box.isExpanded()
 
     @property
     def dark(self) -> bool:
@@ -234,6 +249,9 @@ class BasePanel(QWidget):
         return self._dark
 
     # ------------------------------------------------------------------ hooks the shell calls
+    def join_exchange(self, exchange: ModelExchange) -> None:
+        """Take part in what panels hand each other through the shell (the studio's model; default: nothing)."""
+
     def save_settings(self, settings: QSettings) -> None:
         """Store this panel's controls under ``panels/<key>/`` (default: nothing)."""
 

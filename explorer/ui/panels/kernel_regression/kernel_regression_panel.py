@@ -75,6 +75,17 @@ class KernelRegressionPanel(BasePanel):
         self.apply_theme(False)
         self._regenerate()
 
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.controls.retranslate()  # (at build, the column and the plots word themselves)
+        self.plots.retranslate()
+        if self.trainer.is_running():
+            self.train_button.setText(self.tr("Training…"))
+        if self.losses:
+            self._draw_training()  # the loss plot's title and the learned w
+        if self.weights.size:
+            self._show_heatmap_note()
+
     def _connect(self) -> None:
         self.n_train_spin.valueChanged.connect(self._on_data_control_changed)
         self.n_test_spin.valueChanged.connect(self._on_data_control_changed)
@@ -188,6 +199,10 @@ class KernelRegressionPanel(BasePanel):
         cols = [f"{v:.2f}" for v in self.x_train[:: self._block_cols].tolist()]
         # colours span 0..max so that wide kernels over many points (all weights small) stay visible
         self.heatmap.set_matrix(shown, rows, cols, levels=(0.0, max(float(shown.max()), 1e-12)))
+        self._show_heatmap_note()
+
+    def _show_heatmap_note(self) -> None:
+        """What one heatmap cell stands for when the weights are shown as block averages."""
         rows, cols = self._block_rows, self._block_cols
         if rows > 1 and cols > 1:
             note = self.tr("each cell: mean of {rows} test points, sum of {cols} training points")
@@ -290,7 +305,7 @@ class KernelRegressionPanel(BasePanel):
             return
         if self.x_train.size < 2:
             self.show_inline_message(
-                self.tr("The parametric model needs at least two training points (leave-one-out)."))
+                lambda: self.tr("The parametric model needs at least two training points (leave-one-out)."))
             return
         data = kr.RegressionData(self.x_train.copy(), self.y_train.copy(), self.x_test.copy(), self.y_truth.copy())
         self.losses, self.w_history = [], []
@@ -310,7 +325,7 @@ class KernelRegressionPanel(BasePanel):
 
     @Slot(str)
     def _on_trainer_failed(self, message: str) -> None:
-        self.show_inline_message(self.tr("Training w failed: {message}").format(message=message))
+        self.show_inline_message(lambda: self.tr("Training w failed: {message}").format(message=message))
 
     @Slot()
     def _on_trainer_finished(self) -> None:

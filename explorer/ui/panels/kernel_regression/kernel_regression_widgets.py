@@ -17,8 +17,10 @@ from explorer.ui.i18n.translators import translate
 from explorer.ui.panels.kernel_regression.panel_texts import KERNEL_NAMES
 from explorer.ui.panels.kernel_regression.plot_items import DraggablePoints, stem_xy
 from explorer.ui.widgets.fitting_title import fit_titles
+from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.log_slider_widget import LogSlider
+from explorer.ui.widgets.plot_texts import set_legend_names
 
 DEFAULTS: dict[str, Any] = dict(n_train=50, n_test=50, noise=0.5, seed=0, kernel="gaussian", bandwidth=1.0,
                                 lr=0.5, epochs=5, shown="nonparametric", query=25)
@@ -40,50 +42,71 @@ class KernelRegressionControls(QWidget):
         self.seed_spin = QSpinBox(minimum=0, maximum=2**31 - 1, value=DEFAULTS["seed"])
         self.kernel_combo = QComboBox()
         for name in kr.KERNELS:
-            self.kernel_combo.addItem(translate("KernelRegressionPanel", KERNEL_NAMES.get(name, name)), name)
+            self.kernel_combo.addItem(name, name)
         self.bandwidth_slider = LogSlider(value=DEFAULTS["bandwidth"])
         self.lr_spin = QDoubleSpinBox(minimum=0.001, maximum=10.0, singleStep=0.1, decimals=3, value=DEFAULTS["lr"])
         self.epochs_spin = QSpinBox(minimum=1, maximum=500, value=DEFAULTS["epochs"])
-        self.train_button = QPushButton(self.tr("Train w"))
+        self.train_button = QPushButton()
         self.shown_combo = QComboBox()
-        self.shown_combo.addItem(self.tr("nonparametric"), "nonparametric")
-        self.shown_combo.addItem(self.tr("parametric"), "parametric")
-        self.w_label = QLabel(self.tr("w: not trained yet"))
+        self.shown_combo.addItem("nonparametric", "nonparametric")
+        self.shown_combo.addItem("parametric", "parametric")
+        self.w_label = QLabel()
         self.w_label.setWordWrap(True)
         self.kernel_plot = pg.PlotWidget()
         self.kernel_plot.setFixedHeight(110)
         self.kernel_plot.setMenuEnabled(False)
         self.kernel_plot.setMouseEnabled(False, False)
         self.kernel_plot.hideButtons()
-        self.kernel_plot.setTitle(self.tr("kernel K(d / h)"), size="8pt")
+        self.kernel_plot.setTitle("K", size="8pt")
         self.kernel_item = self.kernel_plot.plot(fillLevel=0.0)
 
-        data_box = QGroupBox(self.tr("Data"))
-        data_form = QFormLayout(data_box)
-        data_form.addRow(self.tr("training points"), self.n_train_spin)
-        data_form.addRow(self.tr("test points"), self.n_test_spin)
-        data_form.addRow(self.tr("noise σ"), self.noise_spin)
-        data_form.addRow(self.tr("seed"), self.seed_spin)
-        kernel_box = QGroupBox(self.tr("Kernel"))
-        kernel_form = QFormLayout(kernel_box)
-        kernel_form.addRow(self.tr("kernel"), self.kernel_combo)
-        kernel_form.addRow(QLabel(self.tr("bandwidth h (log scale):")))
+        self.data_box = QGroupBox()
+        self._data_form = data_form = QFormLayout(self.data_box)
+        for spin in (self.n_train_spin, self.n_test_spin, self.noise_spin, self.seed_spin):
+            data_form.addRow("", spin)
+        self.kernel_box = QGroupBox()
+        self._kernel_form = kernel_form = QFormLayout(self.kernel_box)
+        kernel_form.addRow("", self.kernel_combo)
+        self._bandwidth_label = QLabel()
+        kernel_form.addRow(self._bandwidth_label)
         kernel_form.addRow(self.bandwidth_slider)
         kernel_form.addRow(self.kernel_plot)
-        param_box = QGroupBox(self.tr("Parametric (learnable w)"))
-        param_form = QFormLayout(param_box)
-        param_form.addRow(self.tr("learning rate"), self.lr_spin)
-        param_form.addRow(self.tr("epochs"), self.epochs_spin)
+        self.param_box = QGroupBox()
+        self._param_form = param_form = QFormLayout(self.param_box)
+        param_form.addRow("", self.lr_spin)
+        param_form.addRow("", self.epochs_spin)
         param_form.addRow(self.train_button)
         param_form.addRow(self.w_label)
-        param_form.addRow(self.tr("heatmap shows"), self.shown_combo)
+        param_form.addRow("", self.shown_combo)
         for form in (data_form, kernel_form, param_form):
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         side = QVBoxLayout(self)
         side.setContentsMargins(0, 0, 0, 0)
-        for box in (data_box, kernel_box, param_box):
+        for box in (self.data_box, self.kernel_box, self.param_box):
             side.addWidget(box)
         side.addStretch(1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the column's texts in the language in force (the panel calls it when the language changes, then
+        re-words what depends on its state: the train button while training, the learned w)."""
+        set_item_texts(self.kernel_combo,
+                       [translate("KernelRegressionPanel", KERNEL_NAMES.get(name, name)) for name in kr.KERNELS])
+        self.train_button.setText(self.tr("Train w"))
+        set_item_texts(self.shown_combo, [self.tr("nonparametric"), self.tr("parametric")])
+        self.w_label.setText(self.tr("w: not trained yet"))
+        self.kernel_plot.setTitle(self.tr("kernel K(d / h)"))
+        self.data_box.setTitle(self.tr("Data"))
+        set_row_labels(self._data_form, [
+            (self.n_train_spin, self.tr("training points")), (self.n_test_spin, self.tr("test points")),
+            (self.noise_spin, self.tr("noise σ")), (self.seed_spin, self.tr("seed"))])
+        self.kernel_box.setTitle(self.tr("Kernel"))
+        set_row_labels(self._kernel_form, [(self.kernel_combo, self.tr("kernel"))])
+        self._bandwidth_label.setText(self.tr("bandwidth h (log scale):"))
+        self.param_box.setTitle(self.tr("Parametric (learnable w)"))
+        set_row_labels(self._param_form, [
+            (self.lr_spin, self.tr("learning rate")), (self.epochs_spin, self.tr("epochs")),
+            (self.shown_combo, self.tr("heatmap shows"))])
 
     def values(self) -> dict[str, Any]:
         """Every control's value, keyed as in `DEFAULTS` (without `query`, which the panel owns)."""
@@ -118,32 +141,28 @@ class KernelRegressionPlots(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._titles: dict[int, str] = {}
-        self.fit_plot = pg.PlotWidget(title=self.tr("Nadaraya–Watson fit"))
+        self._query_x: float | None = None  # the test point whose weights the stems show
+        self.fit_plot = pg.PlotWidget(title="f")
         self.fit_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.fit_plot.setLabel("bottom", "x")
         self.fit_plot.setLabel("left", "y")
-        self.truth_item = self.fit_plot.plot(name=self.tr("truth 2 sin x + x^0.8"))
-        self.fit_item = self.fit_plot.plot(name=self.tr("nonparametric fit"))
-        self.param_item = self.fit_plot.plot(name=self.tr("parametric fit"))
-        self.points_item = DraggablePoints(size=7, symbol="o", name=self.tr("training points (drag me)"))
+        self.truth_item = self.fit_plot.plot(name="truth")
+        self.fit_item = self.fit_plot.plot(name="nonparametric")
+        self.param_item = self.fit_plot.plot(name="parametric")
+        self.points_item = DraggablePoints(size=7, symbol="o", name="points")
         self.fit_plot.addItem(self.points_item)
         self.query_line = pg.InfiniteLine(angle=90, movable=True)
         self.fit_plot.addItem(self.query_line)
         for z, item in enumerate((self.points_item, self.truth_item, self.param_item, self.fit_item)):
             item.setZValue(z)  # curves above the (possibly many) points
-        self.heatmap = HeatmapWidget(title=self.tr("attention weights"))
-        self.heatmap.set_axis_labels(self.tr("test x"), self.tr("train x"))
+        self.heatmap = HeatmapWidget(title="α")
         self.heatmap.plot.max_ticks = 8
-        self.stem_plot = pg.PlotWidget(title=self.tr("weights of one test point"))
-        self.stem_plot.setLabel("bottom", self.tr("training x"))
-        self.stem_plot.setLabel("left", self.tr("weight"))
+        self.stem_plot = pg.PlotWidget(title="α")
         self.stem_plot.setXRange(*kr.X_RANGE, padding=0.02)
         self.stem_plot.enableAutoRange(x=False, y=True)
         self.stem_item = self.stem_plot.plot(connect="pairs")
         self.stem_tops = self.stem_plot.plot(pen=None, symbol="o", symbolSize=5)
-        self.loss_plot = pg.PlotWidget(title=self.tr("loss per epoch"))
-        self.loss_plot.setLabel("bottom", self.tr("epoch"))
-        self.loss_plot.setLabel("left", self.tr("Σ squared error"))
+        self.loss_plot = pg.PlotWidget(title="Σ")
         self.loss_item = self.loss_plot.plot(symbol="o", symbolSize=6)
         fit_titles(self.fit_plot, self.stem_plot, self.loss_plot)
 
@@ -155,6 +174,29 @@ class KernelRegressionPlots(QWidget):
         grid.addWidget(self.loss_plot, 1, 1)
         grid.setRowStretch(0, 3)
         grid.setRowStretch(1, 2)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the plots' texts in the language in force (the panel calls it when the language changes, then
+        re-words the loss plot's title once w has been trained)."""
+        self.fit_plot.setTitle(self.tr("Nadaraya–Watson fit"))
+        set_legend_names(self.fit_plot.getPlotItem(), [
+            (self.truth_item, self.tr("truth 2 sin x + x^0.8")), (self.fit_item, self.tr("nonparametric fit")),
+            (self.param_item, self.tr("parametric fit")), (self.points_item, self.tr("training points (drag me)"))])
+        self.set_title(self.heatmap, self.tr("attention weights"))
+        self.heatmap.set_axis_labels(self.tr("test x"), self.tr("train x"))
+        self._show_stem_title()
+        self.stem_plot.setLabel("bottom", self.tr("training x"))
+        self.stem_plot.setLabel("left", self.tr("weight"))
+        self.set_title(self.loss_plot, self.tr("loss per epoch"))
+        self.loss_plot.setLabel("bottom", self.tr("epoch"))
+        self.loss_plot.setLabel("left", self.tr("Σ squared error"))
+
+    def _show_stem_title(self) -> None:
+        if self._query_x is None:
+            self.set_title(self.stem_plot, self.tr("weights of one test point"))
+        else:
+            self.set_title(self.stem_plot, self.tr("weights of test point x = {x:.2f}").format(x=self._query_x))
 
     def show_points(self, x_train: np.ndarray, y_train: np.ndarray, y_truth: np.ndarray) -> None:
         """The draggable training points, and a y range that holds every fit."""
@@ -175,7 +217,8 @@ class KernelRegressionPlots(QWidget):
             self.stem_tops.setData(x_train, weights)
         else:
             self.stem_tops.setData([], [])
-        self.set_title(self.stem_plot, self.tr("weights of test point x = {x:.2f}").format(x=x_query))
+        self._query_x = x_query
+        self._show_stem_title()
         self.heatmap.highlight_row(heatmap_row)
         with QSignalBlocker(self.query_line):
             self.query_line.setValue(x_query)
