@@ -72,6 +72,7 @@ class BasePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._dark = False
+        self._message_words: Callable[[], str] | None = None  # words the inline message in any language
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
@@ -93,6 +94,7 @@ class BasePanel(QWidget):
         self.explanation_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.explanation_label.setOpenExternalLinks(True)
         self.explanation_label.setVisible(bool(self.explanation_html))
+        BasePanel.retranslate(self)  # before the layout measures the labels; subclasses word their own texts
         self.explanation_box.addWidget(self.formula_label)
         self.explanation_box.addWidget(self.explanation_label)
         self.explanation_box.expand(animate=False)
@@ -107,7 +109,6 @@ class BasePanel(QWidget):
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.setVisible(False)
         self._message_error = True
-        self._message_words: Callable[[], str] | None = None  # words the message shown, in any language
         self._message_area: QWidget | None = None
 
         self.body = QWidget()
@@ -122,7 +123,6 @@ class BasePanel(QWidget):
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
         layout.addWidget(self.body_scroll, 1)
         self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
-        BasePanel.retranslate(self)  # the subclass's own texts: its __init__ ends with self.retranslate()
 
     # ------------------------------------------------------------------ translation
     def class_text(self, name: str) -> str:
