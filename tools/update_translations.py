@@ -1,10 +1,11 @@
 """Update the translation sources from the code: ``python3 tools/update_translations.py``.
 
-Runs PySide6's ``lupdate`` over every ``.py`` file of ``explorer/ui`` (where all user-visible text lives) into
-``resources/i18n/attention_explorer_zh_CN.ts`` (every message) and ``…_en.ts`` (English plural forms
-only). New messages arrive as ``type="unfinished"``: translate them in Qt Linguist (``pyside6-linguist``) or a
-text editor. Messages gone from the code are dropped (``-no-obsolete``); no line numbers are kept, so the files
-change only when the texts do. ``tests/ui/test_translations.py`` fails while the files lag behind the code.
+Runs PySide6's ``lupdate`` over every ``.py`` file of ``explorer/ui`` and ``explorer/render`` (where all
+user-visible text lives) into ``resources/i18n/attention_explorer_zh_CN.ts`` (every message) and ``…_en.ts``
+(English plural forms only). New messages arrive as ``type="unfinished"``: translate them in Qt Linguist
+(``pyside6-linguist``) or a text editor. Messages gone from the code are dropped (``-no-obsolete``); no line
+numbers are kept, so the files change only when the texts do. ``tests/ui/test_translations.py`` fails while
+the files lag behind the code.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "explorer" / "ui"
+SOURCES: tuple[Path, ...] = (ROOT / "explorer" / "ui", ROOT / "explorer" / "render")
 I18N = ROOT / "resources" / "i18n"
 BASENAME = "attention_explorer"
 #: Each catalogue with the lupdate options that make it.
@@ -36,13 +37,14 @@ def lupdate_command() -> list[str]:
     return [found]
 
 
-def source_files(root: Path = SOURCES) -> list[Path]:
+def source_files(roots: tuple[Path, ...] = SOURCES) -> list[Path]:
     """The Python files lupdate reads, in a stable order."""
-    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(p for root in roots for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def update(ts_folder: Path = I18N, sources: Path = SOURCES) -> list[Path]:
-    """Bring every catalogue in ``ts_folder`` up to date with the code under ``sources``; returns the files."""
+def update(ts_folder: Path = I18N, sources: tuple[Path, ...] = SOURCES) -> list[Path]:
+    """Bring every catalogue in ``ts_folder`` up to date with the code under the ``sources`` folders; returns the
+    files."""
     files = [str(p) for p in source_files(sources)]
     written = []
     for language, options in CATALOGUES.items():

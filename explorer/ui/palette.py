@@ -1,4 +1,5 @@
-"""Colour maps of every heatmap, thumbnail and colour bar: the standard palette or a colour-blind-safe one.
+"""Colour maps of every heatmap, thumbnail and colour bar: the standard palette or a colour-blind-safe one
+(the maps themselves are :mod:`explorer.render.colormaps`).
 
 One app-wide setting. The shell applies it to each panel as it applies the theme: :func:`restyle_maps` walks
 the plots (like ``theme.restyle_plots``), then ``BasePanel.apply_palette`` reaches whatever the walk cannot.
@@ -8,36 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.ui.settings import PALETTES
+from explorer.render.colormaps import PALETTES, SAFE_ALTERNATIVES, lookup_table, resolve
 
 if TYPE_CHECKING:
-    import numpy as np
     from PySide6.QtWidgets import QWidget
 
 __all__ = ["PALETTES", "SAFE_ALTERNATIVES", "lookup_table", "resolve", "restyle_maps"]
-
-#: Each map of the standard palette and its colour-blind-safe partner (perceptually uniform, readable with
-#: deuteranopia and protanopia). A one-to-one table, so a map can be switched either way from its name alone.
-SAFE_ALTERNATIVES: dict[str, str] = {
-    "viridis": "cividis",
-    "CET-D1": "CET-CBD1",  # diverging blue-white-red -> blue-white-yellow
-    "CET-L17": "CET-CBL2",
-}
-_STANDARD_OF = {safe: base for base, safe in SAFE_ALTERNATIVES.items()}
-
-
-def resolve(name: str, palette: str) -> str:
-    """The colour map to use for ``name`` (a standard or safe map name) in ``palette``; unknown names stay."""
-    base = _STANDARD_OF.get(name, name)
-    return SAFE_ALTERNATIVES.get(base, base) if palette == "colour_blind" else base
-
-
-def lookup_table(name: str, palette: str, n: int = 256) -> np.ndarray:
-    """``(n, 4)`` uint8 RGBA colours of map ``name`` in ``palette``, from 0 to 1."""
-    import numpy as np
-    import pyqtgraph as pg
-
-    return np.ascontiguousarray(pg.colormap.get(resolve(name, palette)).getLookupTable(0.0, 1.0, n, alpha=True))
 
 
 def restyle_maps(root: QWidget, palette: str) -> int:

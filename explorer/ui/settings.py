@@ -13,12 +13,13 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explorer.render.colormaps import PALETTES
+
 ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
 SETTINGS_FILE = "attention-explorer.ini"
 THEMES: tuple[str, ...] = ("system", "light", "dark")
 LANGUAGES: tuple[str, ...] = ("system", "en", "zh_CN")  # follow the system, English, 简体中文 (explorer.ui.i18n.translators)
-PALETTES: tuple[str, ...] = ("standard", "colour_blind")  # explorer.ui.palette holds the colour maps
 PRESENTER_SCALES: tuple[float, ...] = (1.25, 1.5, 1.75, 2.0)
 
 DEFAULTS: dict[str, Any] = {

@@ -13,7 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from explorer import cli, cli_commands
+from explorer.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED
+from explorer.cli.main import main as cli_main
+from explorer.cli.parser import build_parser
+from explorer.cli.progress import Progress
 from explorer.core.training.config import TrainingConfig
 from explorer.core.model.transformer import TransformerConfig
 
@@ -28,7 +31,7 @@ TSV = "\n".join([
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = cli_main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -38,7 +41,7 @@ def _last_json(out: str) -> dict:  # type: ignore[type-arg]
 
 
 def test_defaults_are_the_books_from_the_config_classes() -> None:
-    args = cli.build_parser().parse_args(["train"])
+    args = build_parser().parse_args(["train"])
     model, train = TransformerConfig(), TrainingConfig()
     for f in dataclasses.fields(TransformerConfig):
         if hasattr(args, f.name):
@@ -71,7 +74,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     mp.setattr(sys, "stdout", buf_out)
     mp.setattr(sys, "stderr", buf_err)
     try:
-        code = cli.main(["train", "--data", str(corpus), "--epochs", "2", "--device", "cpu", *TINY,
+        code = cli_main(["train", "--data", str(corpus), "--epochs", "2", "--device", "cpu", *TINY,
                          "--out", str(out_file), "--json"])
     finally:
         mp.undo()
@@ -153,19 +156,19 @@ def test_task_run_has_no_probes(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ctrl_c_stops_cleanly_and_still_saves(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    real = cli_commands.Progress.on_epoch
+    real = Progress.on_epoch
 
     def interrupt_after_first(self, ev):  # type: ignore[no-untyped-def]
         real(self, ev)
         if ev.epoch == 1:
             signal.raise_signal(signal.SIGINT)  # what Ctrl-C delivers
 
-    monkeypatch.setattr(cli_commands.Progress, "on_epoch", interrupt_after_first)
+    monkeypatch.setattr(Progress, "on_epoch", interrupt_after_first)
     before = signal.getsignal(signal.SIGINT)
     out_file = tmp_path / "stopped.safetensors"
     code, out, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "32", "--epochs", "50",
                           "--device", "cpu", *TINY, "--out", str(out_file), "--json")
-    assert code == cli.EXIT_INTERRUPTED
+    assert code == EXIT_INTERRUPTED
     res = _last_json(out)
     assert res["stopped"] is True and res["epochs"] < 50
     assert "stopping" in err and "Traceback" not in err
@@ -223,7 +226,7 @@ def test_bad_input_is_exit_2_and_one_error_line(argv: list[str], needle: str, tm
              "DIR": tmp_path, "PICKLE": tmp_path / "evil.safetensors", "EMPTY": tmp_path / "empty.safetensors"}
     argv = [str(names.get(a, a)) for a in argv]
     try:
-        code = cli.main(argv)
+        code = cli_main(argv)
     except SystemExit as exc:  # argparse usage errors exit through SystemExit
         code = exc.code
     _, err = capsys.readouterr()
@@ -239,7 +242,7 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
             return True
 
     tty = Tty()
-    bar = cli_commands.Progress(tty, num_epochs=4)
+    bar = Progress(tty, num_epochs=4)
     step = SimpleNamespace(progress=0.5, elapsed_s=10.0, epoch_fraction=2.0, loss=1.25, tokens_per_s=5000.0)
     bar.on_step(step)
     bar.on_epoch(SimpleNamespace(epoch=2, loss=1.0, book_loss=0.1, tokens_per_s=1.0, elapsed_s=1.0))
@@ -249,7 +252,7 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
     assert "epoch    2/4" not in text  # no per-epoch lines under a live bar
 
     plain = io.StringIO()
-    lines = cli_commands.Progress(plain, num_epochs=200)
+    lines = Progress(plain, num_epochs=200)
     for e in range(1, 201):
         lines.on_step(step)
         lines.on_epoch(SimpleNamespace(epoch=e, loss=1.0, book_loss=0.1, tokens_per_s=1.0, elapsed_s=1.0))
@@ -277,7 +280,7 @@ def test_training_failure_is_exit_1_and_one_line(monkeypatch: pytest.MonkeyPatch
     out_file = tmp_path / "never.safetensors"
     code, _, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "8", "--epochs", "1",
                         "--device", "cpu", *TINY, "--out", str(out_file))
-    assert code == cli.EXIT_FAILED
+    assert code == EXIT_FAILED
     assert err.strip() == "error: training failed at step 3: the loss became NaN"
     assert not out_file.exists()
 
@@ -298,7 +301,7 @@ def test_nan_stop_saves_the_last_good_weights(monkeypatch: pytest.MonkeyPatch, c
     out_file = tmp_path / "kept.safetensors"
     code, _, err = _run(capsys, "train", "--data", "task:copy", "--num-examples", "64", "--epochs", "5",
                         "--device", "cpu", *TINY, "--out", str(out_file))
-    assert code == cli.EXIT_FAILED
+    assert code == EXIT_FAILED
     assert err.count("\n") == 1 and "training failed at step 3" in err and "last good weights were saved" in err
     loaded = load_model(out_file)
     assert all(bool(t.isfinite().all()) for t in loaded.model.state_dict().values())
@@ -309,6 +312,6 @@ def test_non_utf8_console_does_not_crash(trained: SimpleNamespace, monkeypatch: 
     raw = io.BytesIO()
     ascii_out = io.TextIOWrapper(raw, encoding="ascii")
     monkeypatch.setattr(sys, "stdout", ascii_out)
-    code = cli.main(["translate", "--model", str(trained.path), "à la maison ."])
+    code = cli_main(["translate", "--model", str(trained.path), "à la maison ."])
     ascii_out.flush()
     assert code == 0 and raw.getvalue().startswith(b"? la maison . => ")

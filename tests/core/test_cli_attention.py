@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import cli
+from explorer.cli.main import main as cli_main
 from explorer.core.training.checkpoint import save_model
 from explorer.core.data.text import Vocab
 from explorer.core.training.config import TrainingConfig
@@ -38,7 +38,7 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(["attention", *argv])
+    code = cli_main(["attention", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 

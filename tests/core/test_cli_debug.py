@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import cli
+from explorer.cli.main import main as cli_main
 
 sys.path.insert(0, str(Path(__file__).parent))
 import debug_helpers  # noqa: E402
@@ -26,7 +26,7 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
-        code = cli.main(list(argv))
+        code = cli_main(list(argv))
     except SystemExit as exc:  # argparse's usage errors
         code = int(exc.code or 0)
     out, err = capsys.readouterr()

@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from run_helpers import TINY_CLI, launch_ranks  # noqa: E402
 
-from explorer import cli  # noqa: E402
+from explorer.cli.main import main as cli_main  # noqa: E402
 from explorer.core.training.checkpoint import load_model  # noqa: E402
 from explorer.core.training.distributed import share  # noqa: E402
 from explorer.core.runs.run_dir import read_metrics, read_run_json  # noqa: E402
@@ -49,7 +49,7 @@ def test_two_ranks_train_like_one(tmp_path: Path, capsys: pytest.CaptureFixture[
     # 67 pairs, batch 16: the last batch has 3 rows (2 + 1 over the ranks)
     args = ["train", *TINY_CLI, "--num-examples", "67", "--epochs", "3", "--json"]
     procs = launch_ranks([*args, "--run-dir", str(tmp_path / "run"), "--snapshot-every", "5"], 2, tmp_path)
-    assert cli.main(args) == 0  # one rank, meanwhile
+    assert cli_main(args) == 0  # one rank, meanwhile
     one = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     (code0, out0, err0), (code1, out1, err1) = _finish(procs)
     assert code0 == 0 and code1 == 0, err0 + err1
@@ -91,7 +91,7 @@ def test_a_killed_rank_stops_the_other_and_the_checkpoint_survives(tmp_path: Pat
     epoch = load_model(last).meta["train_state"]["epoch"]
     assert epoch >= 1
     # and the run resumes from there, on one process
-    assert cli.main(["train", "--resume", str(run), "--epochs", str(epoch + 1), "--threads", "1"]) == 0
+    assert cli_main(["train", "--resume", str(run), "--epochs", str(epoch + 1), "--threads", "1"]) == 0
     assert "resuming" in capsys.readouterr().out
 
 

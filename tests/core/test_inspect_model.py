@@ -91,10 +91,10 @@ def test_attention_with_a_target_is_the_probe(ours: CheckpointModel) -> None:
     snap = probe_attention(loaded.model, loaded.src_vocab, loaded.tgt_vocab, "i lost .", "j'ai perdu .", 6)
     assert result.source_tokens == snap.src_tokens == ["i", "lost", ".", "<eos>"]
     assert result.target_tokens == snap.tgt_tokens and result.decoder_input_tokens == snap.tgt_input_tokens
-    for kind, name in (("encoder", "encoder_self"), ("decoder", "decoder_self"), ("cross", "cross")):
-        np.testing.assert_array_equal(result.stacked(kind), snap.maps[name])
+    for kind in ("encoder", "decoder", "cross"):
+        np.testing.assert_array_equal(result.stacked(kind), snap.maps[kind])
         np.testing.assert_allclose(result.stacked(kind).sum(-1), 1.0, atol=1e-5)
-    assert set(result.snapshot_maps()) == {"encoder_self", "decoder_self", "cross"}
+    assert set(result.snapshot_maps()) == {"encoder", "decoder", "cross"}
 
 
 def test_long_sentences_are_not_cut_to_the_training_steps(ours: CheckpointModel) -> None:
@@ -213,7 +213,7 @@ def test_without_the_extra_opening_says_how_to_install_it(tmp_path: Path) -> Non
 def test_core_does_not_import_transformers_at_import_time() -> None:
     code = ("import importlib, pkgutil, sys\nimport explorer.core as core\n"
             "for m in pkgutil.iter_modules(core.__path__): importlib.import_module(f'explorer.core.{m.name}')\n"
-            "import explorer.cli, explorer.cli_attention\nexplorer.cli.build_parser()\n"
+            "import explorer.cli.parser\nexplorer.cli.parser.build_parser()\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'tokenizers', "
             "'sentencepiece')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

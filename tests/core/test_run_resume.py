@@ -15,7 +15,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from run_helpers import TINY_CLI, tiny_config, tiny_dataset, train_into  # noqa: E402
 
-from explorer import cli  # noqa: E402
+from explorer.cli.main import main as cli_main  # noqa: E402
 from explorer.core.training import checkpoint as ck  # noqa: E402
 from explorer.core.training.checkpoint_read import CheckpointError  # noqa: E402
 from explorer.core.training.checkpoint import load_model
@@ -53,11 +53,11 @@ def test_trainer_resumed_from_a_checkpoint_matches_an_uninterrupted_run(tmp_path
 def test_cli_resume_continues_the_run_and_its_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     args = ["train", *TINY_CLI, "--num-examples", "40"]
-    assert cli.main([*args, "--epochs", "8", "--json"]) == 0
+    assert cli_main([*args, "--epochs", "8", "--json"]) == 0
     whole = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["epoch_losses"]
-    assert cli.main([*args, "--epochs", "4", "--run-dir", str(run), "--snapshot-every", "3"]) == 0
+    assert cli_main([*args, "--epochs", "4", "--run-dir", str(run), "--snapshot-every", "3"]) == 0
     capsys.readouterr()
-    assert cli.main(["train", "--resume", str(run), "--epochs", "8", "--json"]) == 0
+    assert cli_main(["train", "--resume", str(run), "--epochs", "8", "--json"]) == 0
     out = capsys.readouterr().out
     assert "resuming" in out and json.loads(out.strip().splitlines()[-1])["resumed_after_epoch"] == 4
     losses = _epoch_losses(run)
@@ -71,10 +71,10 @@ def test_cli_resume_continues_the_run_and_its_metrics(tmp_path: Path, capsys: py
     resumed = next(e for e in events if e.kind == "resumed")
     assert resumed.step == 12 and resumed.num_epochs == 8 and resumed.total_steps == 24
     # translate and inspect take the run directory
-    assert cli.main(["inspect", "--model", str(run), "--json"]) == 0
+    assert cli_main(["inspect", "--model", str(run), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["run"]["epochs_checkpointed"] == 8 and info["history"]["epochs"] == 8
-    assert cli.main(["translate", "--model", str(run), "1 2 3"]) == 0
+    assert cli_main(["translate", "--model", str(run), "1 2 3"]) == 0
 
 
 def test_a_killed_runs_tail_is_redone_and_superseded(tmp_path: Path) -> None:
@@ -117,14 +117,14 @@ def test_checkpoints_are_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_refusals_say_how_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     train_into(run, tiny_dataset(), epochs=1)
-    code = cli.main(["train", *TINY_CLI, "--epochs", "1", "--run-dir", str(run)])
+    code = cli_main(["train", *TINY_CLI, "--epochs", "1", "--run-dir", str(run)])
     err = capsys.readouterr().err
     assert code == 2 and "already holds a run" in err and f"--resume {run}" in err
-    assert cli.main(["train", "--resume", str(run), "--lr", "0.1"]) == 2
+    assert cli_main(["train", "--resume", str(run), "--lr", "0.1"]) == 2
     assert "--lr cannot change when resuming" in capsys.readouterr().err
-    assert cli.main(["train", "--resume", str(run), "--epochs", "1"]) == 2
+    assert cli_main(["train", "--resume", str(run), "--epochs", "1"]) == 2
     assert "already trained 1 epoch" in capsys.readouterr().err
-    assert cli.main(["train", "--resume", str(tmp_path)]) == 2
+    assert cli_main(["train", "--resume", str(tmp_path)]) == 2
     assert "not a run directory" in capsys.readouterr().err
 
 

@@ -14,7 +14,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.cli import main as cli_main
+from explorer.cli.main import main as cli_main
 from explorer.core.training import checkpoint as ck
 from explorer.core.training.checkpoint_read import CheckpointError
 from explorer.core.training.checkpoint import load_model

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import main as cli_main
+from explorer.cli.main import main as cli_main
 from explorer.core.data import readers
 from explorer.core.data.sources import load_source
 from explorer.core.data.readers import DatasetError, read_pairs

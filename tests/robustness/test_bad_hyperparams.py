@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from robust_helpers import tiny_config, tiny_dataset
-from explorer.cli import main as cli_main
+from explorer.cli.main import main as cli_main
 from explorer.core.model.decoding import DecodingError, translate, translate_batch
 from explorer.core.data.readers import DatasetError
 from explorer.core.training.trainer import Trainer

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import torch
 
-from explorer.cli import main as cli_main
+from explorer.cli.main import main as cli_main
 from explorer.core.training import checkpoint as ck
 from explorer.core.training import trainer as training
 from explorer.core.training.checkpoint_read import CheckpointError

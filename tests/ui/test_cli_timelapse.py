@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from explorer import cli, cli_timelapse
+from explorer.cli import timelapse as cli_timelapse
+from explorer.cli.errors import EXIT_USAGE
+from explorer.cli.main import main as cli_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from run_helpers import tiny_dataset, train_into  # noqa: E402
@@ -36,7 +38,7 @@ def snapshot_count(run: Path) -> int:
 
 def timelapse(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
-        code = cli.main(["timelapse", *argv])
+        code = cli_main(["timelapse", *argv])
     except SystemExit as exc:  # argparse's usage errors
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
@@ -60,7 +62,7 @@ def test_a_gif_has_one_frame_per_snapshot(qapp, run_dir: Path, tmp_path: Path,
 def test_png_frames_of_one_head_thinned(qapp, run_dir: Path, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "head.png"
-    code, stdout, stderr = timelapse(capsys, str(run_dir), "--out", str(out), *SIZE, "--kind", "encoder_self",
+    code, stdout, stderr = timelapse(capsys, str(run_dir), "--out", str(out), *SIZE, "--kind", "encoder",
                                      "--head", "1,2", "--max-frames", "3", "--dark", "--palette", "colour_blind",
                                      "--json")
     assert code == 0, stderr
@@ -68,7 +70,7 @@ def test_png_frames_of_one_head_thinned(qapp, run_dir: Path, tmp_path: Path,
     assert [p.name for p in files] == ["head_0001.png", "head_0002.png", "head_0003.png"]
     summary = json.loads(stdout)
     assert summary["frames"] == summary["files"] == 3 and summary["snapshots"] == snapshot_count(run_dir)
-    assert (summary["head"], summary["kind"], summary["format"]) == ([1, 2], "encoder_self", "png")
+    assert (summary["head"], summary["kind"], summary["format"]) == ([1, 2], "encoder", "png")
     assert summary["bytes"] == sum(p.stat().st_size for p in files)
     with Image.open(files[0]) as first:
         assert first.size == (320, 180) and first.convert("RGB").getpixel((2, 2)) == (0, 0, 0)  # dark
@@ -151,7 +153,7 @@ def test_bad_input_is_one_error_line(qapp, run_dir: Path, tmp_path: Path, capsys
         out, expected = str(tmp_path / "file" / "out.gif"), "file is not a folder"
     before = {p.name for p in tmp_path.iterdir()}
     code, stdout, stderr = timelapse(capsys, run, "--out", out, *SIZE, *extra)
-    assert code == cli.EXIT_USAGE and stdout == ""
+    assert code == EXIT_USAGE and stdout == ""
     assert stderr.count("\n") == 1 and stderr.startswith("error: ") and expected in stderr, stderr
     assert {p.name for p in tmp_path.iterdir()} == before
 
@@ -159,11 +161,11 @@ def test_bad_input_is_one_error_line(qapp, run_dir: Path, tmp_path: Path, capsys
 def test_mp4_without_the_video_extra_says_what_to_install(qapp, run_dir: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.ui import timelapse_export
+    from explorer.render import timelapse_files
 
-    monkeypatch.setattr(timelapse_export, "available_formats", lambda: ["gif", "png"])
+    monkeypatch.setattr(timelapse_files, "available_formats", lambda: ["gif", "png"])
     code, _, stderr = timelapse(capsys, str(run_dir), "--out", str(tmp_path / "x.mp4"))
-    assert code == cli.EXIT_USAGE and "pip install 'attention-explorer[video]'" in stderr
+    assert code == EXIT_USAGE and "pip install 'attention-explorer[video]'" in stderr
     assert not list(tmp_path.iterdir())
 
 
@@ -171,9 +173,9 @@ def test_mp4_without_the_video_extra_says_what_to_install(qapp, run_dir: Path, t
 def test_a_failed_write_leaves_no_file(qapp, run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch, suffix: str) -> None:
     """The disk fills up after two files: no GIF, no temporary file, and no half set of PNG frames stays."""
-    from explorer.ui import timelapse_export
+    from explorer.render import timelapse_files
 
-    real, calls = timelapse_export._atomic, []
+    real, calls = timelapse_files._atomic, []
 
     def full_disk(path: Path, write):  # type: ignore[no-untyped-def]
         calls.append(path)
@@ -182,9 +184,9 @@ def test_a_failed_write_leaves_no_file(qapp, run_dir: Path, tmp_path: Path, caps
                 raise OSError(errno.ENOSPC, "No space left on device")
         return real(path, write)
 
-    monkeypatch.setattr(timelapse_export, "_atomic", full_disk)
+    monkeypatch.setattr(timelapse_files, "_atomic", full_disk)
     code, _, stderr = timelapse(capsys, str(run_dir), "--out", str(tmp_path / f"out{suffix}"), *SIZE)
-    assert code == cli.EXIT_USAGE
+    assert code == EXIT_USAGE
     last = stderr.splitlines()[-1]
     assert last.startswith("error: could not write") and last.endswith("No space left on device")
     assert "Traceback" not in stderr
@@ -192,10 +194,11 @@ def test_a_failed_write_leaves_no_file(qapp, run_dir: Path, tmp_path: Path, caps
 
 
 def test_the_cli_defaults_are_the_dialogs() -> None:
-    from explorer.core.runs.timelapse import DEFAULT_KIND, KINDS
+    from explorer.core.choices import ATTENTION_KINDS
+    from explorer.core.runs.timelapse import DEFAULT_KIND
     from explorer.ui.settings import DEFAULTS, PALETTES
 
-    assert cli_timelapse.KINDS == KINDS and cli_timelapse.PALETTES == PALETTES
+    assert cli_timelapse.ATTENTION_KINDS == ATTENTION_KINDS and cli_timelapse.PALETTES == PALETTES
     assert cli_timelapse.DEFAULT_KIND == DEFAULT_KIND  # the dialog starts from it when no head is chosen
     assert (cli_timelapse.DEFAULT_FPS, cli_timelapse.DEFAULT_MAX_FRAMES) == (
         DEFAULTS["timelapse/fps"], DEFAULTS["timelapse/max_frames"])

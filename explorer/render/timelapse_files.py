@@ -1,8 +1,6 @@
-"""Write a training time-lapse: frames are drawn one per event-loop turn on the GUI thread, then encoded on a
-worker as an animated GIF (Pillow), an MP4 (``imageio-ffmpeg``, optional) or numbered PNG files.
-
-Every file is written under a temporary name and renamed (DESIGN rule 7).
-"""
+"""The files of a training time-lapse: its frames, ``(H, W, 3)`` uint8 arrays, encoded as an animated GIF
+(Pillow), an MP4 (``imageio-ffmpeg``, optional) or numbered PNG files; every file is written under a temporary
+name and renamed (DESIGN rule 7). No widgets: the GUI and the CLI both write through here."""
 from __future__ import annotations
 
 import contextlib
@@ -11,16 +9,13 @@ import importlib.util
 import os
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QImage
 
 from explorer.core.atomic_file import atomic_path
-from explorer.core.runs.timelapse import Timelapse
-from explorer.ui.timelapse_render import render_frame
-from explorer.ui.worker import function_worker
 
 FORMAT_NAMES = {"gif": QT_TRANSLATE_NOOP("Timelapse", "Animated GIF"),
                 "mp4": QT_TRANSLATE_NOOP("Timelapse", "MP4 video"),
@@ -126,71 +121,3 @@ def encode(frames: list[np.ndarray], path: str | os.PathLike[str], fmt: str, fps
     if fmt == "mp4":
         return write_mp4(frames, path, fps)
     return write_png_frames(frames, path)[0]
-
-
-class TimelapseJob(QObject):
-    """Draws and writes a time-lapse; connect the signals, then :meth:`start`.
-
-    Signals
-    -------
-    progressed(int, int): frames drawn so far and the number of frames.
-    finished(object): the ``Path`` written.
-    failed(str): why nothing was written (fit for users).
-    """
-
-    progressed = Signal(int, int)
-    finished = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, timelapse: Timelapse, lut: np.ndarray, path: str | os.PathLike[str], fmt: str, fps: float,
-                 size: tuple[int, int] = (960, 540), dark: bool = False, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.timelapse, self.path, self.fmt, self.fps = timelapse, Path(path), fmt, fps
-        self._lut, self._size, self._dark = lut, (size[0] - size[0] % 2, size[1] - size[1] % 2), dark
-        self.frames: list[np.ndarray] = []
-        self._worker: Any = None
-        self.running = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._on_timer_timeout)
-
-    def start(self) -> None:
-        """Draw the first frame on the next event-loop turn."""
-        self.running = True
-        self._timer.start()
-
-    def cancel(self) -> None:
-        """Stop drawing (an encoding already started finishes, its result is ignored)."""
-        self.running = False
-        self._timer.stop()
-        if self._worker is not None:
-            for signal in (self._worker.returned, self._worker.errored):
-                signal.disconnect()
-            self._worker = None
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        if not self.running:
-            return
-        frame = self.timelapse.frames[len(self.frames)]
-        self.frames.append(qimage_rgb(render_frame(self.timelapse, frame, self._lut, self._size, self._dark)))
-        self.progressed.emit(len(self.frames), len(self.timelapse.frames))
-        if len(self.frames) < len(self.timelapse.frames):
-            self._timer.start()
-            return
-        worker = function_worker(encode, self.frames, self.path, self.fmt, self.fps)
-        worker.returned.connect(self._on_worker_returned)
-        worker.errored.connect(self._on_worker_errored)
-        self._worker = worker
-        worker.start()
-
-    @Slot(object)
-    def _on_worker_returned(self, path: object) -> None:
-        self.running, self._worker = False, None
-        self.finished.emit(path)
-
-    @Slot(object)
-    def _on_worker_errored(self, exc: object) -> None:
-        self.running, self._worker = False, None
-        self.failed.emit(self.tr("Could not write the time-lapse: {error}").format(error=exc))

@@ -1,9 +1,9 @@
-"""The CLI's ``timelapse`` command (issue 15): a run directory's attention snapshots and loss curve (book §11.7) as
-an animated GIF, an MP4 or PNG frames, drawn offscreen by the GUI's own renderer. Only this command imports Qt."""
+"""The CLI's ``timelapse`` command: a run directory's attention snapshots and loss curve (book §11.7) as an
+animated GIF, an MP4 or PNG frames, drawn offscreen by the renderer the GUI uses (:mod:`explorer.render`). Only
+this command imports Qt, and only once it runs."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -13,9 +13,13 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("encoder_self", "decoder_self", "cross")  # explorer.core.runs.timelapse.KINDS (a test checks they agree)
-DEFAULT_KIND = "cross"  # explorer.core.runs.timelapse.DEFAULT_KIND, the dialog's default (a test checks)
-PALETTES = ("standard", "colour_blind")  # explorer.ui.settings.PALETTES, kept here so --help needs no Qt
+from explorer.cli.errors import CliError
+from explorer.cli.options import add_json
+from explorer.cli.output import print_json
+from explorer.core.choices import ATTENTION_KINDS
+from explorer.core.runs.timelapse import DEFAULT_KIND
+from explorer.render.colormaps import PALETTES
+
 DEFAULT_FPS = 4  # the dialog's defaults (explorer.ui.settings DEFAULTS "timelapse/fps", "timelapse/max_frames")
 DEFAULT_MAX_FRAMES = 120
 MAX_FRAMES = 2000  # the dialog's limit
@@ -76,7 +80,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN_DIR", help="a run directory (train --run-dir DIR, or a run the app recorded)")
     p.add_argument("--out", required=True, metavar="FILE", help="FILE.gif, FILE.mp4 (pip install "
                    "'attention-explorer[video]') or FILE.png (numbered frames FILE_0001.png, …)")
-    p.add_argument("--kind", choices=KINDS, default=DEFAULT_KIND, help="which attention maps (default: %(default)s)")
+    p.add_argument("--kind", choices=ATTENTION_KINDS, default=DEFAULT_KIND, help="which attention maps (default: %(default)s)")
     p.add_argument("--head", type=_head, metavar="LAYER,HEAD",
                    help="one head, counted from 1 (default: every head of --kind, tiled: rows layers, columns heads)")
     p.add_argument("--fps", type=_fps, default=DEFAULT_FPS, metavar="N", help="frames per second (default: "
@@ -88,14 +92,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--dark", action="store_true", help="dark background")
     p.add_argument("--palette", choices=PALETTES, default="standard",
                    help="colour map: standard (viridis) or colour_blind (cividis) (default: %(default)s)")
-    p.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+    add_json(p)
     return p
 
 
 def read_history(path: str | os.PathLike[str], max_frames: int | None) -> tuple[list[Any], np.ndarray, int, list[str]]:
     """The snapshots of run ``path`` to draw (at most ``max_frames``, evenly spread), its per-step loss rows
     ``(n, 4)`` (step, epoch, seconds, loss), the number of snapshot files, and warnings about what was left out."""
-    from explorer.cli_commands import CliError
     from explorer.core.runs.loss_record import rows_from_metrics
     from explorer.core.runs.run_dir import SNAPSHOTS, RunDirError, is_run_dir, read_metrics, read_run_json, \
         read_snapshot, snapshot_files
@@ -142,8 +145,7 @@ def read_history(path: str | os.PathLike[str], max_frames: int | None) -> tuple[
 
 def _check_out(out: str) -> tuple[Path, str]:
     """The output path and its format; refuses an unknown suffix, a missing extra, a folder that is not there."""
-    from explorer.cli_commands import CliError
-    from explorer.ui.timelapse_export import available_formats, format_of
+    from explorer.render.timelapse_files import available_formats, format_of
 
     path = Path(out).expanduser()
     fmt = format_of(path)
@@ -163,13 +165,12 @@ def _check_out(out: str) -> tuple[Path, str]:
 
 
 def _png_names(path: Path, count: int) -> list[Path]:
-    """The files ``timelapse_export.write_png_frames`` writes for ``count`` frames."""
+    """The files ``timelapse_files.write_png_frames`` writes for ``count`` frames."""
     return [path.with_name(f"{path.stem}_{i:04d}.png") for i in range(1, count + 1)]
 
 
-def run_timelapse(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``timelapse``: read the run, draw every frame offscreen, encode, print a summary."""
-    from explorer.cli_commands import CliError
     from explorer.core.runs.timelapse import build_timelapse
 
     t0 = time.perf_counter()
@@ -205,7 +206,7 @@ def run_timelapse(args: argparse.Namespace) -> int:
                "head": None if args.head is None else [args.head[0] + 1, args.head[1] + 1], "fps": args.fps,
                "width": width, "height": height, "bytes": size, "seconds": round(seconds, 3)}
     if args.json:
-        print(json.dumps(summary))
+        print_json(summary)
     else:
         shown = f"{written[0]} ... {written[-1].name}" if len(written) > 1 else str(written[0])
         print(f"wrote {shown}: {len(frames)} frames, {width}x{height}, {size:,} bytes, {seconds:.1f} s")
@@ -213,15 +214,15 @@ def run_timelapse(args: argparse.Namespace) -> int:
 
 
 def _draw(lapse: Any, size: tuple[int, int], dark: bool, palette: str, log: Any) -> list[np.ndarray]:
-    """Every frame of ``lapse`` as ``(H, W, 3)`` uint8, drawn by the GUI's ``render_frame`` on an offscreen
+    """Every frame of ``lapse`` as ``(H, W, 3)`` uint8, drawn by ``render_frame`` (as the GUI draws) on an offscreen
     QGuiApplication (created here when none exists)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no display needed (a user's own choice is kept)
     from PySide6.QtGui import QGuiApplication
 
     app = QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "attention-explorer-cli"])
-    from explorer.ui.palette import lookup_table
-    from explorer.ui.timelapse_export import qimage_rgb
-    from explorer.ui.timelapse_render import render_frame
+    from explorer.render.colormaps import lookup_table
+    from explorer.render.timelapse_files import qimage_rgb
+    from explorer.render.timelapse_frame import render_frame
 
     lut = lookup_table("viridis", palette)
     total = len(lapse.frames)
@@ -236,9 +237,8 @@ def _draw(lapse: Any, size: tuple[int, int], dark: bool, palette: str, log: Any)
 
 
 def _encode(frames: list[np.ndarray], path: Path, fmt: str, fps: float) -> list[Path]:
-    """Write ``frames`` with the GUI's encoder; returns the files. Nothing half-written stays on failure."""
-    from explorer.cli_commands import CliError
-    from explorer.ui.timelapse_export import encode
+    """Write ``frames`` with the encoder the GUI uses; returns the files. Nothing half-written stays on failure."""
+    from explorer.render.timelapse_files import encode
 
     names = _png_names(path, len(frames)) if fmt == "png" else [path]
     existed = {p for p in names if p.exists()}

@@ -1,25 +1,14 @@
 """The CLI's ``explain`` command: one cell of one attention map computed step by step with the model's own
-numbers (projected q and k, q·k, scaling, mask, exp, normaliser, weight; issue 13); no Qt."""
+numbers (projected q and k, q·k, scaling, mask, exp, normaliser, weight); no Qt."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from explorer.cli_attention import DEVICES, add_model_and_text
-
-KINDS = ("encoder", "decoder", "cross")
-
-
-def _index(text: str) -> int:
-    """A map index: a whole number ≥ 0 (argparse names ``index`` in its message otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0")
-    return value
+from explorer.cli.opening import open_cli_model
+from explorer.cli.options import add_device, add_json, add_model_and_text, index
+from explorer.cli.output import print_json
+from explorer.core.choices import ATTENTION_KINDS
 
 
 def _vector(values: Any) -> str:
@@ -32,29 +21,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        description="The computation behind attention[kind.layer][head, query, key] as the "
                                    "'attention' command saves it, for the same --source and --target.")
     add_model_and_text(p)
-    p.add_argument("--kind", required=True, choices=KINDS)
+    p.add_argument("--kind", required=True, choices=ATTENTION_KINDS)
     for name, what in (("layer", "layer, from 0"), ("head", "head, from 0"), ("query", "row of the map (the query)"),
                        ("key", "column of the map (the key)")):
-        p.add_argument(f"--{name}", required=True, type=_index, metavar="N", help=what)
-    p.add_argument("--device", choices=DEVICES, default="cpu")
-    p.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+        p.add_argument(f"--{name}", required=True, type=index, metavar="N", help=what)
+    add_device(p)
+    add_json(p)
     return p
 
 
-def run_explain(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``explain``: open the model, explain the cell, print the steps or the JSON line."""
-    from explorer.cli_commands import CliError
     from explorer.core.debug.explain_cell import explain_cell
-    from explorer.core.inspect.interface import ModelError
-    from explorer.core.inspect.opening import open_model
 
-    try:
-        model = open_model(args.model, device=args.device)
-        e = explain_cell(model, args.source, args.target, args.kind, args.layer, args.head, args.query, args.key)
-    except ModelError as exc:
-        raise CliError(str(exc)) from exc
+    model = open_cli_model(args.model, args.device)
+    e = explain_cell(model, args.source, args.target, args.kind, args.layer, args.head, args.query, args.key)
     if args.json:
-        print(json.dumps({"model": str(args.model), **e.to_dict()}, allow_nan=False))
+        print_json({"model": str(args.model), **e.to_dict()})
         return 0
     print(f"{e.kind}.{e.layer} head {e.head}: query {e.query} {e.query_token!r} -> key {e.key} {e.key_token!r}")
     print(f"q (d={e.head_dim}):   {_vector(e.q)}")

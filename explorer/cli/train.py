@@ -7,19 +7,106 @@ once: if any rank refuses, all stop. No Qt.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import io
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from explorer.cli_commands import PROBES, CliError, Progress, _finite, _run_probes, _stop_on_sigint, _torch_threads
+from explorer.cli.errors import CliError
+from explorer.cli.options import add_device, add_json, epoch_list, positive_float, positive_int, probability, seed_int
+from explorer.cli.output import print_json
+from explorer.cli.progress import PROBES, Progress, run_probes, stop_on_sigint
 
 T = TypeVar("T")
 #: Settings a resumed run keeps: flag dest -> (where in TrainingConfig.to_dict(), key).
 KEPT_SETTINGS = {"num_hiddens": "model", "num_layers": "model", "num_heads": "model", "ffn_num_hiddens": "model",
                  "dropout": "model", "batch_size": "", "num_steps": "", "lr": "", "seed": ""}
+
+
+def _field_defaults(cls: type) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+def _book_defaults() -> dict[str, Any]:
+    """The book's settings, read from the core config dataclasses (never repeated here)."""
+    from explorer.core.data.sources import load_source
+    from explorer.core.model.transformer import TransformerConfig
+    from explorer.core.training.config import TrainingConfig
+
+    model = _field_defaults(TransformerConfig)
+    train = _field_defaults(TrainingConfig)
+    return {**model, **{k: v for k, v in train.items() if k != "model"},
+            "num_examples": inspect.signature(load_source).parameters["num_examples"].default}
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add ``train`` to the CLI's subcommands (defaults shown in ``--help`` are the book's)."""
+    d = _book_defaults()
+    train = sub.add_parser("train", help="train a model and optionally save it")
+    train.add_argument("--data", default="builtin", metavar="builtin|PATH|task:copy|task:reverse|task:sort",
+                       help="the bundled corpus, a fra.txt/.tsv/.zip file, or a synthetic task (default: %(default)s)")
+    train.add_argument("--num-examples", type=positive_int, default=d["num_examples"], metavar="N",
+                       help="sentence pairs to train on (default: %(default)s)")
+    train.add_argument("--epochs", type=positive_int, default=d["num_epochs"], metavar="N",
+                       help="passes over the data (default: %(default)s)")
+    train.add_argument("--seed", type=seed_int, default=d["seed"], metavar="S",
+                       help="seeds weights, batches and synthetic data (default: %(default)s)")
+    add_device(train, d["device"], help="auto = CUDA, then Apple MPS, then CPU (default: %(default)s)")
+    train.add_argument("--threads", type=positive_int, metavar="N",
+                       help="CPU threads for torch (default: torch's choice; 1 is often faster on a busy machine)")
+    train.add_argument("--out", metavar="FILE", help="save the trained model here (a .safetensors file)")
+    add_json(train)
+    hp = train.add_argument_group("hyperparameters (the book's settings by default)")
+    for flag, key, kind, meta, text in (
+        ("--num-hiddens", "num_hiddens", positive_int, "N", "model width"),
+        ("--num-layers", "num_layers", positive_int, "N", "encoder and decoder blocks"),
+        ("--num-heads", "num_heads", positive_int, "N", "attention heads (must divide --num-hiddens)"),
+        ("--ffn-num-hiddens", "ffn_num_hiddens", positive_int, "N", "hidden units of the position-wise FFN"),
+        ("--dropout", "dropout", probability, "P", "dropout probability"),
+        ("--batch-size", "batch_size", positive_int, "N", "sentence pairs per step"),
+        ("--num-steps", "num_steps", positive_int, "N", "tokens each sentence is padded or cut to"),
+        ("--lr", "lr", positive_float, "LR", "Adam learning rate"),
+    ):
+        hp.add_argument(flag, type=kind, default=d[key], metavar=meta, help=text + " (default: %(default)s)")
+    _add_run_options(train, d)
+    return train
+
+
+def _add_run_options(train: argparse.ArgumentParser, d: dict[str, Any]) -> None:
+    """``train``'s run-directory, resume and distributed options (docs/RUNS.md)."""
+    runs = train.add_argument_group("run directory and resume (also under torchrun --nproc_per_node=N -m explorer.cli)")
+    runs.add_argument("--run-dir", metavar="DIR", help="record the run here as it trains: run.json, metrics.jsonl, "
+                      "attention snapshots, checkpoints (a new or empty folder)")
+    runs.add_argument("--resume", metavar="DIR", help="continue the run in DIR from its last checkpoint, to --epochs "
+                      "epochs in total (default: the number it was started with); its settings are kept")
+    runs.add_argument("--checkpoint-every", type=positive_int, default=1, metavar="N",
+                      help="write checkpoints/last.safetensors every N epochs (default: %(default)s)")
+    runs.add_argument("--keep-checkpoints", action="store_true",
+                      help="also keep checkpoints/epoch-XXXX.safetensors for every checkpointed epoch")
+    runs.add_argument("--keep-models", type=epoch_list, default=(), metavar="E,E,…",
+                      help="also save the model alone (no optimiser state, a quarter of a checkpoint) after these "
+                           "epochs into models/epoch-XXXX.safetensors, e.g. 1,5,20: a replay then translates with "
+                           "the model as it was")
+    runs.add_argument("--snapshot-every", type=positive_int, default=d["snapshot_every"], metavar="K",
+                      help="save the probe's attention maps every K steps into the run directory "
+                           "(default: %(default)s)")
+    runs.add_argument("--dist-timeout", type=positive_float, default=45.0, metavar="S",
+                      help="under torchrun: a rank that waits S seconds for the others gives up (default: %(default)s)")
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 @dataclass
@@ -152,7 +239,7 @@ def _load_data(plan: _Plan) -> tuple[Any, Any, dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------------------- the command
-def run_train(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``train``: plan, load the data, run the trainer (writing the run directory), probe, save, report."""
     from explorer.core.training.distributed import RankFailure, init_from_environment
 
@@ -222,7 +309,7 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
     finished = error = writer_error = None
     epochs_done = plan.state.epoch if plan.state is not None else 0
     try:
-        with _stop_on_sigint(trainer, sys.stderr if main else io.StringIO()) as sigint:
+        with stop_on_sigint(trainer, sys.stderr if main else io.StringIO()) as sigint:
             for ev in trainer:
                 if writer is not None and writer_error is None:
                     try:
@@ -261,7 +348,7 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
         return 130 if stopped and sigint["stopped"] else 0
     model = trainer.model
     model.eval()
-    probes = _run_probes(model, src_vocab, tgt_vocab, config.num_steps) if source.kind == "translation" else []
+    probes = run_probes(model, src_vocab, tgt_vocab, config.num_steps) if source.kind == "translation" else []
     print(f"{'stopped' if stopped else 'finished'} after {epochs_done} epoch(s) in {finished.elapsed_s:.1f} s: "
           f"loss {finished.loss:.4f} per token (book-style {finished.book_loss:.5f}), "
           f"{finished.tokens_per_s:,.0f} tokens/s on {finished.device}" + (f" × {world} ranks" if world > 1 else ""))
@@ -281,5 +368,5 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
                   "run_dir": str(plan.run_dir) if plan.run_dir is not None else None, "world_size": world,
                   "epoch_losses": list(trainer.history.epoch_loss),
                   "resumed_after_epoch": plan.state.epoch if plan.state is not None else None}
-        print(json.dumps(_finite(result), allow_nan=False))
+        print_json(result)
     return 130 if stopped and sigint["stopped"] else 0

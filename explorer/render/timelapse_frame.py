@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, 
 
 from explorer.core.runs.timelapse import Timelapse, TimelapseFrame, colorize
 
-KIND_TITLES = {"encoder_self": QT_TRANSLATE_NOOP("Timelapse", "Encoder self-attention"),
-               "decoder_self": QT_TRANSLATE_NOOP("Timelapse", "Decoder self-attention"),
+KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("Timelapse", "Encoder self-attention"),
+               "decoder": QT_TRANSLATE_NOOP("Timelapse", "Decoder self-attention"),
                "cross": QT_TRANSLATE_NOOP("Timelapse", "Encoder–decoder (cross) attention")}  # translate() them
 translate = QCoreApplication.translate
 COLOURS = {False: ("#ffffff", "#202020", "#1f77b4", "#d62728", "#c8c8c8"),  # background, text, curve, marker,

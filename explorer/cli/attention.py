@@ -3,19 +3,12 @@ checkpoints, run directories and Hugging Face model folders alike, saved to one 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
-
-
-def add_model_and_text(parser: argparse.ArgumentParser) -> None:
-    """``--model``, ``--source`` and ``--target``: what every command that runs one model on one text takes."""
-    parser.add_argument("--model", required=True, metavar="PATH",
-                        help="a .safetensors model, a run directory, or a Hugging Face model folder")
-    parser.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
-    parser.add_argument("--target", metavar="TEXT",
-                        help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+from explorer.cli.errors import CliError
+from explorer.cli.opening import open_cli_model
+from explorer.cli.options import add_device, add_json, add_model_and_text
+from explorer.cli.output import print_json
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -25,27 +18,22 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                                      "(heads, queries, keys), plus source_tokens and target_tokens.")
     add_model_and_text(att)
     att.add_argument("--out", required=True, metavar="FILE.npz", help="where to save the maps")
-    att.add_argument("--device", choices=DEVICES, default="cpu")
-    att.add_argument("--json", action="store_true", help="end with one JSON line of results on stdout")
+    add_device(att)
+    add_json(att)
     return att
 
 
-def run_attention(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``attention``: open the model, compute every map, write the ``.npz`` and a summary."""
-    from explorer.cli_commands import CliError
-    from explorer.core.inspect.interface import ModelError, save_npz
-    from explorer.core.inspect.opening import open_model
+    from explorer.core.inspect.interface import save_npz
 
     out = str(args.out)
     if not out.endswith(".npz"):  # numpy would append .npz itself and the user would look for the wrong file
         raise CliError(f"--out {out}: the file name must end in .npz")
-    try:
-        model = open_model(args.model, device=args.device)
-        info = model.describe()
-        result = model.attention(args.source, args.target)
-        saved = save_npz(result, out)
-    except ModelError as exc:
-        raise CliError(str(exc)) from exc
+    model = open_cli_model(args.model, args.device)
+    info = model.describe()
+    result = model.attention(args.source, args.target)
+    saved = save_npz(result, out)
     summary: dict[str, Any] = {
         "model": str(args.model), "origin": info.origin, "architecture": info.architecture,
         "model_type": info.model_type, "family": info.family, "kinds": list(result.kinds),
@@ -54,7 +42,7 @@ def run_attention(args: argparse.Namespace) -> int:
         "target_given": args.target is not None, "out": str(saved), "bytes": int(result.nbytes()),
     }
     if args.json:
-        print(json.dumps(summary))
+        print_json(summary)
         return 0
     print(f"model:   {info.summary()}")
     print(f"source:  {len(result.source_tokens)} tokens: {' '.join(result.source_tokens)}")
