@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from explorer.ui.shell.open_argument import STUDIO, open_in_studio, path_problem, split_model_path
+from explorer.ui.shell.open_argument import open_model_path, panel_for_path, path_problem, split_model_path
 from explorer.ui.shell.panel_walker import PanelWalker
 from explorer.ui.settings import APPLICATION, LANGUAGES, ORGANIZATION, THEMES, AppSettings
 
@@ -89,15 +89,15 @@ def _run_screenshots(app: QApplication, window: MainWindow, directory: Path,
     def begin() -> None:
         if not window.isVisible():  # once: the probe answered or its time ran out
             window.show()
-            if model_path is not None:  # the studio reads it while the walker waits for the studio to settle
-                open_in_studio(window.panels, model_path, echo=True)
+            if model_path is not None:  # its panel reads it while the walker waits for that panel to settle
+                open_model_path(window.panels, model_path, echo=True)
             walker.start()
 
     window.resize(*size)
     if model_path is None:
         walker = PanelWalker(window, window.keys(), save, done)
     else:
-        walker = PanelWalker(window, [STUDIO], save, done, max_wait_ms=MODEL_OPEN_PATIENCE_MS)
+        walker = PanelWalker(window, [panel_for_path(model_path)], save, done, max_wait_ms=MODEL_OPEN_PATIENCE_MS)
     # Name the device first (this imports torch while nothing else runs), so every picture shows it.
     window.device_label.detected.connect(begin)
     window.device_label.maybe_start(force=True)
@@ -226,5 +226,5 @@ def main(argv: list[str] | None = None) -> int:
     if started.lesson is not None:  # once the window is up, so its report can be a dialog over it
         QTimer.singleShot(0, lambda: window.classroom.open_lesson(started.lesson))
     if started.model_path is not None:
-        QTimer.singleShot(0, lambda: open_in_studio(window.panels, started.model_path))
+        QTimer.singleShot(0, lambda: open_model_path(window.panels, started.model_path))
     return app.exec()

@@ -19,6 +19,7 @@ from explorer.ui.shell.appearance import Appearance
 from explorer.ui.shell.classroom import Classroom
 from explorer.ui.i18n.translators import language_manager
 from explorer.ui.shell.main_menus import build_menus
+from explorer.ui.panels.model_exchange import ModelExchange
 from explorer.ui.shell.panel_access import PanelAccess
 from explorer.ui.shell.panel_registry import PANELS, PanelSpec, panel_section, panel_title
 from explorer.ui.shell.panel_stack import PanelStack, ask_panel
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.nav.setMinimumWidth(180)
         self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
         self.stack = PanelStack(self.specs, self)
+        self.model_exchange = ModelExchange(self)  # what panels hand each other (the studio's model)
         self.stack.panel_built.connect(self._on_stack_panel_built)
         self.stack.placeholder_painted.connect(self._on_stack_placeholder_painted)
         self._wanted: set[str] = set()
@@ -173,6 +175,7 @@ class MainWindow(QMainWindow):
     def _on_stack_panel_built(self, key: str) -> None:
         panel = self.stack.panel(key)
         self.panel_status.watch(key, panel)
+        ask_panel(panel.join_exchange, self.model_exchange)
         ask_panel(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         self.appearance.panel_built(panel)  # its explanation box as the others, the theme, palette and scale
         self.classroom.panel_built(key, panel)

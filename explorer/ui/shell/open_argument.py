@@ -1,6 +1,6 @@
-"""``attention-explorer PATH``: a model given on the command line opens in the Transformer studio.
+"""``attention-explorer PATH``: a model given on the command line opens in the Transformer studio or the inspector.
 
-A folder holding ``config.json`` is inspected as a Hugging Face model, a run directory (``run.json``) is followed,
+A folder holding ``config.json`` is inspected as a Hugging Face model (in the inspector), a run directory (``run.json``) is followed,
 a ``.safetensors`` file is opened as the model on offer. Found before argparse sees the arguments, like a lesson.
 """
 from __future__ import annotations
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 #: Our options that take a value (the argument after them is never a model path).
 VALUE_OPTIONS = ("--screenshots", "--panel", "--theme", "--language", "--size")
 STUDIO = "studio"
+INSPECTOR = "inspector"
 
 
 def model_path_kind(path: str | Path) -> str | None:
@@ -57,23 +58,31 @@ def path_problem(path: str) -> str | None:
     return None
 
 
-def open_in_studio(panels: PanelAccess, path: str, echo: bool = False) -> None:
-    """Show the studio of ``panels`` and open ``path`` there (in the background); ``echo``: print its status
-    messages."""
-    panels.show_panel(STUDIO)
-    panel = panels.panel(STUDIO)
+def panel_for_path(path: str) -> str:
+    """The panel that opens ``path``: the inspector for a Hugging Face model folder, else the studio."""
+    return INSPECTOR if model_path_kind(path) == "folder" else STUDIO
+
+
+def open_model_path(panels: PanelAccess, path: str, echo: bool = False) -> None:
+    """Show the panel that opens ``path`` (:func:`panel_for_path`) and open it there (in the background); ``echo``:
+    print that panel's status messages."""
+    key = panel_for_path(path)
+    panels.show_panel(key)
+    panel = panels.panel(key)
     if panel is None:
         return
     if echo:
-        panel.status_message.connect(_print_flushed)
+        panel.status_message.connect(_print_flushed if key == STUDIO else _print_inspector_flushed)
     kind = model_path_kind(path)
-    if kind == "folder":
-        panel.open_model_folder(path)
-    elif kind == "run":
+    if kind == "run":
         panel.open_run(path)
-    elif kind == "checkpoint":
+    else:
         panel.open_model(path)
 
 
 def _print_flushed(text: str) -> None:
     print(f"studio: {text}", flush=True)
+
+
+def _print_inspector_flushed(text: str) -> None:
+    print(f"inspector: {text}", flush=True)

@@ -1,6 +1,5 @@
 """The studio's attention history as state (book §11.7 probes): every kept snapshot, the one shown, whether it
-follows the newest, and the head chosen for the large view; or, instead of the history, an inspected model's maps
-(issue 12). Part of :class:`StudioState`; views subscribe."""
+follows the newest, and the head chosen for the large view. Part of :class:`StudioState`; views subscribe."""
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +16,7 @@ class AttentionState(QObject):
     Signals
     -------
     history_changed(): the number of snapshots, the one shown or the live flag changed.
-    snapshot_shown(object): the ``SnapshotEvent`` now selected (None when the history is empty), or the
-        ``core.inspection.Inspection`` shown in its place.
+    snapshot_shown(object): the ``SnapshotEvent`` now selected (None when the history is empty).
     head_selected(str, int, int): kind, layer, head chosen for the detail view.
     """
 
@@ -33,12 +31,9 @@ class AttentionState(QObject):
         self.shown_index: int | None = None
         self.live = True
         self.selected_head: tuple[str, int, int] | None = None
-        self.inspection: Any = None  # an inspected model's maps, shown instead of the history while set
 
     def current_snapshot(self) -> Any:
-        """The snapshot selected for display (the inspection while one is shown), or None."""
-        if self.inspection is not None:
-            return self.inspection
+        """The snapshot selected for display, or None."""
         if self.shown_index is None or self.shown_index >= len(self.history):
             return None
         return self.history[self.shown_index]
@@ -49,26 +44,18 @@ class AttentionState(QObject):
 
     def clear(self) -> None:
         self.history.clear()
-        self.shown_index, self.live, self.inspection = None, True, None
-
-    def show_inspection(self, inspection: Any) -> None:
-        """Show an inspected model's maps instead of the history, until a snapshot is chosen or live is set."""
-        self.inspection = inspection
-        self.snapshot_shown.emit(inspection)
-        self.history_changed.emit()
+        self.shown_index, self.live = None, True
 
     def show_index(self, index: int) -> None:
         """Select history snapshot ``index``."""
         if 0 <= index < len(self.history):
-            self.shown_index, self.inspection = index, None
+            self.shown_index = index
             self.snapshot_shown.emit(self.history[index])
             self.history_changed.emit()
 
     def show_latest(self) -> None:
         """Show the newest snapshot when live (or say the history is empty); else just report the count."""
-        if self.inspection is not None:  # the inspection stays until the history is chosen
-            self.history_changed.emit()
-        elif not len(self.history):
+        if not len(self.history):
             self.shown_index = None
             self.snapshot_shown.emit(None)
             self.history_changed.emit()
@@ -80,8 +67,6 @@ class AttentionState(QObject):
     def set_live(self, live: bool) -> None:
         """Follow the newest snapshot (True) or stay on the one chosen."""
         self.live = bool(live)
-        if self.live:  # back to the training history
-            self.inspection = None
         self.show_latest()
 
     def choose_index(self, index: int) -> None:

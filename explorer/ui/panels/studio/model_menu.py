@@ -1,6 +1,5 @@
-"""The studio's "Model" menu (book §11.7): save and open models, open a Hugging Face model folder to inspect (issue
-12), open a dataset, open, replay or overlay a run directory, and the recent runs; it asks for the file or folder, then says
-which one was chosen."""
+"""The studio's "Model" menu (book §11.7): save and open models, open a dataset, open, replay or overlay a run
+directory, and the recent runs; it asks for the file or folder, then says which one was chosen."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,24 +29,18 @@ def remember_run(recent: list[str], path: str) -> list[str]:
     return [path, *(p for p in recent if p != path)][:MAX_RECENT_RUNS]
 
 
-def is_model_folder(path: str | Path) -> bool:
-    """A folder holding ``config.json``: a Hugging Face model to inspect."""
-    return Path(path).is_dir() and (Path(path) / "config.json").is_file()
-
-
 class ModelMenu(QMenu):
-    """Model → Save…, Open…, Open Hugging Face model folder…, Open run…, Recent runs, Replay the demo run,
+    """Model → Save…, Open…, Open run…, Recent runs, Replay the demo run,
     Replay a run…, Overlay a run's loss…, Clear overlaid runs, Open dataset….
 
     Signals
     -------
-    save_chosen(str), open_chosen(str), folder_chosen(str), dataset_chosen(str), run_chosen(str),
+    save_chosen(str), open_chosen(str), dataset_chosen(str), run_chosen(str),
     replay_chosen(str), overlay_chosen(str), overlays_cleared().
     """
 
     save_chosen = Signal(str)
     open_chosen = Signal(str)
-    folder_chosen = Signal(str)
     dataset_chosen = Signal(str)
     run_chosen = Signal(str)
     replay_chosen = Signal(str)
@@ -59,7 +52,6 @@ class ModelMenu(QMenu):
         self.setTitle(self.tr("&Model"))
         self.save_action = QAction(self.tr("&Save model…"), self)
         self.open_action = QAction(self.tr("&Open model…"), self)
-        self.folder_action = QAction(self.tr("Open &Hugging Face model folder…"), self)
         self.run_action = QAction(self.tr("Open &run…"), self)
         self.recent_menu = QMenu(self.tr("&Recent runs"), self)
         self.demo_action = QAction(self.tr("Replay the d&emo run"), self)
@@ -70,16 +62,13 @@ class ModelMenu(QMenu):
         self.save_action.setToolTip(self.tr("Save the trained (or paused) model with its vocabularies and settings"))
         self.open_action.setToolTip(self.tr("Open a model saved here or by the command line, to inspect and "
                                             "translate"))
-        self.folder_action.setToolTip(self.tr("Inspect a model trained elsewhere: a folder with config.json, weights "
-                                              "and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local "
-                                              "files only)"))
         self.run_action.setToolTip(self.tr("Open a run directory (finished, or still being trained by the command "
                                            "line) and follow it live"))
         self.demo_action.setToolTip(self.tr("Watch the book's model train (a run of 200 epochs recorded with this app) "
                                             "at any speed, without training it here"))
         self.replay_action.setToolTip(self.tr("Replay a recorded run directory as it was trained, at any speed"))
         self.overlay_action.setToolTip(self.tr("Draw another run's loss curve over this one"))
-        for action in (self.save_action, self.open_action, self.folder_action, self.run_action):
+        for action in (self.save_action, self.open_action, self.run_action):
             self.addAction(action)
         self.addMenu(self.recent_menu)
         self.addAction(self.demo_action)
@@ -91,7 +80,6 @@ class ModelMenu(QMenu):
         self.addAction(self.dataset_action)
         self.save_action.triggered.connect(self._on_save_action_triggered)
         self.open_action.triggered.connect(self._on_open_action_triggered)
-        self.folder_action.triggered.connect(self._on_folder_action_triggered)
         self.run_action.triggered.connect(self._on_run_action_triggered)
         self.demo_action.triggered.connect(self._on_demo_action_triggered)
         self.replay_action.triggered.connect(self._on_replay_action_triggered)
@@ -128,12 +116,6 @@ class ModelMenu(QMenu):
         path, _ = QFileDialog.getOpenFileName(self.parentWidget(), self.tr("Open model"), "", self._checkpoint_filter())
         if path:
             self.open_chosen.emit(path)
-
-    @Slot()
-    def _on_folder_action_triggered(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open a Hugging Face model folder"), "")
-        if path:
-            self.folder_chosen.emit(path)
 
     @Slot()
     def _on_run_action_triggered(self) -> None:

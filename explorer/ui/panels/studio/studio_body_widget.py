@@ -1,21 +1,19 @@
 """The studio's widget tree (book §11.7): run controls fixed at the top left, the data box and the settings
-form scrolling under them; loss, live attention, detail and translate tabs on the right. Builds the views
-on the state they show; the panel connects them to it."""
+form scrolling under them; training (loss over live attention), detail and translate tabs on the right. Builds
+the views on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
-from explorer.ui.panels.studio.debug_widget import DebugTabs
-from explorer.ui.panels.studio.detail_widget import AttentionDetail
-from explorer.ui.panels.studio.inspect_widget import InspectView
 from explorer.ui.panels.studio.live_attention_widget import LiveAttention
 from explorer.ui.panels.studio.loss_plot_widget import LossView
 from explorer.ui.panels.studio.run_controls_widget import TrainingControls
 from explorer.ui.panels.studio.studio_state import StudioState
 from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.translate_widget import TranslateView
+from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
 LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved model) to see its loss here. No time to "
@@ -24,7 +22,7 @@ LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved mod
 
 class StudioBody(QSplitter):
     """Controls (always visible) over data and form (scrolling) | tabs "Training" (loss over live attention),
-    "Inspect" (a model's attention for a typed text, over the same grid), "Attention detail" and "Translate"."""
+    "Attention detail" and "Translate"."""
 
     def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
@@ -57,28 +55,13 @@ class StudioBody(QSplitter):
         live.setSizes([300, 400])
         self.live_split = live
 
-        self.inspect_view = InspectView(state.inspect)
-        self.detail = AttentionDetail(state.inspect)
+        self.detail = AttentionDetail()
         self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
         self.tabs.addTab(live, self.tr("Training"))
-        self.tabs.addTab(self.inspect_view, self.tr("Inspect"))
         self.tabs.addTab(self.detail, self.tr("Attention detail"))
         self.tabs.addTab(self.translate_view, self.tr("Translate"))
-        self.debug = DebugTabs(state.debug, state.attention, self.live.grid, self.detail)  # issue 13
-        self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
-        self.tabs.addTab(self.debug, self.tr("Debug"))
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
         self.setSizes([340, 900])
-        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
-
-    @Slot(int)
-    def _on_tabs_current_changed(self, _index: int) -> None:
-        """The one attention grid goes with the tab that shows it: under the loss curve or the inspect form."""
-        if self.tabs.currentWidget() is self.inspect_view:
-            self.inspect_view.hold_grid(self.live)
-        elif self.tabs.currentWidget() is self.live_split and self.live.parent() is not self.live_split:
-            self.live_split.insertWidget(1, self.live)
-            self.live_split.setSizes([300, 400])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -19,11 +19,13 @@ from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.core.training.checkpoint_read import SUFFIX
 from explorer.core.runs.run_dir import is_run_dir
 from explorer.ui.data_paths import runs_directory
-from explorer.ui.panels.studio.model_menu import (DATASET_SUFFIXES, ModelMenu, ask_dataset_path, is_model_folder,
-                                                  remember_run)
+from explorer.ui.panels.studio.model_menu import DATASET_SUFFIXES, ModelMenu, ask_dataset_path, remember_run
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
 from explorer.ui.panels.studio.studio_keys import install_studio_keys
 from explorer.ui.panels.studio.studio_state import StudioState
+
+if TYPE_CHECKING:
+    from explorer.ui.panels.model_exchange import ModelExchange
 
 EDITABLE_STATES = ("idle", "finished")
 
@@ -53,9 +55,9 @@ class StudioPanel(BasePanel):
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
         self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
-        self.inspect_view = body.inspect_view
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
+        self._exchange: ModelExchange | None = None  # where the model on offer and the data go for other panels
         self.set_message_area(self.tabs)  # banners float over the current tab, never over the settings
         #: A dataset request ended (only the newest one): True if loaded, False if refused (message shown).
         self.dataset_load_finished = state.data.load_finished
@@ -74,7 +76,6 @@ class StudioPanel(BasePanel):
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
         state.attention.head_selected.connect(self.detail.select)
         state.models.model_changed.connect(self.translate_view.show_record)
-        state.inspect.open_finished.connect(self._on_inspect_open_finished)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
         state.attention.head_selected.connect(self._on_attention_head_selected)
@@ -172,10 +173,6 @@ class StudioPanel(BasePanel):
     def save_model_to(self, path: str) -> bool:
         return self.studio_state.save_model(path)
 
-    def open_model_folder(self, path: str) -> None:
-        """Inspect a Hugging Face model folder (read in the background; the Inspect tab shows it once open)."""
-        self.studio_state.inspect.open(path)
-
     def open_run(self, path: str) -> bool:
         """Follow a run directory live (finished, or still written by the CLI or torchrun)."""
         opened = self.studio_state.open_run(path)
@@ -208,11 +205,6 @@ class StudioPanel(BasePanel):
         self.controls.set_can_start(self.studio_state.can_start() and self.form.validation_error() is None)
 
     # ------------------------------------------------------------------ state slots
-    @Slot(bool)
-    def _on_inspect_open_finished(self, opened: bool) -> None:
-        if opened:
-            self.tabs.setCurrentWidget(self.inspect_view)
-
     @Slot(str, int, int)
     def _on_attention_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.tabs.setCurrentWidget(self.detail)
@@ -237,12 +229,20 @@ class StudioPanel(BasePanel):
             self._remember_run(str(self.studio_state.run_dir))
 
     @Slot(object)
-    def _on_state_model_changed(self, _record: object) -> None:
+    def _on_state_model_changed(self, record: object) -> None:
         self._update_menu()
+        if self._exchange is not None:
+            self._exchange.offer_studio_model(record)
 
     @Slot()
     def _on_data_state_changed(self) -> None:
         self._update_can_start()
+        self._publish_data()
+
+    def _publish_data(self) -> None:
+        if self._exchange is not None:
+            data = self.studio_state.data
+            self._exchange.set_studio_data(data.source.pairs if data.source is not None else [], data.task())
 
     @Slot(bool)
     def _on_data_load_finished(self, loaded: bool) -> None:
@@ -311,7 +311,6 @@ class StudioPanel(BasePanel):
             self._menu = ModelMenu(self)
             self._menu.save_chosen.connect(self.save_model_to)
             self._menu.open_chosen.connect(self.open_model)
-            self._menu.folder_chosen.connect(self.open_model_folder)
             self._menu.dataset_chosen.connect(self.open_dataset)
             self._menu.run_chosen.connect(self.open_run)
             self._menu.replay_chosen.connect(self.replay_run)
@@ -323,9 +322,6 @@ class StudioPanel(BasePanel):
 
     def handle_drop(self, paths: list[str]) -> bool:
         for path in paths:
-            if is_model_folder(path):
-                self.open_model_folder(path)
-                return True
             if Path(path).is_dir() and is_run_dir(path):
                 self.open_run(path)
                 return True
@@ -362,7 +358,12 @@ class StudioPanel(BasePanel):
         self.grid.apply_theme(dark)
         self.detail.heatmap.apply_theme(dark)
         self.translate_view.heatmap.apply_theme(dark)
-        self._body.debug.apply_theme(dark)
+
+    def join_exchange(self, exchange: ModelExchange) -> None:
+        """Offer the model on offer and the loaded pairs to other panels (the inspector), now and on every change."""
+        self._exchange = exchange
+        exchange.offer_studio_model(self.record)
+        self._publish_data()
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue(self.settings_key("form"), json.dumps(self.form.values()))

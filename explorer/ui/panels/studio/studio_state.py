@@ -22,10 +22,8 @@ from explorer.core.runs.process import TrainingProcess, warm_up
 from explorer.ui.panels.studio.training_run import TrainingRun
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_state import DataState
-from explorer.ui.panels.studio.debug_state import DebugState
 from explorer.ui.panels.studio.followed_run import FollowedRun, new_run_dir
 from explorer.ui.panels.studio.model_files import ModelRecord, OpenedModel
-from explorer.ui.panels.studio.inspect_state import InspectState
 from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.panels.studio.run_feed import RunFeed
 from explorer.ui.panels.studio.run_messages import (following_text, opened_text, refused_start_text,
@@ -65,9 +63,6 @@ class StudioState(QObject):
         self.loss = self.run_feed.loss  # the run's losses (LossRecord), and other runs' overlaid
         self.models = ModelState(self)
         self.models.message_posted.connect(self.message_posted)
-        self.inspect = InspectState(self.attention, self.models, self)  # models trained elsewhere (issue 12)
-        self.inspect.message_posted.connect(self.message_posted)
-        self.debug = DebugState(self.inspect, self.data, self)  # ablation, explain, decoding, beams, diff (issue 13)
         self.models.model_opened.connect(self._on_models_model_opened)
         self.models.model_changed.connect(self._on_models_model_changed)
         self.run_config: TrainingConfig | None = None
@@ -267,8 +262,6 @@ class StudioState(QObject):
         self.run_feed.stop()
         self.data.shutdown(timeout_ms)
         self.models.shutdown(timeout_ms)
-        self.inspect.shutdown(timeout_ms)
-        self.debug.shutdown(timeout_ms)
         self._end_run(timeout_ms)
 
     # ------------------------------------------------------------------ internals

@@ -1,4 +1,4 @@
-"""The studio's grid of attention thumbnails (book §11.7): encoder self, decoder self and cross attention, only
+"""The grid of attention thumbnails of the studio and the inspector (book §11.7): encoder self, decoder self and cross attention, only
 the kinds a model has, each with its own number of layers and heads (an inspected BERT: encoder only; mBART 2+3).
 
 Rows are layers, columns heads, one shared colour scale; for synthetic tasks each cross-attention
@@ -19,30 +19,32 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, QTime
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
+from explorer.core.choices import ATTENTION_KINDS
 from explorer.ui.palette import lookup_table, resolve
 from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
 
-KINDS = ("encoder_self", "decoder_self", "cross")
 ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
                                   "Alignment score of this cross-attention head: the mean weight it puts on the source "
                                   "position the task says each output should look at (1 = the ideal pattern, 0 = none "
                                   "of it)")
-KIND_TITLES = {"encoder_self": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder self-attention"),
-               "decoder_self": QT_TRANSLATE_NOOP("AttentionGrid", "Decoder self-attention"),
+#: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
+MIN_THUMBNAIL_PX = 44
+KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder self-attention"),
+               "decoder": QT_TRANSLATE_NOOP("AttentionGrid", "Decoder self-attention"),
                "cross": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder–decoder (cross) attention")}
 
 
 def kind_title(kind: str) -> str:
-    """The title of a kind of map (``encoder_self``, ``decoder_self``, ``cross``) in the language in force."""
+    """The title of a kind of map (``encoder``, ``decoder``, ``cross``) in the language in force."""
     return QCoreApplication.translate("AttentionGrid", KIND_TITLES[kind])
 HEADS_PER_STAGE = 6  # thumbnails built per event-loop turn (a staged build)
-#: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in :data:`KINDS` order.
+#: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in ``ATTENTION_KINDS`` order.
 GridLayout = tuple[tuple[str, int, int], ...]
 
 
 def uniform_layout(layers: int, heads: int) -> GridLayout:
     """All three kinds with the same shape (the studio's own Transformer)."""
-    return tuple((kind, layers, heads) for kind in KINDS)
+    return tuple((kind, layers, heads) for kind in ATTENTION_KINDS)
 
 
 def grid_maps(snapshot: Any) -> dict[str, Any]:
@@ -54,7 +56,7 @@ def grid_maps(snapshot: Any) -> dict[str, Any]:
 def grid_layout(snapshot: Any) -> GridLayout:
     """The kinds present in a snapshot (or inspection) with their layers and heads."""
     maps = grid_maps(snapshot)
-    return tuple((kind, int(maps[kind].shape[0]), int(maps[kind].shape[1])) for kind in KINDS if kind in maps)
+    return tuple((kind, int(maps[kind].shape[0]), int(maps[kind].shape[1])) for kind in ATTENTION_KINDS if kind in maps)
 
 
 def axis_labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
@@ -67,9 +69,9 @@ def axis_labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
     queries = getattr(snapshot, "query_tokens", None)
     if queries is not None:
         return list(queries[kind]), list(snapshot.key_tokens[kind])
-    if kind == "encoder_self":
+    if kind == "encoder":
         return list(snapshot.src_tokens), list(snapshot.src_tokens)
-    if kind == "decoder_self":
+    if kind == "decoder":
         return list(snapshot.tgt_input_tokens), list(snapshot.tgt_input_tokens)
     return list(snapshot.tgt_tokens), list(snapshot.src_tokens)
 
@@ -170,7 +172,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.ci.addLabel(self.tr("Start training (or open a model) to see every head's attention here."),
                              color="#dddddd" if self._dark else "#555555", size="10pt")
             self._last = None
-        self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in KINDS}
+        self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in ATTENTION_KINDS}
         self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
         self._layout: GridLayout | None = None
@@ -262,6 +264,16 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._layout = layout
         self._staged_layout = None
         self.setMinimumSize(self.minimumSize().expandedTo(self.content_minimum()))
+
+    def fit_minimum(self, layout: GridLayout) -> None:
+        """Thumbnails shrink with the window down to :data:`MIN_THUMBNAIL_PX`; below that the grid (in a scroll
+        area) scrolls. Once ``layout`` is built, its titles and labels may ask for more (a long block title)."""
+        width = sum(heads * (MIN_THUMBNAIL_PX + 4) + 24 for _, _, heads in layout) + 70
+        height = max(layers for _, layers, _ in layout) * (MIN_THUMBNAIL_PX + 22) + 40
+        if self.layout == tuple(layout):
+            self.setMinimumSize(self.content_minimum().expandedTo(QSize(width, height)))
+        else:
+            self.setMinimumSize(width, height)
 
     def content_minimum(self) -> QSize:
         """The least size that shows every block and the colour bar (titles and labels included)."""

@@ -13,7 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
 from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.inspector.debug_state import DebugState
 
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
                "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),

@@ -1,23 +1,34 @@
-"""The studio's large attention view (book §11.7): one head (or the head average) with token axes,
-a hover readout and PNG/SVG/CSV export; for an inspected model whose maps were only pooled (long texts), the head
-is computed at full resolution on demand, off the GUI thread, while the view says so."""
+"""The large attention view (book §11.7) of the studio and the inspector: one head (or the head average) with token
+axes, a hover readout and PNG/SVG/CSV export; for an inspected model whose maps were only pooled (long texts), the
+head is computed at full resolution on demand, off the GUI thread, while the view says so."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Slot
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.panels.studio.attention_grid_widget import axis_labels, grid_layout, kind_title
+from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.export import ExportError, export_target
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
 if TYPE_CHECKING:
-    from explorer.ui.panels.studio.inspect_state import HeadMap, InspectState
+    from PySide6.QtCore import SignalInstance
+
+
+class HeadSource(Protocol):
+    """What computes an inspected model's heads on demand (the inspector's ``InspectState``): ``request_head`` is
+    answered by ``head_computed`` (an object with ``inspection, name, layer, head, matrix``) or ``head_failed``."""
+
+    head_computed: SignalInstance
+    head_failed: SignalInstance
+
+    def request_head(self, name: str, layer: int, head: int | None) -> None: ...
+
 
 HINT = QT_TRANSLATE_NOOP("AttentionDetail", "Click a thumbnail in the attention grid to look at it here.")
 #: Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB).
@@ -33,7 +44,7 @@ class AttentionDetail(QWidget):
     """One attention map, large: click a thumbnail of the grid to choose it. ``inspect``: the state that computes
     an inspected model's heads on demand (its results are drawn when they arrive)."""
 
-    def __init__(self, inspect: InspectState | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, inspect: HeadSource | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind, self.layer, self.head = "cross", 0, 0
         self.title = QLabel(self.tr(HINT), self)
@@ -61,7 +72,7 @@ class AttentionDetail(QWidget):
         self._snapshot: Any = None
         self._selected = False
         self._inspect = inspect
-        self._computed: HeadMap | None = None  # the newest head computed on demand
+        self._computed: Any = None  # the newest head computed on demand
         self._waiting: tuple | None = None  # (inspection, kind, layer, head) asked for and not yet drawn
         if inspect is not None:
             inspect.head_computed.connect(self._on_inspect_head_computed)
@@ -129,7 +140,7 @@ class AttentionDetail(QWidget):
         if matrix is None:
             return
         rows, cols = axis_labels(self.kind, snap)
-        causal = self.kind == "decoder_self" and matrix.shape[0] <= MASK_LIMIT
+        causal = self.kind == "decoder" and matrix.shape[0] <= MASK_LIMIT
         # an inspection's maps are never written again: no copy (a first 64 MB copy of a 4,096² head took ~300 ms)
         owned = getattr(snap, "thumbnails", None) is not None
         self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None, owned=owned)
@@ -179,7 +190,7 @@ class AttentionDetail(QWidget):
 
     # ---- slots -------------------------------------------------------------------------------
     @Slot(object)
-    def _on_inspect_head_computed(self, head_map: HeadMap) -> None:
+    def _on_inspect_head_computed(self, head_map: Any) -> None:
         self._computed = head_map
         if self._waiting == (head_map.inspection, head_map.name, head_map.layer, head_map.head):
             self._draw()

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QGraphicsRectItem, QGraphicsScene, QGraphicsSimpl
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
                                QWidget)
 
-from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 96.0, 34.0, 36.0, 8.0

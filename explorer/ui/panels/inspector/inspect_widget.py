@@ -1,8 +1,8 @@
-"""The studio's Inspect tab (issue 12; book §11.7 maps of models trained elsewhere): which model, a source (and
-optional target) text, a forward pass or a generation, and the studio's attention grid under them.
+"""The inspector's Inspect tab (book §11.7 maps of models trained elsewhere): which model, a source (and optional
+target) text, a forward pass or a generation, and the attention grid under them.
 
-A view of :class:`InspectState`: it draws what the state says and calls its methods; the grid it shows is the
-studio's one grid, handed over by the studio body while this tab is current.
+A view of :class:`InspectState`: it draws what the state says and calls its methods; the grid under the form is a
+view of its own (:class:`InspectionGrid`), given by the inspector body.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSignalBlocker, 
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from explorer.ui.panels.studio.inspect_state import InspectState
+from explorer.ui.panels.inspector.inspect_state import InspectState
 
 NO_MODEL = QT_TRANSLATE_NOOP("InspectView", "No model to inspect yet: Model → Open Hugging Face model folder… (or "
                              "drop a folder holding config.json here), open a saved model, or train one.")
@@ -46,7 +46,7 @@ def describe_inspection(inspection: Any) -> str:
 class InspectView(QWidget):
     """Model choice, texts, Inspect / Generate, a result line, and the attention grid below."""
 
-    def __init__(self, state: InspectState, parent: QWidget | None = None) -> None:
+    def __init__(self, state: InspectState, grid: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.header = QLabel(self.tr(NO_MODEL), self)
@@ -74,7 +74,6 @@ class InspectView(QWidget):
                                                 "output"))
         self.result_label = QLabel("", self)
         self.result_label.setWordWrap(True)
-        self.grid_room = QLabel(self.tr(GRID_ROOM), self)
         form = QFormLayout()
         form.addRow(self.tr("model"), self.model_combo)
         form.addRow(self.tr("source"), self.source_edit)
@@ -87,14 +86,12 @@ class InspectView(QWidget):
         actions.addWidget(self.generate_button)
         actions.addStretch(1)
         form.addRow("", actions)
-        self.grid_layout = QVBoxLayout()
-        self.grid_layout.addWidget(self.grid_room)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addWidget(self.header)
         layout.addLayout(form)
         layout.addWidget(self.result_label)
-        layout.addLayout(self.grid_layout, 1)
+        layout.addWidget(grid, 1)
         self.inspect_button.clicked.connect(self._on_inspect_button_clicked)
         self.target_edit.returnPressed.connect(self._on_inspect_button_clicked)
         self.generate_button.clicked.connect(self._on_generate_button_clicked)
@@ -105,12 +102,6 @@ class InspectView(QWidget):
         state.inspected.connect(self._on_state_inspected)
         state.message_posted.connect(self._on_state_message_posted)
         self._on_state_model_changed(state.info())
-
-    def hold_grid(self, grid: QWidget) -> None:
-        """Show the studio's attention grid under the form (the studio body moves it here and back)."""
-        self.grid_room.hide()
-        self.grid_layout.addWidget(grid, 1)
-        grid.show()
 
     # ---- view slots --------------------------------------------------------------------------
     @Slot()

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QWidget
 
-from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.inspector.debug_state import DebugState
 
 HEIGHT = 170
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderVi
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.debug.sampling import DecodeChoice
-from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.inspector.debug_state import DebugState
 
 TOP = 5
 CHOSEN = QColor(46, 134, 193)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPus
                                QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.debug.head_summaries import SCORES
-from explorer.ui.panels.studio.debug_state import DebugState
+from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 
 COLUMNS = ("kind", "layer", "head", *SCORES)

@@ -1,5 +1,6 @@
-"""The studio's Debug tab (issue 13): sub-tabs for head ablation, output probabilities, the beam tree and the model
-diff and head summaries, all on the Inspect tab's model; and the explain-a-cell view the studio body puts under the large map."""
+"""The inspector's Debug tab: sub-tabs for head ablation, output probabilities, the beam tree, the model diff and
+head summaries, all on the Inspect tab's model; and the explain-a-cell view the inspector body puts under the large
+map."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,23 +8,22 @@ from typing import Any
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from explorer.ui.panels.studio.ablation_widget import AblationView, mark_ablated
-from explorer.ui.panels.studio.beam_tree_widget import BeamTreeView
-from explorer.ui.panels.studio.debug_state import DebugState
-from explorer.ui.panels.studio.decoding_widget import DecodingView
-from explorer.ui.panels.studio.explain_widget import ExplainView
-from explorer.ui.panels.studio.head_summary_widget import HeadSummaryView
-from explorer.ui.panels.studio.model_diff_widget import ModelDiffView
+from explorer.ui.panels.inspector.ablation_widget import AblationView, mark_ablated
+from explorer.ui.panels.inspector.beam_tree_widget import BeamTreeView
+from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.panels.inspector.decoding_widget import DecodingView
+from explorer.ui.panels.inspector.explain_widget import ExplainView
+from explorer.ui.panels.inspector.head_summary_widget import HeadSummaryView
+from explorer.ui.panels.inspector.model_diff_widget import ModelDiffView
 
 
 class DebugTabs(QTabWidget):
     """Ablation, Output probabilities, Beam tree, Model diff, Head summaries; ``explain`` for the detail view's
     clicked cells."""
 
-    def __init__(self, state: DebugState, attention: Any, grid: Any, detail: Any,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, state: DebugState, grid: Any, detail: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state, self.attention, self.grid, self.detail = state, attention, grid, detail
+        self.state, self.grid, self.detail = state, grid, detail
         self.ablation = AblationView(state)
         self.decoding = DecodingView(state)
         self.beam = BeamTreeView(state)
@@ -54,7 +54,7 @@ class DebugTabs(QTabWidget):
     @Slot(int, int)
     def _on_heatmap_cell_clicked(self, row: int, col: int) -> None:
         d = self.detail
-        if self.attention.inspection is None:
+        if self.state.inspect.last is None:
             self.explain.steps.setText(self.tr("Cells are explained for a text read in the Inspect tab (a training "
                                                "snapshot's model is in another process)."))
             return

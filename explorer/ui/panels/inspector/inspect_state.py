@@ -1,6 +1,6 @@
-"""The studio's inspected model as state (issue 12; book §11.7 maps of models trained elsewhere): a Hugging Face
-folder (or any model ``core.inspect_model.open_model`` opens) or the studio's own model on offer, and the forward
-passes, generations and full-resolution heads computed for it off the GUI thread. Part of :class:`StudioState`."""
+"""The inspector's model as state (book §11.7 maps of models trained elsewhere): a Hugging Face folder (or any model
+``core.inspect.opening.open_model`` opens) or the studio's model on offer, and the forward passes, generations and
+full-resolution heads computed for it off the GUI thread. Part of :class:`InspectorState`."""
 from __future__ import annotations
 
 import threading
@@ -12,8 +12,6 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from explorer.core.inspect.inspection import FULL_MAPS_BUDGET
-from explorer.ui.panels.studio.attention_state import AttentionState
-from explorer.ui.panels.studio.model_state import ModelState
 from explorer.ui.process_settings import cyclic_gc_paused, freeze_long_lived_objects
 from explorer.ui.worker import LatestOnlyRunner
 
@@ -73,11 +71,12 @@ def checkpoint_model(record: Any) -> Any:
 
 
 class InspectState(QObject):
-    """Which model the Inspect tab reads, and its results (shown through :class:`AttentionState`).
+    """Which model the Inspect tab reads, and its results (:attr:`last`, drawn by the views that subscribe).
 
     Signals
     -------
-    model_changed(object): the ``ModelInfo`` of the model inspected now (None: none), or the choices changed.
+    model_changed(object): the ``ModelInfo`` of the model inspected now (None: none), or the choices changed
+        (the studio offered a model, or took it back).
     open_finished(bool): an :meth:`open` request ended: True if the model is now inspected.
     busy_changed(bool): a forward pass or generation started or ended.
     inspected(object): a ``core.inspection.Inspection`` was computed (and shown in the grid).
@@ -94,10 +93,9 @@ class InspectState(QObject):
     head_failed = Signal(str)
     message_posted = Signal(str, str)
 
-    def __init__(self, attention: AttentionState, models: ModelState, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._attention = attention
-        self._models = models
+        self.offered: Any = None  # the studio's model on offer (a ModelRecord), or None
         self.opened: Any = None  # the model opened from a folder or file (an InspectableModel)
         self.opened_info: Any = None
         self.opened_path: str | None = None
@@ -118,7 +116,6 @@ class InspectState(QObject):
         self._heads = LatestOnlyRunner(self)
         self._heads.result_ready.connect(self._on_heads_result_ready)
         self._heads.failed.connect(self.head_failed)
-        models.model_changed.connect(self._on_models_model_changed)
 
     # ------------------------------------------------------------------ queries
     def choices(self) -> list[tuple[str, str]]:
@@ -126,13 +123,13 @@ class InspectState(QObject):
         out = []
         if self.opened is not None:
             out.append(("opened", f"{self.opened_info.name} ({self.opened_info.architecture})"))
-        if self._models.record is not None:
-            out.append(("offer", self.tr("the studio's model ({origin})").format(origin=self._models.record.origin)))
+        if self.offered is not None:
+            out.append(("offer", self.tr("the studio's model ({origin})").format(origin=self.offered.origin)))
         return out
 
     def model(self) -> Any:
         """The model inspected now (an ``InspectableModel``), or None."""
-        offered = self._models.record
+        offered = self.offered
         if self.opened is not None and (self.choice == "opened" or offered is None):
             return self.opened
         if offered is None:
@@ -152,6 +149,12 @@ class InspectState(QObject):
         return self._runner.is_busy() or self.opening is not None
 
     # ------------------------------------------------------------------ requests
+    def offer(self, record: Any) -> None:
+        """The studio's model on offer from now on (a ``ModelRecord``; None: it has none)."""
+        if record is not self.offered:
+            self.offered = record
+            self.model_changed.emit(self.info())  # the model on offer is one of the choices
+
     def open(self, path: str) -> None:
         """Open a Hugging Face model folder (or a checkpoint / run directory) in the background; on success it
         is inspected at once with the last text. A failure leaves the models as they were (message shown)."""
@@ -187,7 +190,7 @@ class InspectState(QObject):
 
     def request_head(self, name: str, layer: int, head: int | None) -> None:
         """Compute one head of the newest inspection at full resolution (``head_computed`` follows)."""
-        model, inspection = self.model(), self._attention.inspection
+        model, inspection = self.model(), self.last
         if model is None or inspection is None:
             self.head_failed.emit(self.tr("there is no inspection to take the head from"))
             return
@@ -235,7 +238,6 @@ class InspectState(QObject):
     @Slot(object)
     def _on_runner_result_ready(self, inspection: Any) -> None:
         self.last = inspection
-        self._attention.show_inspection(inspection)
         self.inspected.emit(inspection)
 
     @Slot(str)
@@ -244,9 +246,5 @@ class InspectState(QObject):
 
     @Slot(object)
     def _on_heads_result_ready(self, head_map: HeadMap) -> None:
-        if head_map.inspection is self._attention.inspection:  # not a head of a text since replaced
+        if head_map.inspection is self.last:  # not a head of a text since replaced
             self.head_computed.emit(head_map)
-
-    @Slot(object)
-    def _on_models_model_changed(self, _record: object) -> None:
-        self.model_changed.emit(self.info())  # the model on offer is one of the choices

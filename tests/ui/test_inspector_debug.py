@@ -1,4 +1,4 @@
-"""The studio's Debug tools (issue 13) on a tiny trained checkpoint: ticking heads shows ablation.evaluate's BLEU and
+"""The inspector's Debug tools on a tiny trained checkpoint (the sentence sets from the studio's data): ticking heads shows ablation.evaluate's BLEU and
 loss, the sweep fills one sortable row per head, an explained cell's weight equals the detail map's cell, greedy's
 top-1 is the output, seeded sampling repeats, the beam tree's best path is the beam output and a node shows its
 cross-attention row, and the model diff grid holds B − A."""
@@ -17,7 +17,9 @@ import debug_helpers  # noqa: E402
 from explorer.core.debug.ablation import evaluate  # noqa: E402
 from explorer.core.inspect.opening import open_model  # noqa: E402
 from explorer.core.debug.model_diff import diff_models  # noqa: E402
-from explorer.ui.panels.studio.debug_widget import DebugTabs  # noqa: E402
+from explorer.ui.panels.inspector.debug_widget import DebugTabs  # noqa: E402
+from explorer.ui.panels.inspector.inspector_panel import InspectorPanel  # noqa: E402
+from explorer.ui.panels.model_exchange import ModelExchange  # noqa: E402
 from explorer.ui.panels.studio.studio_panel import StudioPanel  # noqa: E402
 
 TIMEOUT = 30_000
@@ -30,11 +32,24 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def studio(qapp, checkpoint):  # type: ignore[no-untyped-def]
-    """A studio inspecting the tiny checkpoint (one for the module: the tests only read it or reset what they set)."""
+def studio(qapp):  # type: ignore[no-untyped-def]
+    """The studio whose loaded pairs are the inspector's "data" sentence set (through the exchange)."""
     panel = StudioPanel()
+    yield panel
+    panel.shutdown(3000)
+    panel.deleteLater()
+
+
+@pytest.fixture(scope="module")
+def inspector(qapp, studio, checkpoint):  # type: ignore[no-untyped-def]
+    """An inspector reading the tiny checkpoint (one for the module: the tests only read it or reset what they
+    set), joined to the studio as in the main window."""
+    panel = InspectorPanel()
     panel.resize(1024, 700)
-    inspect = panel.studio_state.inspect
+    exchange = ModelExchange(panel)
+    studio.join_exchange(exchange)
+    panel.join_exchange(exchange)
+    inspect = panel.inspector_state.inspect
     inspect.source, inspect.target = SOURCE, TARGET
     inspect.open(str(checkpoint))
     yield panel
@@ -43,14 +58,15 @@ def studio(qapp, checkpoint):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def ready(qtbot, studio):  # type: ignore[no-untyped-def]
-    state = studio.studio_state
-    qtbot.waitUntil(lambda: state.inspect.opened is not None and state.attention.inspection is not None
-                    and state.data.source is not None and not state.data.is_loading(), timeout=TIMEOUT)
-    return studio
+def ready(qtbot, studio, inspector):  # type: ignore[no-untyped-def]
+    state, data = inspector.inspector_state, studio.studio_state.data
+    qtbot.waitUntil(lambda: state.inspect.opened is not None and state.inspect.last is not None
+                    and data.source is not None and not data.is_loading(), timeout=TIMEOUT)
+    assert state.debug.data_pairs == data.source.pairs
+    return inspector
 
 
-def debug_tabs(panel: StudioPanel) -> DebugTabs:
+def debug_tabs(panel: InspectorPanel) -> DebugTabs:
     return panel.findChild(DebugTabs)
 
 
@@ -58,8 +74,8 @@ def reference(checkpoint: Path):  # type: ignore[no-untyped-def]
     return open_model(checkpoint)
 
 
-def test_ablating_heads_shows_evaluate_numbers_and_dims_thumbnails(qtbot, ready, checkpoint) -> None:
-    view, debug = debug_tabs(ready).ablation, ready.studio_state.debug
+def test_ablating_heads_shows_evaluate_numbers_and_dims_thumbnails(qtbot, ready, studio, checkpoint) -> None:
+    view, debug = debug_tabs(ready).ablation, ready.inspector_state.debug
     view.count_spin.setValue(8)
     items = [view.heads.item(i) for i in range(view.heads.count())]
     assert len(items) == 12  # encoder, decoder, cross × 2 layers × 2 heads
@@ -70,7 +86,7 @@ def test_ablating_heads_shows_evaluate_numbers_and_dims_thumbnails(qtbot, ready,
             if tuple(item.data(Qt.ItemDataRole.UserRole)) in wanted:
                 item.setCheckState(Qt.CheckState.Checked)
     base, now = got.args[0]
-    pairs = list(ready.studio_state.data.source.pairs[:8])
+    pairs = list(studio.studio_state.data.source.pairs[:8])
     model = reference(checkpoint)
     expected, plain = evaluate(model, pairs, wanted), evaluate(model, pairs)
     assert (now.bleu, now.translations) == (expected.bleu, expected.translations)
@@ -85,7 +101,7 @@ def test_ablating_heads_shows_evaluate_numbers_and_dims_thumbnails(qtbot, ready,
 
 
 def test_sweep_fills_one_sortable_row_per_head(qtbot, ready) -> None:
-    view, debug = debug_tabs(ready).ablation, ready.studio_state.debug
+    view, debug = debug_tabs(ready).ablation, ready.inspector_state.debug
     view.count_spin.setValue(6)
     progress: list[tuple[int, int]] = []
     debug.sweep_progressed.connect(lambda done, total: progress.append((done, total)))
@@ -108,7 +124,7 @@ def test_explained_cell_weight_equals_the_heatmap_cell(qtbot, ready) -> None:
     matrix = ready.detail.current_matrix()
     explain = debug_tabs(ready).explain
     row, col = matrix.shape[0] - 1, 1
-    with qtbot.waitSignal(ready.studio_state.debug.explained, timeout=TIMEOUT):
+    with qtbot.waitSignal(ready.inspector_state.debug.explained, timeout=TIMEOUT):
         ready.detail.heatmap.cell_clicked.emit(row, col)
     shown = explain.explanation
     assert (shown.kind, shown.layer, shown.head, shown.query, shown.key) == ("cross", 1, 1, row, col)
@@ -118,7 +134,7 @@ def test_explained_cell_weight_equals_the_heatmap_cell(qtbot, ready) -> None:
 
 
 def test_greedy_top1_is_the_output_and_seeded_sampling_repeats(qtbot, ready, checkpoint) -> None:
-    view, debug = debug_tabs(ready).decoding, ready.studio_state.debug
+    view, debug = debug_tabs(ready).decoding, ready.inspector_state.debug
     view.source_edit.setText(SOURCE)
     with qtbot.waitSignal(debug.decoded, timeout=TIMEOUT):
         view.decode_button.click()
@@ -138,7 +154,7 @@ def test_greedy_top1_is_the_output_and_seeded_sampling_repeats(qtbot, ready, che
 
 
 def test_beam_tree_best_path_is_the_beam_output_and_a_node_shows_its_row(qtbot, ready, checkpoint) -> None:
-    view, debug = debug_tabs(ready).beam, ready.studio_state.debug
+    view, debug = debug_tabs(ready).beam, ready.inspector_state.debug
     view.source_edit.setText(SOURCE)
     view.width_spin.setValue(3)
     with qtbot.waitSignal(debug.beam_built, timeout=TIMEOUT):
@@ -156,7 +172,7 @@ def test_beam_tree_best_path_is_the_beam_output_and_a_node_shows_its_row(qtbot, 
 
 def test_model_diff_grid_holds_b_minus_a(qtbot, ready, checkpoint, tmp_path_factory) -> None:
     other = debug_helpers.trained_checkpoint(tmp_path_factory.getbasetemp() / "debug_tiny", epochs=3, seed=1)
-    view, debug = debug_tabs(ready).diff, ready.studio_state.debug
+    view, debug = debug_tabs(ready).diff, ready.inspector_state.debug
     with qtbot.waitSignal(debug.model_b_changed, timeout=TIMEOUT):
         debug.open_model_b(str(other))
     view.source_edit.setText(SOURCE)
@@ -169,16 +185,16 @@ def test_model_diff_grid_holds_b_minus_a(qtbot, ready, checkpoint, tmp_path_fact
     assert expected.translation_a in view.summary.text() and expected.translation_b in view.summary.text()
 
 
-def test_head_summaries_table_and_maps_equal_the_core(qtbot, ready, checkpoint) -> None:
+def test_head_summaries_table_and_maps_equal_the_core(qtbot, ready, studio, checkpoint) -> None:
     from explorer.core.debug.head_summaries import summarize_heads
 
-    view, debug = debug_tabs(ready).summaries, ready.studio_state.debug
+    view, debug = debug_tabs(ready).summaries, ready.inspector_state.debug
     view.count_spin.setValue(6)
     with qtbot.waitSignal(debug.summarized, timeout=TIMEOUT) as got:
         assert view.summarize()
     summary = got.args[0]
-    pairs = list(ready.studio_state.data.source.pairs[:6])
-    expected = summarize_heads(reference(checkpoint), pairs, ready.studio_state.data.task())
+    pairs = list(studio.studio_state.data.source.pairs[:6])
+    expected = summarize_heads(reference(checkpoint), pairs, studio.studio_state.data.task())
     for kind in expected.scores:
         np.testing.assert_allclose(summary.scores[kind]["entropy"], expected.scores[kind]["entropy"], rtol=1e-6)
     assert view.table_model.rowCount() == 12  # one row per head

@@ -1,6 +1,6 @@
-"""The studio's debugging tools as state (issue 13; book §11.5 heads, §10.8 beam search): head ablation and its
-sweep, explain-a-cell, decoding steps, beam trees and a model diff for the model of the Inspect tab, computed off
-the GUI thread. Part of :class:`StudioState`; views subscribe and call its methods."""
+"""The inspector's debugging tools as state (book §11.5 heads, §10.8 beam search): head ablation and its sweep,
+explain-a-cell, decoding steps, beam trees, a model diff and head summaries for the model of the Inspect tab,
+computed off the GUI thread. Part of :class:`InspectorState`; views subscribe and call its methods."""
 from __future__ import annotations
 
 import threading
@@ -8,8 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from explorer.ui.panels.studio.data_state import DataState
-from explorer.ui.panels.studio.inspect_state import InspectState
+from explorer.ui.panels.inspector.inspect_state import InspectState
 from explorer.ui.worker import LatestOnlyRunner, generator_worker
 
 Head = tuple[str, int, int]
@@ -108,9 +107,11 @@ class DebugState(QObject):
     model_b_changed = Signal(str)
     failed = Signal(str, str)
 
-    def __init__(self, inspect: InspectState, data: DataState, parent: QObject | None = None) -> None:
+    def __init__(self, inspect: InspectState, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.inspect, self.data = inspect, data
+        self.inspect = inspect
+        self.data_pairs: list[tuple[str, str]] = []  # the studio's loaded pairs (set_data)
+        self.task: str | None = None  # the synthetic task of those pairs, None for a corpus
         self.ablated: set[Head] = set()
         self.model_b: Any = None
         self.model_b_name = ""
@@ -128,6 +129,10 @@ class DebugState(QObject):
             self._runners[tool] = runner
 
     # ------------------------------------------------------------------ queries
+    def set_data(self, pairs: list[tuple[str, str]], task: str | None) -> None:
+        """The sentence set "data" from now on: the studio's loaded pairs and their synthetic task (or None)."""
+        self.data_pairs, self.task = pairs, task
+
     def model(self) -> Any:
         return self.inspect.model()
 
@@ -146,10 +151,10 @@ class DebugState(QObject):
             if not path:
                 raise ValueError(self.tr("choose a data file first"))
             return load_pairs(path, count)
-        loaded = self.data.source
-        if loaded is None or not loaded.pairs:
-            raise ValueError(self.tr("no data is loaded: choose a data source in the box on the left"))
-        return list(loaded.pairs[:count])
+        if not self.data_pairs:
+            raise ValueError(self.tr("no data is loaded: choose a data source in the Transformer studio (or use the "
+                                     "probe or a data file)"))
+        return list(self.data_pairs[:count])
 
     # ------------------------------------------------------------------ requests
     def set_ablated(self, heads: set[Head]) -> None:
@@ -197,16 +202,14 @@ class DebugState(QObject):
         return self._sweep is not None
 
     def explain(self, name: str, layer: int, head: int, query: int, key: int) -> bool:
-        """Explain a cell of the inspection shown (``name`` as the grid's: ``encoder_self``, ``cross``, …)."""
-        from explorer.core.inspect.inspection import KIND_OF
-
+        """Explain a cell of the inspection shown (``name`` as the grid's: ``encoder``, ``cross``, …)."""
         shown = self.inspect.last
         if shown is None:
             self.failed.emit("explain",
                              self.tr("explaining a cell needs an inspected text: use Inspect or Generate first"))
             return False
         target = shown.target if shown.target else (shown.output if shown.method else None)
-        return self._submit("explain", _explain_job, shown.source, target, KIND_OF.get(name, name), layer, head,
+        return self._submit("explain", _explain_job, shown.source, target, name, layer, head,
                             query, key)
 
     def decode(self, source: str, choice: Any, top: int = 5) -> bool:
@@ -229,7 +232,7 @@ class DebugState(QObject):
         """Every head's scores over ``pairs`` (``summarized`` follows); with the loaded synthetic task's alignment."""
         from explorer.core.debug.head_summaries import summarize_heads
 
-        return self._submit("summary", summarize_heads, pairs, self.data.task())
+        return self._submit("summary", summarize_heads, pairs, self.task)
 
     def shutdown(self, timeout_ms: int) -> None:
         self.cancel_sweep()

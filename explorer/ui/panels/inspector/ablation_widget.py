@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from explorer.core.inspect.interface import SNAPSHOT_NAMES
-from explorer.ui.panels.studio.debug_state import DebugState, Head
+from explorer.core.choices import ATTENTION_KINDS
+from explorer.ui.panels.inspector.debug_state import DebugState, Head
 
 COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")
 #: The columns' headers (BLEU is a name in every language).
@@ -77,8 +77,8 @@ class SweepTable(QAbstractTableModel):
 
 def mark_ablated(grid: Any, heads: set[Head]) -> None:
     """Dim the thumbnails of the heads switched off (and say so in their tooltips)."""
-    for kind, name in SNAPSHOT_NAMES.items():
-        for layer, row in enumerate(grid.plots.get(name, [])):
+    for kind in ATTENTION_KINDS:
+        for layer, row in enumerate(grid.plots.get(kind, [])):
             for head, thumb in enumerate(row):
                 off = (kind, layer, head) in heads
                 thumb.setOpacity(OFF_OPACITY if off else 1.0)

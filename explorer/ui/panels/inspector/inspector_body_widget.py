@@ -1,0 +1,41 @@
+"""The inspector's widget tree (book §11.7 on any model): tabs "Inspect" (model, text, and the attention grid),
+"Attention detail" (one head large, explain-a-cell under it) and "Debug". Builds the views on the state they show."""
+from __future__ import annotations
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from explorer.ui.panels.inspector.debug_widget import DebugTabs
+from explorer.ui.panels.inspector.inspect_widget import InspectView
+from explorer.ui.panels.inspector.inspection_grid_widget import InspectionGrid
+from explorer.ui.panels.inspector.inspector_state import InspectorState
+from explorer.ui.widgets.attention_detail_widget import AttentionDetail
+
+
+class InspectorBody(QTabWidget):
+    """Inspect | Attention detail | Debug; a model opened shows Inspect, a thumbnail clicked shows its detail."""
+
+    def __init__(self, state: InspectorState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid_view = InspectionGrid(state)  # subscribed before the debug tabs: drawn before they dim heads
+        self.grid = self.grid_view.grid
+        self.inspect_view = InspectView(state.inspect, self.grid_view)
+        self.detail = AttentionDetail(state.inspect)
+        self.debug = DebugTabs(state.debug, self.grid, self.detail)
+        self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
+        self.addTab(self.inspect_view, self.tr("Inspect"))
+        self.addTab(self.detail, self.tr("Attention detail"))
+        self.addTab(self.debug, self.tr("Debug"))
+        state.inspect.inspected.connect(self.detail.show_snapshot)
+        state.head_selected.connect(self.detail.select)
+        state.head_selected.connect(self._on_state_head_selected)
+        state.inspect.open_finished.connect(self._on_inspect_open_finished)
+
+    @Slot(str, int, int)
+    def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
+        self.setCurrentWidget(self.detail)
+
+    @Slot(bool)
+    def _on_inspect_open_finished(self, opened: bool) -> None:
+        if opened:
+            self.setCurrentWidget(self.inspect_view)

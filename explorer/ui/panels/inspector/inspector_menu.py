@@ -1,0 +1,56 @@
+"""The inspector's "Model" menu: open a Hugging Face model folder, a saved model or a run directory to inspect; it
+asks for the folder or file, then says which one was chosen."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+
+from explorer.core.training.checkpoint_read import SUFFIX
+
+
+class InspectorMenu(QMenu):
+    """Model → Open Hugging Face model folder…, Open saved model…, Open run directory….
+
+    Signals
+    -------
+    model_chosen(str): the folder or file to inspect.
+    """
+
+    model_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTitle(self.tr("&Model"))
+        self.folder_action = QAction(self.tr("Open &Hugging Face model folder…"), self)
+        self.file_action = QAction(self.tr("Open &saved model…"), self)
+        self.run_action = QAction(self.tr("Open &run directory…"), self)
+        self.folder_action.setToolTip(self.tr("Inspect a model trained elsewhere: a folder with config.json, weights "
+                                              "and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local "
+                                              "files only)"))
+        self.file_action.setToolTip(self.tr("Inspect a model saved by the studio or the command line"))
+        self.run_action.setToolTip(self.tr("Inspect the latest model of a run directory"))
+        for action in (self.folder_action, self.file_action, self.run_action):
+            self.addAction(action)
+        self.folder_action.triggered.connect(self._on_folder_action_triggered)
+        self.file_action.triggered.connect(self._on_file_action_triggered)
+        self.run_action.triggered.connect(self._on_run_action_triggered)
+
+    @Slot()
+    def _on_folder_action_triggered(self) -> None:
+        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open a Hugging Face model folder"), "")
+        if path:
+            self.model_chosen.emit(path)
+
+    @Slot()
+    def _on_file_action_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), self.tr("Open model"), "",
+                                              self.tr("Attention Explorer model (*{suffix})").format(suffix=SUFFIX))
+        if path:
+            self.model_chosen.emit(path)
+
+    @Slot()
+    def _on_run_action_triggered(self) -> None:
+        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open run directory"), "")
+        if path:
+            self.model_chosen.emit(path)
