@@ -920,8 +920,8 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>请先选择数据文件</translation>
     </message>
     <message>
-        <source>no data is loaded: choose a data source in the box on the left</source>
-        <translation>还没有加载数据：请在左侧的框中选择数据源</translation>
+        <source>no data is loaded: choose a data source in the Transformer studio (or use the probe or a data file)</source>
+        <translation>还没有加载数据：请在 Transformer 工作室中选择数据源（或使用探针或数据文件）</translation>
     </message>
     <message>
         <source>no model: open one in the Inspect tab (or train one) first</source>
@@ -1718,6 +1718,83 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>InspectorBody</name>
+    <message>
+        <source>Inspect</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>Attention detail</source>
+        <translation>注意力细节</translation>
+    </message>
+    <message>
+        <source>Debug</source>
+        <translation>调试</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorMenu</name>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Open &amp;Hugging Face model folder…</source>
+        <translation>打开 Hugging Face 模型文件夹(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;saved model…</source>
+        <translation>打开已保存的模型(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;run directory…</source>
+        <translation>打开训练记录目录(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Inspect a model trained elsewhere: a folder with config.json, weights and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local files only)</source>
+        <translation>检查在别处训练的模型：一个含有 config.json、权重和分词器的文件夹（BERT、RoBERTa、GPT-2、Marian、BART、mBART、T5；仅限本地文件）</translation>
+    </message>
+    <message>
+        <source>Inspect a model saved by the studio or the command line</source>
+        <translation>检查由工作室或命令行保存的模型</translation>
+    </message>
+    <message>
+        <source>Inspect the latest model of a run directory</source>
+        <translation>检查训练记录目录中最新的模型</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder</source>
+        <translation>打开 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Attention Explorer model (*{suffix})</source>
+        <translation>Attention Explorer 模型 (*{suffix})</translation>
+    </message>
+    <message>
+        <source>Open run directory</source>
+        <translation>打开训练记录目录</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorPanel</name>
+    <message>
+        <source>softmax(&lt;i&gt;QK&lt;/i&gt;&lt;sup&gt;T&lt;/sup&gt;/√&lt;i&gt;d&lt;/i&gt;)&lt;i&gt;V&lt;/i&gt; in every head of every layer of any model: the studio&apos;s, a saved one, a run&apos;s, a Hugging Face model&apos;s</source>
+        <translation>任意模型每一层的每个头都计算 softmax(&lt;i&gt;QK&lt;/i&gt;&lt;sup&gt;T&lt;/sup&gt;/√&lt;i&gt;d&lt;/i&gt;)&lt;i&gt;V&lt;/i&gt;：工作室的模型、已保存的模型、训练记录中的模型或 Hugging Face 模型</translation>
+    </message>
+    <message>
+        <source>Open a model (Model menu, or drop a folder or file here): a Hugging Face folder (BERT, GPT-2, Marian, T5 …), a model saved by the studio or the command line, a run directory, or the studio&apos;s own model once it is paused or finished. &lt;b&gt;Inspect&lt;/b&gt; reads every head&apos;s attention for a text; click a thumbnail for a large view and a cell to see how its weight is computed. &lt;b&gt;Debug&lt;/b&gt; switches heads off, shows each decoding step&apos;s probabilities, draws the beam search tree, compares two models and summarizes what each head does.</source>
+        <translation>打开一个模型（模型菜单，或把文件夹或文件拖到这里）：Hugging Face 模型文件夹（BERT、GPT-2、Marian、T5 …）、由工作室或命令行保存的模型、训练记录目录，或者工作室自己的模型（暂停或训练完成之后）。&lt;b&gt;检查&lt;/b&gt;读出一段文本在每个头上的注意力；点击缩略图可放大查看，点击格子可看到它的注意力权重是如何算出来的。&lt;b&gt;调试&lt;/b&gt;可以关闭某些头，显示每个解码时间步的概率，画出束搜索树，比较两个模型，并总结每个头的作用。</translation>
+    </message>
+    <message>
+        <source>Attention grid</source>
+        <translation>注意力网格</translation>
+    </message>
+</context>
+<context>
     <name>KernelRegressionControls</name>
     <message>
         <source>Train w</source>
@@ -2050,14 +2127,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>第 {step} 步，第 {epoch} 轮</translation>
     </message>
     <message>
-        <source>inspecting {name} · tick live (or pick a snapshot) for the training history</source>
-        <translation>正在查看 {name} · 勾选“实时”（或选择一个快照）可回到训练历史</translation>
-    </message>
-    <message>
-        <source>inspecting {name}</source>
-        <translation>正在查看 {name}</translation>
-    </message>
-    <message>
         <source>no snapshots yet</source>
         <translation>还没有快照</translation>
     </message>
@@ -2363,10 +2432,6 @@ Quit anyway?</source>
         <translation>打开模型(&amp;O)…</translation>
     </message>
     <message>
-        <source>Open &amp;Hugging Face model folder…</source>
-        <translation>打开 Hugging Face 模型文件夹(&amp;H)…</translation>
-    </message>
-    <message>
         <source>Open &amp;run…</source>
         <translation>打开运行记录(&amp;R)…</translation>
     </message>
@@ -2403,10 +2468,6 @@ Quit anyway?</source>
         <translation>打开在这里或由命令行保存的模型，用于查看和翻译</translation>
     </message>
     <message>
-        <source>Inspect a model trained elsewhere: a folder with config.json, weights and a tokenizer (BERT, RoBERTa, GPT-2, Marian, BART, mBART, T5; local files only)</source>
-        <translation>查看在别处训练的模型：一个含有 config.json、权重和分词器的文件夹（BERT、RoBERTa、GPT-2、Marian、BART、mBART、T5；仅限本地文件）</translation>
-    </message>
-    <message>
         <source>Open a run directory (finished, or still being trained by the command line) and follow it live</source>
         <translation>打开一个运行目录（已完成的，或命令行仍在训练的）并实时跟踪</translation>
     </message>
@@ -2433,10 +2494,6 @@ Quit anyway?</source>
     <message>
         <source>Open model</source>
         <translation>打开模型</translation>
-    </message>
-    <message>
-        <source>Open a Hugging Face model folder</source>
-        <translation>打开 Hugging Face 模型文件夹</translation>
     </message>
     <message>
         <source>Open run directory</source>
@@ -2745,6 +2802,10 @@ Quit anyway?</source>
         <translation>§10.7 Transformer 架构</translation>
     </message>
     <message>
+        <source>§11.5–11.7 Every head of any model: inspect and debug</source>
+        <translation>§10.5–10.7 任意模型的每个头：检查与调试</translation>
+    </message>
+    <message>
         <source>Malformed panel target {target} (expected &apos;module:Class&apos;).</source>
         <translation>面板目标 {target} 格式有误（应为 &apos;module:Class&apos;）。</translation>
     </message>
@@ -2755,6 +2816,10 @@ Quit anyway?</source>
     <message>
         <source>Module {module} has no class {name}.</source>
         <translation>模块 {module} 中没有类 {name}。</translation>
+    </message>
+    <message>
+        <source>Model inspector</source>
+        <translation>模型检查器</translation>
     </message>
 </context>
 <context>
@@ -3335,20 +3400,12 @@ Quit anyway?</source>
         <translation>训练</translation>
     </message>
     <message>
-        <source>Inspect</source>
-        <translation>查看</translation>
-    </message>
-    <message>
         <source>Attention detail</source>
         <translation>注意力细节</translation>
     </message>
     <message>
         <source>Translate</source>
         <translation>翻译</translation>
-    </message>
-    <message>
-        <source>Debug</source>
-        <translation>调试</translation>
     </message>
 </context>
 <context>
