@@ -80,7 +80,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN_DIR", help="a run directory (train --run-dir DIR, or a run the app recorded)")
     p.add_argument("--out", required=True, metavar="FILE", help="FILE.gif, FILE.mp4 (pip install "
                    "'attention-explorer[video]') or FILE.png (numbered frames FILE_0001.png, …)")
-    p.add_argument("--kind", choices=ATTENTION_KINDS, default=DEFAULT_KIND, help="which attention maps (default: %(default)s)")
+    p.add_argument("--kind", choices=ATTENTION_KINDS, default=DEFAULT_KIND,
+                   help="which attention maps (default: %(default)s)")
     p.add_argument("--head", type=_head, metavar="LAYER,HEAD",
                    help="one head, counted from 1 (default: every head of --kind, tiled: rows layers, columns heads)")
     p.add_argument("--fps", type=_fps, default=DEFAULT_FPS, metavar="N", help="frames per second (default: "

@@ -29,21 +29,21 @@ def test_full_maps_within_the_budget_and_heads_on_demand_beyond(root, one_torch_
     model = open_model(hf_tiny.folder("mbart", root))
     full = model.attention(hf_tiny.SOURCE, hf_tiny.TARGET)
     shown = inspect_text(model, hf_tiny.SOURCE, hf_tiny.TARGET)
-    assert shown.full and shown.names == ("encoder_self", "decoder_self", "cross")
-    assert shown.shape("decoder_self") == (3, 4) and shown.shape("encoder_self") == (2, 4)  # sides of their own depth
+    assert shown.full and shown.names == ("encoder", "decoder", "cross")
+    assert shown.shape("decoder") == (3, 4) and shown.shape("encoder") == (2, 4)  # sides of their own depth
     np.testing.assert_array_equal(shown.thumbnails["cross"], full.stacked("cross"))  # short: not pooled
     assert shown.query_tokens["cross"] == full.target_tokens and shown.key_tokens["cross"] == full.source_tokens
-    assert shown.query_tokens["decoder_self"] == full.query_tokens["decoder"]
+    assert shown.query_tokens["decoder"] == full.query_tokens["decoder"]
     estimate = estimated_map_bytes(model, hf_tiny.SOURCE, hf_tiny.TARGET)
     assert abs(estimate - full.nbytes()) <= 0.2 * full.nbytes()  # from a tokenizer count, before any pass
     pooled = inspect_text(model, hf_tiny.SOURCE, hf_tiny.TARGET, budget=0, bins=4)
     assert not pooled.full and pooled.thumbnails["cross"].shape == (3, 4, 4, 4)
     np.testing.assert_allclose(pooled.thumbnails["cross"], pooled_maps(full.stacked("cross"), 4)[0], atol=1e-6)
     np.testing.assert_allclose(full_head(model, pooled, "cross", 2, 1), full.maps["cross"][2][1], atol=1e-6)
-    np.testing.assert_allclose(full_head(model, pooled, "decoder_self", 1, None), full.maps["decoder"][1].mean(0),
+    np.testing.assert_allclose(full_head(model, pooled, "decoder", 1, None), full.maps["decoder"][1].mean(0),
                                atol=1e-6)
     with pytest.raises(ModelError, match="stopped"):
-        full_head(model, pooled, "encoder_self", 0, None, stop=lambda: True)
+        full_head(model, pooled, "encoder", 0, None, stop=lambda: True)
 
 
 def test_the_models_own_budget_leads_to_pooled_maps(root, one_torch_thread, monkeypatch) -> None:
@@ -54,11 +54,11 @@ def test_the_models_own_budget_leads_to_pooled_maps(root, one_torch_thread, monk
 
     monkeypatch.setattr(model, "attention", too_large)
     shown = inspect_text(model, hf_tiny.SOURCE, " le chat")
-    assert not shown.full and shown.names == ("decoder_self",)
+    assert not shown.full and shown.names == ("decoder",)
     monkeypatch.undo()
     expected = model.attention(hf_tiny.SOURCE, " le chat")
-    np.testing.assert_allclose(shown.thumbnails["decoder_self"], expected.stacked("decoder"), atol=1e-6)
-    assert shown.query_tokens["decoder_self"] == expected.query_tokens["decoder"]
+    np.testing.assert_allclose(shown.thumbnails["decoder"], expected.stacked("decoder"), atol=1e-6)
+    assert shown.query_tokens["decoder"] == expected.query_tokens["decoder"]
 
 
 def test_a_generation_keeps_its_outputs_attention(root, one_torch_thread) -> None:

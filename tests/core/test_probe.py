@@ -52,8 +52,8 @@ def _reference_maps(model: torch.nn.Module, src_vocab, tgt_vocab, src: str, tgt:
                         need_weights=True)
     model.train()
     ns, nt = len(src_words), len(tgt_words)
-    return {"encoder_self": np.stack([m[0, :, :ns, :ns].numpy() for m in maps.encoder_self]),
-            "decoder_self": np.stack([m[0, :, :nt, :nt].numpy() for m in maps.decoder_self]),
+    return {"encoder": np.stack([m[0, :, :ns, :ns].numpy() for m in maps.encoder]),
+            "decoder": np.stack([m[0, :, :nt, :nt].numpy() for m in maps.decoder]),
             "cross": np.stack([m[0, :, :nt, :ns].numpy() for m in maps.cross])}
 
 
@@ -89,7 +89,7 @@ def test_long_sentences_are_truncated_and_unknown_words_keep_their_labels(traine
     snap = probe_attention(trainer.model, trainer.src_vocab, trainer.tgt_vocab, "a b c d e f g h a b c",
                            "zzz yyy", 8)
     assert snap.src_tokens == ["a", "b", "c", "d", "e", "f", "g", "h"]  # num_steps, <eos> cut off
-    assert snap.maps["encoder_self"].shape == (2, 2, 8, 8)
+    assert snap.maps["encoder"].shape == (2, 2, 8, 8)
     assert snap.tgt_tokens == ["zzz", "yyy", "<eos>"] and snap.maps["cross"].shape == (2, 2, 3, 8)
 
 
@@ -97,9 +97,9 @@ def test_encode_then_forward_equals_probe_attention(trainer: Trainer) -> None:
     probe = encode_probe(trainer.src_vocab, trainer.tgt_vocab, *PAIR, 8)
     assert probe.src.shape == probe.dec_input.shape == (1, 8) and probe.src_valid_len.tolist() == [5]
     direct = forward_probe(trainer.model, probe)
-    np.testing.assert_array_equal(direct.maps["decoder_self"],
+    np.testing.assert_array_equal(direct.maps["decoder"],
                                   probe_attention(trainer.model, trainer.src_vocab, trainer.tgt_vocab, *PAIR, 8)
-                                  .maps["decoder_self"])
+                                  .maps["decoder"])
 
 
 @pytest.mark.parametrize("src, tgt", [("", "a"), ("a", "   "), (None, "a")])

@@ -15,7 +15,7 @@ def snapshots(count: int, layers: int = 2, heads: int = 2, t: int = 3) -> list[S
         sharp = i / max(count - 1, 1)
         m = (1 - sharp) * np.full((t, t), 1 / t) + sharp * np.eye(t)  # (t, t), rows sum to 1
         maps = {k: np.broadcast_to(m, (layers, heads, t, t)).astype(np.float32).copy()
-                for k in ("encoder_self", "decoder_self", "cross")}
+                for k in ("encoder", "decoder", "cross")}
         out.append(SnapshotEvent(step=10 * (i + 1), epoch=i // 2 + 1, maps=maps, src_tokens=list("ab") + ["<eos>"],
                                  tgt_tokens=list("xy") + ["<eos>"], tgt_input_tokens=["<bos>", "x", "y"]))
     return out

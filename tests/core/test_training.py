@@ -58,7 +58,7 @@ def test_event_stream_shape_and_history() -> None:
     assert isinstance(finished, FinishedEvent) and not finished.stopped and finished.device == "cpu"
     snap = next(e for e in events if isinstance(e, SnapshotEvent))
     assert snap.src_tokens == ["a", "b", "c", "<eos>"] and snap.tgt_input_tokens == ["<bos>", "c", "b", "a"]
-    assert snap.maps["encoder_self"].shape == (2, 2, 4, 4) and snap.maps["cross"].shape == (2, 2, 4, 4)
+    assert snap.maps["encoder"].shape == (2, 2, 4, 4) and snap.maps["cross"].shape == (2, 2, 4, 4)
     np.testing.assert_allclose(snap.maps["cross"].sum(-1), 1.0, atol=1e-5)
     with pytest.raises(RuntimeError, match="runs once"):
         iter(trainer)

@@ -142,7 +142,7 @@ def test_a_run_streams_started_trainer_events_then_the_final_weights(run) -> Non
     ours = probe_attention(model, src_vocab, tgt_vocab, *PROBE, config.num_steps)
     theirs = probe_attention(reference.model, reference.src_vocab, reference.tgt_vocab, *PROBE, config.num_steps)
     last_snapshot = next(e for e in reversed(events) if isinstance(e, SnapshotEvent))
-    for name in ("encoder_self", "decoder_self", "cross"):
+    for name in ("encoder", "decoder", "cross"):
         np.testing.assert_allclose(ours.maps[name], theirs.maps[name], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(ours.maps[name], last_snapshot.maps[name], rtol=1e-5, atol=1e-6)
     assert process.close() is True and process.exitcode == 0 and not process.is_alive()

@@ -102,9 +102,9 @@ def test_forward_matches_independent_numpy_reference() -> None:
         ref, enc_w, self_w, cross_w = numpy_forward(model, src[b].numpy(), int(lens[b]), dec[b].numpy())
         np.testing.assert_allclose(logits[b].numpy(), ref, atol=2e-4, rtol=1e-4)
         for layer in range(2):
-            np.testing.assert_allclose(maps.encoder_self[layer][b].numpy()[:, :, : int(lens[b])],
+            np.testing.assert_allclose(maps.encoder[layer][b].numpy()[:, :, : int(lens[b])],
                                        enc_w[layer][:, :, : int(lens[b])], atol=1e-5)
-            np.testing.assert_allclose(maps.decoder_self[layer][b].numpy(), self_w[layer], atol=1e-5)
+            np.testing.assert_allclose(maps.decoder[layer][b].numpy(), self_w[layer], atol=1e-5)
             np.testing.assert_allclose(maps.cross[layer][b].numpy(), cross_w[layer], atol=1e-5)
 
 
@@ -118,10 +118,10 @@ def test_weights_are_optional_and_do_not_change_the_output() -> None:
     torch.testing.assert_close(fast, slow)
     assert [m.shape for m in maps.cross] == [(3, 4, 6, 7)] * 2
     cropped = maps.cropped_numpy(0, 2, 6)
-    assert cropped["encoder_self"].shape == (2, 4, 2, 2) and cropped["cross"].shape == (2, 4, 6, 2)
-    assert cropped["decoder_self"].dtype == np.float32
+    assert cropped["encoder"].shape == (2, 4, 2, 2) and cropped["cross"].shape == (2, 4, 6, 2)
+    assert cropped["decoder"].dtype == np.float32
     np.testing.assert_allclose(cropped["cross"].sum(-1), 1.0, atol=1e-5)  # the 2 valid keys hold all mass
-    assert np.all(np.triu(cropped["decoder_self"], k=1) == 0)  # causal: no weight on later positions
+    assert np.all(np.triu(cropped["decoder"], k=1) == 0)  # causal: no weight on later positions
 
 
 def test_padding_and_future_tokens_do_not_leak() -> None:

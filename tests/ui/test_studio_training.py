@@ -61,7 +61,7 @@ def test_short_run_equals_an_in_process_run(qtbot, panel) -> None:
     last = panel.history[len(panel.history) - 1]
     np.testing.assert_allclose(last.maps["cross"], snaps[-1].maps["cross"], atol=1e-4)
     assert panel.grid.shape == (2, 2)
-    for kind in ("encoder_self", "decoder_self", "cross"):
+    for kind in ("encoder", "decoder", "cross"):
         for layer in range(2):
             for head in range(2):
                 np.testing.assert_array_equal(panel.grid.matrix(kind, layer, head), last.maps[kind][layer, head])

@@ -98,14 +98,14 @@ def test_dropped_dataset_reports_pairs_and_skipped_lines(qtbot, panel, tmp_path)
 def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, tmp_path) -> None:
     panel = trained
     snap = panel.studio_state.attention.current_snapshot()
-    panel.live.grid.plots["decoder_self"][1][0].image_item.clicked.emit()
+    panel.live.grid.plots["decoder"][1][0].image_item.clicked.emit()
     assert panel.tabs.currentWidget() is panel.detail
-    np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder_self"][1, 0])
+    np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder"][1, 0])
     assert panel.detail.heatmap.row_labels == snap.tgt_input_tokens
     mask = panel.detail.heatmap.mask
     assert mask is not None and not mask[0, 1] and mask[1, 0]  # causal: query 0 cannot see key 1
     panel.detail.average_box.setChecked(True)
-    np.testing.assert_allclose(panel.detail.current_matrix(), snap.maps["decoder_self"][1].mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(panel.detail.current_matrix(), snap.maps["decoder"][1].mean(axis=0), rtol=1e-6)
     panel.detail.heatmap.cell_hovered.emit(1, 0, 0.25)
     assert "query <b>" + snap.tgt_input_tokens[1] in panel.detail.readout.text() and "0.2500" in panel.detail.readout.text()
     for fmt in ("png", "svg", "csv"):
@@ -132,7 +132,7 @@ def test_scrubber_and_loss_click_replay_history(trained) -> None:
     assert panel.loss_plot.marker.value() == 4
     panel.loss_plot.step_clicked.emit(9.2)  # nearest snapshot: step 10
     assert panel.studio_state.attention.shown_index == 5 and panel.scrubber.slider.value() == 5
-    np.testing.assert_array_equal(panel.grid.matrix("encoder_self", 1, 1), panel.history[5].maps["encoder_self"][1, 1])
+    np.testing.assert_array_equal(panel.grid.matrix("encoder", 1, 1), panel.history[5].maps["encoder"][1, 1])
     panel.scrubber.live_box.setChecked(True)
     assert panel.studio_state.attention.shown_index == len(panel.history) - 1 and panel.scrubber.live
     assert panel.loss_plot.step_at_x(3.4) == 3.0

@@ -188,10 +188,10 @@ def test_the_window_exports_the_studios_history_subsampled(qtbot, monkeypatch, t
 def test_the_dialog_starts_from_the_head_chosen_in_the_studio(qtbot, tmp_path: Path) -> None:
     from explorer.ui.shell.timelapse_dialog import TimelapseDialog
 
-    dialog = TimelapseDialog(snapshots(2)[-1], ("decoder_self", 1, 0), str(tmp_path), 6, 50)
+    dialog = TimelapseDialog(snapshots(2)[-1], ("decoder", 1, 0), str(tmp_path), 6, 50)
     qtbot.addWidget(dialog)
     request = dialog.request()
-    assert (request["kind"], request["head"], request["fps"], request["max_frames"]) == ("decoder_self", (1, 0), 6, 50)
+    assert (request["kind"], request["head"], request["fps"], request["max_frames"]) == ("decoder", (1, 0), 6, 50)
     assert dialog.head_combo.count() == 1 + 2 * 2 and request["path"].endswith(".gif")
     dialog.head_combo.setCurrentIndex(0)
     assert dialog.request()["head"] is None  # every head, as a grid

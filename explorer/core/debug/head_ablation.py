@@ -21,7 +21,7 @@ _PROJECTIONS = ("out_proj", "c_proj", "o")
 
 
 def all_heads(info: ModelInfo, kinds: Iterable[str] | None = None) -> list[Head]:
-    """Every ``(kind, layer, head)`` of the model, in ``KINDS`` order, then layer, then head."""
+    """Every ``(kind, layer, head)`` of the model, in ``ATTENTION_KINDS`` order, then layer, then head."""
     wanted = info.kinds if kinds is None else tuple(kinds)
     for kind in wanted:
         if kind not in info.kinds:

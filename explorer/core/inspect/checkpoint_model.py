@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from explorer.core.choices import ATTENTION_KINDS
 from explorer.core.training.checkpoint import LoadedModel, load_model
 from explorer.core.model.decoding import Translation, translate
 from explorer.core.inspect.interface import (AttentionResult, Generation, InspectableModel, ModelInfo, check_method)
@@ -88,12 +89,11 @@ class CheckpointModel(InspectableModel):
         return self._result(probe)
 
     def _result(self, probe: ProbeInput) -> AttentionResult:
-        maps = forward_probe(self.loaded.model, probe).maps  # (L, h, Tq, Tk) per snapshot name
+        maps = forward_probe(self.loaded.model, probe).maps  # (L, h, Tq, Tk) per kind
         src, tgt_in = list(probe.src_tokens), list(probe.tgt_input_tokens)
         return AttentionResult(
             source_tokens=src, target_tokens=list(probe.tgt_tokens),
-            maps={"encoder": _split(maps["encoder_self"]), "decoder": _split(maps["decoder_self"]),
-                  "cross": _split(maps["cross"])},
+            maps={kind: _split(maps[kind]) for kind in ATTENTION_KINDS},
             query_tokens={"encoder": src, "decoder": tgt_in, "cross": tgt_in},
             key_tokens={"encoder": src, "decoder": tgt_in, "cross": src},
             decoder_input_tokens=tgt_in)

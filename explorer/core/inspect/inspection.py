@@ -1,4 +1,4 @@
-"""What the studio shows of one text read by an inspectable model (issue 12; the maps of book §11.7 at real sizes):
+"""What the studio shows of one text read by an inspectable model (the maps of book §11.7 at real sizes):
 every head pooled to a small thumbnail, the full maps while they fit a memory budget, one head on demand beyond it.
 
 Runs on a worker thread (the calls block); the results are plain data and fresh numpy arrays.
@@ -14,20 +14,19 @@ from typing import Any
 import numpy as np
 
 from explorer.core.inspect.hf.models import MapsTooLargeError
-from explorer.core.inspect.interface import (SNAPSHOT_NAMES, AttentionResult, InspectableModel, ModelError, ModelInfo,
-                                         check_head, pooled_maps)
+from explorer.core.choices import ATTENTION_KINDS
+from explorer.core.inspect.interface import (AttentionResult, InspectableModel, ModelError, ModelInfo, check_head,
+                                             pooled_maps)
 
 #: Thumbnails are pooled to at most this many bins a side (a thumbnail is drawn ~44–90 px wide).
 THUMBNAIL_BINS = 64
 #: Full maps of one text are kept (for instant heads and head averages) up to this; beyond, heads on demand.
 FULL_MAPS_BUDGET = 512 * 2**20
-#: A snapshot name (``encoder_self`` …) -> the core's kind (``encoder`` …).
-KIND_OF = {name: kind for kind, name in SNAPSHOT_NAMES.items()}
 
 
 @dataclass
 class Inspection:
-    """One text's attention, keyed by the studio's map names (``encoder_self``, ``decoder_self``, ``cross``).
+    """One text's attention, keyed by attention kind (:data:`~explorer.core.choices.ATTENTION_KINDS`).
 
     ``thumbnails[name]`` is float32 ``(layers, heads, qbins, kbins)`` (pooled as in
     :func:`~explorer.core.inspect.interface.pooled_maps`; equal to the full maps up to ``THUMBNAIL_BINS`` tokens).
@@ -55,8 +54,8 @@ class Inspection:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """The map names present, in the studio's order."""
-        return tuple(n for n in SNAPSHOT_NAMES.values() if n in self.thumbnails)
+        """The kinds present, in :data:`~explorer.core.choices.ATTENTION_KINDS` order."""
+        return tuple(k for k in ATTENTION_KINDS if k in self.thumbnails)
 
     @property
     def full(self) -> bool:
@@ -86,8 +85,8 @@ class Inspection:
 
 def _labels(kinds: tuple[str, ...], query: dict[str, list[str]], key: dict[str, list[str]],
             targets: list[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    rows = {SNAPSHOT_NAMES[k]: list(query[k]) for k in kinds}
-    cols = {SNAPSHOT_NAMES[k]: list(key[k]) for k in kinds}
+    rows = {k: list(query[k]) for k in kinds}
+    cols = {k: list(key[k]) for k in kinds}
     if "cross" in kinds and len(targets) == len(rows["cross"]):  # row i predicts target i
         rows["cross"] = list(targets)
     return rows, cols
@@ -101,8 +100,8 @@ def _thumbnails(layers: list[np.ndarray], bins: int) -> np.ndarray:
 def _from_result(info: ModelInfo, source: str, target: str | None, result: AttentionResult, bins: int,
                  keep_full: bool) -> Inspection:
     rows, cols = _labels(result.kinds, result.query_tokens, result.key_tokens, result.target_tokens)
-    thumbnails = {SNAPSHOT_NAMES[k]: _thumbnails(result.maps[k], bins) for k in result.kinds}
-    maps = {SNAPSHOT_NAMES[k]: result.maps[k] for k in result.kinds} if keep_full else {}
+    thumbnails = {k: _thumbnails(result.maps[k], bins) for k in result.kinds}
+    maps = {k: result.maps[k] for k in result.kinds} if keep_full else {}
     return Inspection(info.name, info.family, source, target, list(result.source_tokens),
                       list(result.target_tokens), rows, cols, thumbnails, maps)
 
@@ -146,11 +145,11 @@ def inspect_text(model: InspectableModel, source: str, target: str | None = None
         inspection = _from_result(info, source, target, result, bins, keep_full=False)
     else:
         pooled = model.pooled_attention(source, target, size=bins)
-        kinds = tuple(k for k in SNAPSHOT_NAMES if k in pooled.maps)
+        kinds = tuple(k for k in ATTENTION_KINDS if k in pooled.maps)
         rows, cols = _labels(kinds, pooled.query_tokens, pooled.key_tokens, pooled.target_tokens)
         inspection = Inspection(info.name, info.family, source, target, list(pooled.source_tokens),
                                 list(pooled.target_tokens), rows, cols,
-                                {SNAPSHOT_NAMES[k]: pooled.maps[k] for k in kinds})
+                                {k: pooled.maps[k] for k in kinds})
     inspection.elapsed_s = time.perf_counter() - t0
     return inspection
 
@@ -177,7 +176,7 @@ def full_head(model: InspectableModel, inspection: Inspection, name: str, layer:
         return np.array(held, dtype=np.float32)
     if inspection.method:
         raise ModelError("this generation's maps are no longer held: generate again")
-    kind = KIND_OF[name]
+    kind = name
     check_head(model.describe(), kind, layer, 0 if head is None else head)
     if head is not None:
         return model.head_attention(inspection.source, inspection.target, kind, layer, head)

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from explorer.core.atomic_file import atomic_open
+from explorer.core.checks import positive_int
+from explorer.core.choices import ATTENTION_KINDS, DECODING_METHODS
 
-KINDS = ("encoder", "decoder", "cross")
-#: Our SnapshotEvent's names for the same kinds (the studio's grid reads these).
-SNAPSHOT_NAMES = {"encoder": "encoder_self", "decoder": "decoder_self", "cross": "cross"}
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
-METHODS = ("greedy", "beam")
+#: The methods of :meth:`InspectableModel.generate` (sampling lives in ``explorer.core.debug.sampling``).
+METHODS = tuple(m for m in DECODING_METHODS if m != "sample")
 
 
 class ModelError(ValueError):
@@ -35,7 +35,7 @@ class ModelInfo:
     architecture: str  # e.g. "MarianMTModel", "Seq2SeqTransformer"
     model_type: str  # e.g. "marian", "bert", "d2l-transformer"
     family: str  # one of FAMILIES
-    kinds: tuple[str, ...]  # the kinds present, in KINDS order
+    kinds: tuple[str, ...]  # the kinds present, in ATTENTION_KINDS order
     layers: dict[str, int]
     heads: dict[str, int]
     hidden_size: int
@@ -79,15 +79,15 @@ class AttentionResult:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(k for k in KINDS if k in self.maps)
+        return tuple(k for k in ATTENTION_KINDS if k in self.maps)
 
     def stacked(self, kind: str) -> np.ndarray:
         """All layers of ``kind`` as one ``(layers, heads, queries, keys)`` array (a copy)."""
         return np.stack(self.maps[kind])
 
     def snapshot_maps(self) -> dict[str, np.ndarray]:
-        """The maps under :class:`~explorer.core.training.events.SnapshotEvent`'s names, ``(L, h, Tq, Tk)`` each."""
-        return {SNAPSHOT_NAMES[k]: self.stacked(k) for k in self.kinds}
+        """The maps as a :class:`~explorer.core.training.events.SnapshotEvent` holds them, ``(L, h, Tq, Tk)`` each."""
+        return {k: self.stacked(k) for k in self.kinds}
 
     def nbytes(self) -> int:
         return sum(m.nbytes for layers in self.maps.values() for m in layers)
@@ -222,8 +222,7 @@ def check_method(method: str, beam_width: int) -> None:
     """Raise :class:`ModelError` for an unknown method or a beam width below 1."""
     if method not in METHODS:
         raise ModelError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if isinstance(beam_width, bool) or not isinstance(beam_width, int) or beam_width < 1:
-        raise ModelError(f"beam width must be a whole number of at least 1, got {beam_width!r}")
+    positive_int(beam_width, "beam width", ModelError)
 
 
 def save_npz(result: Any, path: str | os.PathLike[str]) -> Path:

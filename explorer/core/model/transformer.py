@@ -105,21 +105,22 @@ def estimate_parameters(config: TransformerConfig, src_vocab_size: int, tgt_voca
 class AttentionMaps:
     """Attention weights of one forward pass, one ``(B, h, Tq, Tk)`` tensor per layer and kind."""
 
-    encoder_self: list[Tensor] = field(default_factory=list)
-    decoder_self: list[Tensor] = field(default_factory=list)
+    encoder: list[Tensor] = field(default_factory=list)  # encoder self-attention
+    decoder: list[Tensor] = field(default_factory=list)  # decoder (masked) self-attention
     cross: list[Tensor] = field(default_factory=list)
 
     def cropped_numpy(self, index: int, src_len: int, tgt_len: int) -> dict[str, Any]:
         """Stacked float32 numpy copies for batch item ``index``, cropped to its valid tokens.
 
-        Returns ``{"encoder_self": (L, h, Ts, Ts), "decoder_self": (L, h, Tt, Tt), "cross": (L, h, Tt, Ts)}``.
+        Returns ``{"encoder": (L, h, Ts, Ts), "decoder": (L, h, Tt, Tt), "cross": (L, h, Tt, Ts)}`` (the keys are
+        :data:`~explorer.core.choices.ATTENTION_KINDS`).
         """
         def stack(maps: list[Tensor], rows: int, cols: int) -> Any:
             out = torch.stack([m[index, :, :rows, :cols] for m in maps])  # (L, h, rows, cols)
             return out.detach().to("cpu", torch.float32).numpy().copy()
 
-        return {"encoder_self": stack(self.encoder_self, src_len, src_len),
-                "decoder_self": stack(self.decoder_self, tgt_len, tgt_len),
+        return {"encoder": stack(self.encoder, src_len, src_len),
+                "decoder": stack(self.decoder, tgt_len, tgt_len),
                 "cross": stack(self.cross, tgt_len, src_len)}
 
 

@@ -31,7 +31,8 @@ SNAPSHOTS = "snapshots"
 CHECKPOINTS = "checkpoints"
 LAST_CHECKPOINT = "last.safetensors"
 MODELS = "models"  # models/epoch-XXXX.safetensors: the model alone at chosen epochs (--keep-models)
-MAP_KINDS = ("encoder_self", "decoder_self", "cross")
+#: A snapshot file's tensor name of each attention kind (the file format's spelling, docs/RUNS.md).
+FILE_NAMES = {"encoder": "encoder_self", "decoder": "decoder_self", "cross": "cross"}
 _SNAPSHOT_NAME = re.compile(r"^step-(\d{9,})\.safetensors$")
 _MODEL_NAME = re.compile(r"^epoch-(\d{4,})\.safetensors$")
 _MAX_SNAPSHOT_BYTES = 256 * 2**20  # a larger "snapshot" file is not one of ours
@@ -261,7 +262,8 @@ def write_snapshot(folder: Path, event: SnapshotEvent) -> tuple[Path, int]:
     meta = {"format": SNAPSHOT_FORMAT, "format_version": 1, "step": event.step, "epoch": event.epoch,
             "src_tokens": list(event.src_tokens), "tgt_tokens": list(event.tgt_tokens),
             "tgt_input_tokens": list(event.tgt_input_tokens)}
-    arrays = {k: np.ascontiguousarray(event.maps[k], dtype=np.float32) for k in MAP_KINDS if k in event.maps}
+    arrays = {name: np.ascontiguousarray(event.maps[k], dtype=np.float32)
+              for k, name in FILE_NAMES.items() if k in event.maps}
     data = save(arrays, metadata={"attention_explorer": json.dumps(meta)})
     path = snapshot_path(folder, event.step)
     try:
@@ -291,12 +293,12 @@ def read_snapshot(path: Path) -> SnapshotEvent:
     if not isinstance(meta, dict) or meta.get("format") != SNAPSHOT_FORMAT:
         raise RunDirError(f"{path.name} is not an Attention Explorer snapshot")
     try:
-        maps = {k: np.asarray(arrays[k], dtype=np.float32) for k in MAP_KINDS}
+        maps = {k: np.asarray(arrays[name], dtype=np.float32) for k, name in FILE_NAMES.items()}
         src, tgt, tgt_in = (list(map(str, meta[k])) for k in ("src_tokens", "tgt_tokens", "tgt_input_tokens"))
         layers_heads = {a.shape[:2] for a in maps.values()}
         ok = all(a.ndim == 4 for a in maps.values()) and len(layers_heads) == 1 and \
-            maps["encoder_self"].shape[2:] == (len(src), len(src)) and \
-            maps["decoder_self"].shape[2:] == (len(tgt), len(tgt)) and maps["cross"].shape[2:] == (len(tgt), len(src))
+            maps["encoder"].shape[2:] == (len(src), len(src)) and \
+            maps["decoder"].shape[2:] == (len(tgt), len(tgt)) and maps["cross"].shape[2:] == (len(tgt), len(src))
         event = SnapshotEvent(step=int(meta["step"]), epoch=int(meta["epoch"]), maps=maps, src_tokens=src,
                               tgt_tokens=tgt, tgt_input_tokens=tgt_in)
     except (KeyError, TypeError, ValueError) as exc:

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("encoder_self", "decoder_self", "cross")
+from explorer.core.choices import ATTENTION_KINDS
+
 DEFAULT_KIND = "cross"  # the time-lapse dialog's and the CLI's default map
 
 
@@ -93,8 +94,8 @@ def build_timelapse(snapshots: Sequence[Any], loss_steps: np.ndarray, loss_value
 
     Raises ``ValueError`` for an empty history, an unknown kind or a head the maps do not have.
     """
-    if kind not in KINDS:
-        raise ValueError(f"Unknown kind of attention map {kind!r}; choose one of {', '.join(KINDS)}.")
+    if kind not in ATTENTION_KINDS:
+        raise ValueError(f"Unknown kind of attention map {kind!r}; choose one of {', '.join(ATTENTION_KINDS)}.")
     if not len(snapshots):
         raise ValueError("There are no attention snapshots to make a time-lapse of.")
     first = snapshots[0].maps[kind]  # (L, h, Tq, Tk)
@@ -115,9 +116,9 @@ def build_timelapse(snapshots: Sequence[Any], loss_steps: np.ndarray, loss_value
 
 def _labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
     """Query and key tokens of one tile (decoder queries of cross attention: the tokens they predict)."""
-    if kind == "encoder_self":
+    if kind == "encoder":
         return list(snapshot.src_tokens), list(snapshot.src_tokens)
-    if kind == "decoder_self":
+    if kind == "decoder":
         return list(snapshot.tgt_input_tokens), list(snapshot.tgt_input_tokens)
     return list(snapshot.tgt_tokens), list(snapshot.src_tokens)
 

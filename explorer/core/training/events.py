@@ -54,7 +54,7 @@ class EpochEvent:
 class SnapshotEvent:
     """Attention maps of the probe pair, from one eval-mode forward pass, cropped to its valid tokens.
 
-    ``maps`` holds ``encoder_self`` (L, h, Ts, Ts), ``decoder_self`` (L, h, Tt, Tt) and ``cross``
+    ``maps`` holds ``encoder`` (L, h, Ts, Ts), ``decoder`` (L, h, Tt, Tt) and ``cross``
     (L, h, Tt, Ts) float32 arrays. Ts counts the source tokens plus ``<eos>``; Tt the target tokens plus
     ``<eos>``. ``src_tokens`` label the keys of encoder/cross maps; ``tgt_input_tokens`` (``<bos>``, y1, …)
     label the decoder queries, and ``tgt_tokens`` (y1, …, ``<eos>``) are what each query is trained to

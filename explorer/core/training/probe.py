@@ -45,8 +45,8 @@ def forward_probe(model: torch.nn.Module, probe: Any, step: int = 0, epoch: int 
     """Every head's attention for an encoded ``probe`` (a :class:`ProbeInput` or anything with its fields).
 
     One eval-mode forward pass without gradients (the model's train/eval mode is restored afterwards).
-    Returns a :class:`SnapshotEvent` whose ``maps`` are float32 numpy copies: ``encoder_self``
-    (L, h, Ts, Ts), ``decoder_self`` (L, h, Tt, Tt), ``cross`` (L, h, Tt, Ts), with Ts, Tt the valid
+    Returns a :class:`SnapshotEvent` whose ``maps`` are float32 numpy copies: ``encoder``
+    (L, h, Ts, Ts), ``decoder`` (L, h, Tt, Tt), ``cross`` (L, h, Tt, Ts), with Ts, Tt the valid
     source and target tokens (``<eos>`` included).
     """
     was_training = model.training
