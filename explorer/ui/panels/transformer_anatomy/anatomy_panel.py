@@ -13,7 +13,7 @@ from explorer.ui.panels.transformer_anatomy.anatomy_exports import export_target
 from explorer.ui.panels.transformer_anatomy.blocks_tab_widget import BlocksTab
 from explorer.ui.panels.transformer_anatomy.model_source_widget import ModelSource
 from explorer.ui.panels.transformer_anatomy.sublayer_views_widget import FFNView, NormView
-from explorer.ui.widgets.form_controls import form_group, restore_controls, save_controls, spin_box
+from explorer.ui.widgets.form_controls import form_group, restore_controls, save_controls, set_row_labels, spin_box
 from explorer.ui.widgets.side_column_widget import SideColumn
 from explorer.ui.worker import LatestOnlyRunner
 
@@ -22,10 +22,6 @@ TABS = (QT_TRANSLATE_NOOP("AnatomyPanel", "Position-wise FFN"), QT_TRANSLATE_NOO
         QT_TRANSLATE_NOOP("AnatomyPanel", "Encoder and decoder blocks"))  # && shows one &
 
 
-def _line(text: str, tip: str) -> QLineEdit:
-    edit = QLineEdit(text)
-    edit.setToolTip(tip)
-    return edit
 
 
 class AnatomyPanel(BasePanel):
@@ -52,24 +48,19 @@ class AnatomyPanel(BasePanel):
         self.views: AnatomyViews | None = None
         self._model_key: tuple | None = None  # the source of the model in ``views``
         self._pending_key: tuple | None = None  # the source of the model asked for last
+        self._load_failed = False  # the inline message says why no model can be loaded
         self.model_source = ModelSource()
-        self.source_edit = _line(DEFAULTS.source, self.tr("source sentence (encoder input)"))
-        self.target_edit = _line(DEFAULTS.target,
-                                 self.tr("target sentence (decoder input after <bos>, teacher forcing)"))
-        self.ffn_edit = _line(DEFAULTS.ffn_sentence, self.tr("a sentence in which a word occurs twice"))
-        self.layer_spin = spin_box(1, 2, 1, self.tr("which encoder block's FFN"))
-        self.positions_check = QCheckBox(self.tr("add positional encoding"))
-        self.positions_check.setToolTip(self.tr("with positions the two occurrences are different vectors"))
-        self.batch_edit = _line(DEFAULTS.batch, self.tr("sentences of the batch, separated by |"))
-        self.steps_spin = spin_box(2, 24, DEFAULTS.num_steps,
-                                   self.tr("num_steps: every sentence is padded to this length"))
-        self.groups = [form_group(self.tr("FFN input"), [(self.tr("sentence"), self.ffn_edit),
-                                                         (self.tr("block"), self.layer_spin),
-                                                         ("", self.positions_check)]),
-                       form_group(self.tr("Batch"), [(self.tr("sentences"), self.batch_edit),
-                                                     (self.tr("steps"), self.steps_spin)]),
-                       form_group(self.tr("Sentence pair"), [(self.tr("source"), self.source_edit),
-                                                             (self.tr("target"), self.target_edit)])]
+        self.source_edit = QLineEdit(DEFAULTS.source)
+        self.target_edit = QLineEdit(DEFAULTS.target)
+        self.ffn_edit = QLineEdit(DEFAULTS.ffn_sentence)
+        self.layer_spin = spin_box(1, 2, 1)
+        self.positions_check = QCheckBox()
+        self.batch_edit = QLineEdit(DEFAULTS.batch)
+        self.steps_spin = spin_box(2, 24, DEFAULTS.num_steps)
+        self.groups = [form_group("", [("sentence", self.ffn_edit), ("block", self.layer_spin),
+                                       ("", self.positions_check)]),
+                       form_group("", [("sentences", self.batch_edit), ("steps", self.steps_spin)]),
+                       form_group("", [("source", self.source_edit), ("target", self.target_edit)])]
         side = SideColumn(width=230)
         side.add_widget(self.model_source)
         for group in self.groups:
@@ -78,8 +69,8 @@ class AnatomyPanel(BasePanel):
         self.norm_view = NormView()
         self.blocks_tab = BlocksTab()
         self.tabs = QTabWidget()
-        for widget, name in zip((self.ffn_view, self.norm_view, self.blocks_tab), TABS):
-            self.tabs.addTab(widget, self.tr(name))
+        for widget in (self.ffn_view, self.norm_view, self.blocks_tab):
+            self.tabs.addTab(widget, "")
         row = QHBoxLayout()
         row.addWidget(side)
         row.addWidget(self.tabs, 1)
@@ -103,7 +94,32 @@ class AnatomyPanel(BasePanel):
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self._on_tabs_current_changed(self.tabs.currentIndex())
         self.apply_theme(False)
+        self.retranslate()
         self.recompute()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self.source_edit.setToolTip(self.tr("source sentence (encoder input)"))
+        self.target_edit.setToolTip(self.tr("target sentence (decoder input after <bos>, teacher forcing)"))
+        self.ffn_edit.setToolTip(self.tr("a sentence in which a word occurs twice"))
+        self.layer_spin.setToolTip(self.tr("which encoder block's FFN"))
+        self.positions_check.setText(self.tr("add positional encoding"))
+        self.positions_check.setToolTip(self.tr("with positions the two occurrences are different vectors"))
+        self.batch_edit.setToolTip(self.tr("sentences of the batch, separated by |"))
+        self.steps_spin.setToolTip(self.tr("num_steps: every sentence is padded to this length"))
+        ffn, batch, pair = self.groups
+        ffn.setTitle(self.tr("FFN input"))
+        set_row_labels(ffn.layout(), [(self.ffn_edit, self.tr("sentence")), (self.layer_spin, self.tr("block"))])
+        batch.setTitle(self.tr("Batch"))
+        set_row_labels(batch.layout(), [(self.batch_edit, self.tr("sentences")), (self.steps_spin, self.tr("steps"))])
+        pair.setTitle(self.tr("Sentence pair"))
+        set_row_labels(pair.layout(), [(self.source_edit, self.tr("source")), (self.target_edit, self.tr("target"))])
+        for index, name in enumerate(TABS):
+            self.tabs.setTabText(index, self.tr(name))
+        if self.views is not None:
+            self._show_origin(self.views)
+        if self._load_failed:  # the refusal, worded again (messages from the views re-word themselves)
+            self.recompute()
 
     # --- compute and draw ---------------------------------------------------------------------
     def inputs(self) -> AnatomyInputs:
@@ -122,14 +138,13 @@ class AnatomyPanel(BasePanel):
             self.runner.cancel()
             self.show_inline_message(str(err))
             self.tabs.currentWidget().setEnabled(False)
+            self._load_failed = True
             return
+        self._load_failed = False
         self._pending_key = key
         self.runner.submit(anatomy_views, model, self.inputs())
 
     def _draw(self, v: AnatomyViews) -> None:
-        self.model_source.set_origin(self.tr("{origin}: {layers} layers, d = {hiddens}, {heads} heads").format(
-            origin=self.model_source.origin_text(self._model_key, v.model.origin), layers=v.model.config.num_layers,
-            hiddens=v.model.config.num_hiddens, heads=v.model.config.num_heads))
         if self.layer_spin.maximum() != v.model.config.num_layers:
             with QSignalBlocker(self.layer_spin):
                 self.layer_spin.setMaximum(v.model.config.num_layers)
@@ -140,15 +155,26 @@ class AnatomyPanel(BasePanel):
             self.norm_view.show_batch(v.batch)
         if v.trace is not None:
             self.blocks_tab.show_trace(v.trace)
+        for widget, name in ((self.ffn_view, "ffn"), (self.norm_view, "norms"), (self.blocks_tab, "blocks")):
+            widget.setEnabled(name not in v.errors)
+        self._show_origin(v)
+        self._show_message(v)
+
+    def _show_origin(self, v: AnatomyViews) -> None:
+        """Which model the views come from, and its sizes."""
+        self.model_source.set_origin(self.tr("{origin}: {layers} layers, d = {hiddens}, {heads} heads").format(
+            origin=self.model_source.origin_text(self._model_key, v.model.origin), layers=v.model.config.num_layers,
+            hiddens=v.model.config.num_hiddens, heads=v.model.config.num_heads))
+
+    def _show_message(self, v: AnatomyViews) -> None:
+        """Why a view could not be drawn, or which words were read as <unk>."""
         unknown = list(dict.fromkeys([*(v.trace.unknown if v.trace else []), *(v.ffn.unknown if v.ffn else []),
                                       *(v.batch.unknown if v.batch else [])]))
         errors = list(dict.fromkeys(v.errors.values()))
-        for widget, name in ((self.ffn_view, "ffn"), (self.norm_view, "norms"), (self.blocks_tab, "blocks")):
-            widget.setEnabled(name not in v.errors)
         if errors:
             self.show_inline_message(" ".join(errors))
         elif unknown:
-            self.show_inline_message(self.tr("Not in the model's vocabulary, read as <unk>: {words}").format(
+            self.show_inline_message(lambda: self.tr("Not in the model's vocabulary, read as <unk>: {words}").format(
                 words=" ".join(unknown)), error=False)
         else:
             self.clear_inline_message()
@@ -162,7 +188,7 @@ class AnatomyPanel(BasePanel):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self.show_inline_message(self.tr("Could not open the model: {message}").format(message=message))
+        self.show_inline_message(lambda: self.tr("Could not open the model: {message}").format(message=message))
 
     @Slot()
     def _on_model_source_source_changed(self) -> None:

@@ -3,7 +3,7 @@ flowing upward, the encoder's output feeding the decoder's encoder–decoder att
 diagram works from the keyboard too."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from explorer.ui.panels.transformer_anatomy.stage_names import short_stage_title, stage_title
@@ -36,6 +36,8 @@ class BlockDiagram(QWidget):
         self.buttons: dict[tuple[str, int], QPushButton] = {}
         self._ids: dict[int, tuple[str, int]] = {}
         self._layout_key: tuple = ()
+        self._titles: dict[tuple[str, int], str] = {}  # core's title of each box
+        self._captions: list[QLabel] = []
         self._dark = False
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
@@ -52,21 +54,20 @@ class BlockDiagram(QWidget):
             item = self.grid.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
-        self.buttons, self._ids = {}, {}
+        self.buttons, self._ids, self._titles = {}, {}, {}
         cross = next((j for j, (kind, _) in enumerate(decoder) if kind == "cross_attention"), len(decoder) - 1)
         shift = cross - (len(encoder) - 1)  # the encoder's last box level with the decoder's cross-attention
         top = max(len(decoder) - 1, len(encoder) - 1 + shift)
         bottom = min(0, shift)
-        self.grid.addWidget(self._caption(self.tr("encoder block")), 0, 0)
-        self.grid.addWidget(self._caption(self.tr("decoder block")), 0, 2)
+        self._captions = [self._caption(), self._caption()]
+        self.grid.addWidget(self._captions[0], 0, 0)
+        self.grid.addWidget(self._captions[1], 0, 2)
         for col, side, stages, offset in ((0, "encoder", encoder, shift), (2, "decoder", decoder, 0)):
             for i, (kind, title) in enumerate(stages):
                 row = 1 + 2 * (top - (i + offset))  # bottom to top, an arrow row between boxes
-                text = short_stage_title(title).replace("&", "&&")  # a single & would underline the next letter
-                button = QPushButton(text)
+                button = QPushButton()
                 button.setCheckable(True)
-                button.setToolTip(self.tr("{box}: click to see the tensors entering and leaving it").format(
-                    box=stage_title(title)))
+                self._titles[(side, i)] = title
                 button.setProperty("kind", kind)
                 button.setMinimumHeight(24)
                 self._ids[len(self._ids)] = (side, i)
@@ -78,7 +79,23 @@ class BlockDiagram(QWidget):
         cross_row = 1 + 2 * (top - cross)
         self.grid.addWidget(self._arrow("→"), cross_row, 1)  # the encoder's output enters the cross-attention
         self.grid.setRowMinimumHeight(1 + 2 * (top - bottom), 0)
+        self.retranslate()
         self._style()
+
+    def retranslate(self) -> None:
+        """Word the captions and the boxes in the language in force (on ``LanguageChange``)."""
+        for label, text in zip(self._captions, (self.tr("encoder block"), self.tr("decoder block"))):
+            label.setText(text)
+        for where, button in self.buttons.items():
+            title = self._titles[where]
+            button.setText(short_stage_title(title).replace("&", "&&"))  # a single & would underline the next letter
+            button.setToolTip(self.tr("{box}: click to see the tensors entering and leaving it").format(
+                box=stage_title(title)))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def select(self, side: str, index: int) -> None:
         """Check the box of ``(side, index)`` without emitting."""
@@ -95,8 +112,8 @@ class BlockDiagram(QWidget):
         self._style()
 
     # --- internals --------------------------------------------------------------------------
-    def _caption(self, text: str) -> QLabel:
-        label = QLabel(text)
+    def _caption(self) -> QLabel:
+        label = QLabel()
         font = label.font()
         font.setBold(True)
         label.setFont(font)

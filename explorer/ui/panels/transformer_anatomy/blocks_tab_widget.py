@@ -2,13 +2,13 @@
 block beside the tensors of the box chosen, with the block (layer) to look at."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Slot
+from PySide6.QtCore import QEvent, QSignalBlocker, Slot
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from explorer.core.chapter.block_trace import BlockTrace, Stage
 from explorer.ui.panels.transformer_anatomy.block_diagram_widget import BlockDiagram
 from explorer.ui.panels.transformer_anatomy.stage_view_widget import StageView
-from explorer.ui.widgets.form_controls import spin_box
+from explorer.ui.widgets.form_controls import set_row_labels, spin_box
 
 
 class BlocksTab(QWidget):
@@ -18,15 +18,15 @@ class BlocksTab(QWidget):
         super().__init__(parent)
         self.trace: BlockTrace | None = None
         self.side, self.index = "encoder", 1  # the box shown: the encoder's self-attention
-        self.block_spin: QSpinBox = spin_box(1, 2, 1, self.tr("which block of the stack (each has the same boxes)"))
+        self.block_spin: QSpinBox = spin_box(1, 2, 1)
         self.diagram = BlockDiagram()
         self.stage_view = StageView()
         self.shape_note = QLabel()
         self.shape_note.setWordWrap(True)
         self.shape_note.setEnabled(False)
         left = QVBoxLayout()
-        form = QFormLayout()
-        form.addRow(self.tr("block"), self.block_spin)
+        self._form = form = QFormLayout()
+        form.addRow("", self.block_spin)
         left.addLayout(form)
         left.addWidget(self.diagram)
         left.addWidget(self.shape_note)
@@ -37,6 +37,20 @@ class BlocksTab(QWidget):
         layout.addWidget(self.stage_view, 1)
         self.diagram.stage_clicked.connect(self._on_diagram_stage_clicked)
         self.block_spin.valueChanged.connect(self._on_block_spin_value_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, those about the trace worded from it (at build and on
+        ``LanguageChange``)."""
+        self.block_spin.setToolTip(self.tr("which block of the stack (each has the same boxes)"))
+        set_row_labels(self._form, [(self.block_spin, self.tr("block"))])
+        self._show_shape_note()
+        self._draw()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def block(self) -> int:
         """The block shown, 0-based."""
@@ -57,11 +71,17 @@ class BlocksTab(QWidget):
         block = self.block()
         self.diagram.set_stages([(s.kind, s.title) for s in trace.stages[("encoder", block)]],
                                 [(s.kind, s.title) for s in trace.stages[("decoder", block)]])
+        self._show_shape_note()
+        self._draw()
+
+    def _show_shape_note(self) -> None:
+        trace = self.trace
+        if trace is None:
+            return
         d = trace.stages[("encoder", 0)][0].output.shape[-1]
         self.shape_note.setText(self.tr("Every box keeps the shape (batch, steps, num_hiddens): (1, {source}, {d}) in "
                                         "the encoder, (1, {target}, {d}) in the decoder.").format(
             source=len(trace.src_tokens), target=len(trace.dec_tokens), d=d))
-        self._draw()
 
     def _draw(self) -> None:
         stage = self.stage()

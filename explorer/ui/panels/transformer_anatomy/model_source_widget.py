@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Signal, Slot
 from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from explorer.core.chapter.anatomy_model import AnatomyModel, builtin_model, from_record, opened_model
-from explorer.ui.widgets.form_controls import combo_box, spin_box
+from explorer.ui.widgets.form_controls import combo_box, set_item_texts, spin_box
 
 SOURCES = (QT_TRANSLATE_NOOP("ModelSource", "built-in (untrained)"),
            QT_TRANSLATE_NOOP("ModelSource", "the studio's model"),
@@ -34,20 +34,17 @@ class ModelSource(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("Model"))
-        self.combo = combo_box([(s, self.tr(s)) for s in SOURCES], SOURCES[0],
-                               self.tr("the model whose blocks are shown"))
-        self.seed_spin = spin_box(0, 9999, 0, self.tr("seed of the untrained model's Xavier initialisation"))
+        self.combo = combo_box([(s, s) for s in SOURCES], SOURCES[0])
+        self.seed_spin = spin_box(0, 9999, 0)
         self.path_edit = QLineEdit()
         self.path_edit.setReadOnly(True)
-        self.path_edit.setPlaceholderText(self.tr("no file chosen"))
-        self.open_button = QPushButton(self.tr("Open…"))
-        self.open_button.setToolTip(self.tr("choose a model saved by the studio or the command line"))
+        self.open_button = QPushButton()
         self.origin_label = QLabel()
         self.origin_label.setWordWrap(True)
         self.origin_label.setEnabled(False)  # muted: a note, not a control
         seed_row, file_row = QHBoxLayout(), QHBoxLayout()
-        seed_row.addWidget(QLabel(self.tr("seed")))
+        self._seed_label = QLabel()
+        seed_row.addWidget(self._seed_label)
         seed_row.addWidget(self.seed_spin, 1)
         file_row.addWidget(self.path_edit, 1)
         file_row.addWidget(self.open_button)
@@ -61,6 +58,24 @@ class ModelSource(QGroupBox):
         self.seed_spin.valueChanged.connect(self._on_seed_spin_value_changed)
         self.open_button.clicked.connect(self._on_open_button_clicked)
         self._sync()
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force (at build and on ``LanguageChange``); the panel words the
+        model's origin again itself."""
+        self.setTitle(self.tr("Model"))
+        set_item_texts(self.combo, [self.tr(s) for s in SOURCES])
+        self.combo.setToolTip(self.tr("the model whose blocks are shown"))
+        self.seed_spin.setToolTip(self.tr("seed of the untrained model's Xavier initialisation"))
+        self.path_edit.setPlaceholderText(self.tr("no file chosen"))
+        self.open_button.setText(self.tr("Open…"))
+        self.open_button.setToolTip(self.tr("choose a model saved by the studio or the command line"))
+        self._seed_label.setText(self.tr("seed"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- what to load ------------------------------------------------------------------------
     def kind(self) -> int:
@@ -111,7 +126,10 @@ class ModelSource(QGroupBox):
             return self.tr("built-in, untrained (seed {seed})").format(seed=key[1])
         if key is not None and key[0] == "file":
             return self.tr("opened {name}").format(name=Path(key[1]).name)
-        return fallback  # the studio's: made above, translated already
+        if key is not None and key[0] == "studio" and self._studio_model is not None and \
+                key[1] == id(self._studio_model):
+            return self.tr("the studio's: {origin}").format(origin=self._studio_model.origin)
+        return fallback
 
     def set_origin(self, text: str) -> None:
         self.origin_label.setText(text)

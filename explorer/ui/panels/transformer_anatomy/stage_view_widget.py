@@ -3,11 +3,12 @@ shapes, then one heatmap (tokens × features) per tensor, inputs above the outpu
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QVBoxLayout, QWidget
 
 from explorer.core.chapter.block_trace import Stage, TensorView
 from explorer.ui.panels.transformer_anatomy.stage_names import stage_title, tensor_name
+from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 DIVERGING = "CET-D1"
@@ -44,11 +45,11 @@ class StageView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stage: Stage | None = None
-        self.caption = QLabel(self.tr("Click a box of the diagram."))
+        self.where = ""  # the block the stage belongs to, as its owner words it ("encoder block 1")
+        self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.input_combo = QComboBox()
-        self.input_combo.setToolTip(self.tr("this box takes two tensors: the one drawn above the output"))
         self.input_map = HeatmapWidget(colormap=DIVERGING, levels=(-1.0, 1.0))
         self.output_map = HeatmapWidget(colormap=DIVERGING, levels=(-1.0, 1.0))
         layout = QVBoxLayout(self)
@@ -60,6 +61,22 @@ class StageView(QWidget):
             layout.addWidget(heatmap, 1)
         self.input_map.plot.hideAxis("bottom")  # features are numbered once, under the output
         self.input_combo.currentIndexChanged.connect(self._on_input_combo_current_index_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the stage's worded from what it shows (at build and on
+        ``LanguageChange``; the owner re-words ``where`` itself)."""
+        self.input_combo.setToolTip(self.tr("this box takes two tensors: the one drawn above the output"))
+        if self.stage is None:
+            self.caption.setText(self.tr("Click a box of the diagram."))
+            return
+        self._show_texts()
+        self._title_input()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     @property
     def heatmaps(self) -> list[HeatmapWidget]:
@@ -67,24 +84,30 @@ class StageView(QWidget):
 
     def show_stage(self, stage: Stage, where: str) -> None:
         """Draw ``stage`` (``where`` names it, e.g. "encoder block 1")."""
-        self.stage = stage
-        ins = ", ".join(f"{tensor_name(t.name)} {shape_text(t.shape)}" for t in stage.inputs)
-        self.caption.setText(self.tr(
-            "<b>{box}</b> ({where}): {what}.<br>in: {inputs} &nbsp;→&nbsp; out: {shape}").format(
-            box=stage_title(stage.title), where=where, what=self.tr(WHAT.get(stage.kind, "")), inputs=ins,
-            shape=shape_text(stage.output.shape)))
-        names = [self.tr("in: {name} {shape}").format(name=tensor_name(t.name), shape=shape_text(t.shape))
-                 for t in stage.inputs]
-        keep = min(self.input_combo.currentIndex(), len(names) - 1) if self.input_combo.count() == len(names) else 0
+        self.stage, self.where = stage, where
+        count = len(stage.inputs)
+        keep = min(self.input_combo.currentIndex(), count - 1) if self.input_combo.count() == count else 0
         with QSignalBlocker(self.input_combo):
             self.input_combo.clear()
-            self.input_combo.addItems(names)
+            self.input_combo.addItems([""] * count)
             self.input_combo.setCurrentIndex(max(keep, 0))
-        self.input_combo.setVisible(len(names) > 1)
+        self.input_combo.setVisible(count > 1)
+        self._show_texts()
         self._draw_input()
         out = stage.output
         self.output_map.set_matrix(out.values, out.tokens, [str(j) for j in range(out.values.shape[1])],
                                    levels=symmetric_levels(out.values))
+
+    def _show_texts(self) -> None:
+        """The caption, the inputs' names in the combo and the output's title, for the stage shown."""
+        stage = self.stage
+        ins = ", ".join(f"{tensor_name(t.name)} {shape_text(t.shape)}" for t in stage.inputs)
+        self.caption.setText(self.tr(
+            "<b>{box}</b> ({where}): {what}.<br>in: {inputs} &nbsp;→&nbsp; out: {shape}").format(
+            box=stage_title(stage.title), where=self.where, what=self.tr(WHAT.get(stage.kind, "")), inputs=ins,
+            shape=shape_text(stage.output.shape)))
+        set_item_texts(self.input_combo, [self.tr("in: {name} {shape}").format(
+            name=tensor_name(t.name), shape=shape_text(t.shape)) for t in stage.inputs])
         self.output_map.set_title(self.tr("out"))
 
     def shown_input(self) -> TensorView | None:
@@ -99,7 +122,12 @@ class StageView(QWidget):
             return
         self.input_map.set_matrix(t.values, t.tokens, [str(j) for j in range(t.values.shape[1])],
                                   levels=symmetric_levels(t.values))
-        self.input_map.set_title(self.tr("in: {name}").format(name=tensor_name(t.name)))
+        self._title_input()
+
+    def _title_input(self) -> None:
+        t = self.shown_input()
+        if t is not None:
+            self.input_map.set_title(self.tr("in: {name}").format(name=tensor_name(t.name)))
 
     @Slot(int)
     def _on_input_combo_current_index_changed(self, _index: int) -> None:

@@ -4,7 +4,7 @@ one averages over outlined."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.core.chapter.sublayer_demos import BatchNorms, BookNorms, FFNDemo
@@ -28,6 +28,7 @@ class FFNView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.demo: FFNDemo | None = None
         self.caption = _caption()
         self.x_map = HeatmapWidget(colormap=DIVERGING, title="X")
         self.y_map = HeatmapWidget(colormap=DIVERGING, title="FFN(X)")
@@ -36,10 +37,21 @@ class FFNView(QWidget):
         grid.setContentsMargins(0, 4, 0, 0)
         grid.addWidget(self.caption, 0, 0, 1, 2)
         for col, heatmap in enumerate((self.x_map, self.y_map)):
-            heatmap.set_axis_labels("", self.tr("feature"))
             heatmap.plot.max_ticks = 12
             grid.addWidget(heatmap, 1, col)
         grid.setRowStretch(1, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force (at build and on ``LanguageChange``)."""
+        for heatmap in (self.x_map, self.y_map):
+            heatmap.set_axis_labels("", self.tr("feature"))
+        self._show_caption()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def show_demo(self, r: FFNDemo) -> None:
         features = [str(j) for j in range(r.X.shape[1])]
@@ -49,6 +61,14 @@ class FFNView(QWidget):
         rows = sorted({i for pair in r.repeats for i in pair})
         for outline, m in zip(self.outlines, (r.X, r.Y)):
             outline.rows(rows, m.shape[1])
+        self.demo = r
+        self._show_caption()
+
+    def _show_caption(self) -> None:
+        """What the demo shows about the repeated word, worded from its numbers."""
+        r = self.demo
+        if r is None:
+            return
         if not r.repeats:
             self.caption.setText(self.tr("No word occurs twice: type a sentence that repeats one (e.g. “he's calm , "
                                          "she's calm .”) to compare its two rows."))
@@ -84,6 +104,7 @@ class NormView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.batch: BatchNorms | None = None
+        self.book: BookNorms | None = None
         self.chosen = (1, 5)  # (row of the flattened batch, feature)
         self.book_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=3)
         self.book_grid.setMinimumWidth(300)
@@ -110,6 +131,32 @@ class NormView(QWidget):
         self.norm_grid.cell_clicked.connect(self._on_norm_grid_cell_clicked)
         self._dark = False
 
+    def retranslate(self) -> None:
+        """Word the captions in the language in force, from the examples shown (on ``LanguageChange``)."""
+        self._show_captions()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _show_captions(self) -> None:
+        if self.book is not None:
+            self.book_caption.setText(self.tr(
+                "The book's X: <b>LayerNorm</b> normalizes each row (solid outline: one example, over its features), "
+                "<b>BatchNorm</b> each column (dashed: one feature, over the batch)."))
+        r = self.batch
+        if r is None:
+            return
+        B, T, _ = r.X.shape
+        pads = int((~r.valid).sum())
+        self.batch_caption.setText(self.tr(
+            "Below: {batch} sentences padded to {steps} steps ({pads} of {rows} rows are padding, hatched). BatchNorm "
+            "averages a feature over all {rows} rows, padding included, which moves its output for real tokens by "
+            "up to <b>{bn_shift:.2f}</b>; LayerNorm's moves by <b>{ln_shift:.0f}</b>. Click a cell to move the "
+            "outlines.").format(batch=B, steps=T, pads=pads, rows=B * T, bn_shift=r.bn_shift,
+                                ln_shift=r.ln_alone_shift))
+
     def show_book(self, r: BookNorms) -> None:
         self.book_grid.set_matrices([r.X, r.ln, r.bn], titles=["X", "LayerNorm", "BatchNorm"],
                                     row_labels=["0", "1"], col_labels=["0", "1"], levels=(-4.0, 4.0))
@@ -122,9 +169,8 @@ class NormView(QWidget):
             numbers.show(m, "#111111")
         self._book_outlines[0].rows([0, 1], 2)
         self._book_outlines[1].columns([0, 1], 2)
-        self.book_caption.setText(self.tr(
-            "The book's X: <b>LayerNorm</b> normalizes each row (solid outline: one example, over its features), "
-            "<b>BatchNorm</b> each column (dashed: one feature, over the batch)."))
+        self.book = r
+        self._show_captions()
 
     def show_batch(self, r: BatchNorms) -> None:
         self.batch = r
@@ -142,13 +188,7 @@ class NormView(QWidget):
             self._norm_outlines = [CellOutlines(self.norm_grid.plots[0]),
                                    CellOutlines(self.norm_grid.plots[1], dashed=True)]
             self._recolour()
-        pads = int((~r.valid).sum())
-        self.batch_caption.setText(self.tr(
-            "Below: {batch} sentences padded to {steps} steps ({pads} of {rows} rows are padding, hatched). BatchNorm "
-            "averages a feature over all {rows} rows, padding included, which moves its output for real tokens by "
-            "up to <b>{bn_shift:.2f}</b>; LayerNorm's moves by <b>{ln_shift:.0f}</b>. Click a cell to move the "
-            "outlines.").format(batch=B, steps=T, pads=pads, rows=B * T, bn_shift=r.bn_shift,
-                                ln_shift=r.ln_alone_shift))
+        self._show_captions()
         self._outline()
 
     def _outline(self) -> None:
