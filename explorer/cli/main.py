@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
+import tempfile
+import traceback
 from typing import Sequence
 
-from explorer.cli.errors import EXIT_INTERRUPTED, CliError, fail, user_errors
+from explorer.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, CliError, fail, user_errors
 from explorer.cli.parser import COMMANDS, build_parser, given_options
 
 
@@ -25,6 +27,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
+    except Exception as exc:  # a bug: one line for the user, the traceback kept in a file for a report
+        return fail(f"unexpected {type(exc).__name__}: {exc} (the details are in {_traceback_file()})", EXIT_FAILED)
+
+
+def _traceback_file() -> str:
+    """Write the exception being handled to a new log file; its path (or why there is none)."""
+    try:
+        with tempfile.NamedTemporaryFile("w", prefix="attention-explorer-cli-", suffix=".log", delete=False,
+                                         encoding="utf-8") as log:
+            traceback.print_exc(file=log)
+            return log.name
+    except OSError as exc:
+        return f"no log file: {exc.strerror or exc}"
 
 
 def _tolerant_streams() -> None:
