@@ -196,7 +196,7 @@ def test_explanation_toggle_applies_to_every_panel(make_window) -> None:
     window.menu_actions.explanation.setChecked(False)
     assert not window.panel("alpha").explanation_visible()
     assert not window.panel("beta").explanation_visible()
-    window.panel("beta").explanation_box.set_expanded(True)  # folding one box by hand follows too
+    window.panel("beta").explanation_box.toggleButton().click()  # unfolding one box by hand: the others follow
     assert window.menu_actions.explanation.isChecked() and window.panel("alpha").explanation_visible()
 
 
