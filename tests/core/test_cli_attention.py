@@ -1,5 +1,6 @@
-"""``attention-explorer-cli attention`` (issue 12): the ``.npz`` format for our checkpoints and Hugging Face
-folders, the ``--json`` summary, one-line errors with exit code 2; the README's test command is CI's."""
+"""``attention-explorer-cli attention``: the ``.npz`` format for our checkpoints and Hugging Face folders, the
+``--json`` summary, one-line errors with exit code 2 (also ``translate`` and ``inspect`` given a Hugging Face
+folder); the README's test command is CI's."""
 from __future__ import annotations
 
 import json
@@ -131,6 +132,18 @@ def test_an_encoder_only_model_refuses_a_target(tmp_path_factory: pytest.TempPat
     code, _, err = _run(capsys, "--model", str(folder), "--source", "the cat", "--target", "x",
                         "--out", str(tmp_path / "b.npz"))
     assert code == 2 and err.startswith("error: BertModel is an encoder-only model")
+
+
+@pytest.mark.parametrize("command", [["translate", "--model", "{folder}", "the cat ."],
+                                     ["inspect", "--model", "{folder}"]])
+def test_our_own_transformer_commands_refuse_a_hugging_face_model(command: list[str],
+                                                                  capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    folder = _hf_folder("marian", tmp_path_factory)
+    code = cli_main([a.format(folder=folder) for a in command])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {command[0]} works with an Attention Explorer model") and "MarianMTModel" in err
 
 
 def test_the_readme_test_command_is_what_ci_runs() -> None:

@@ -1,4 +1,4 @@
-"""``attention-explorer-cli ablate / explain / diff`` (issue 13): the JSON last lines, ``explain``'s weight equal
+"""``attention-explorer-cli ablate / explain / diff``: the JSON last lines, ``explain``'s weight equal
 to the ``attention`` command's ``.npz`` cell, and one ``error:`` line with exit code 2 on bad input."""
 from __future__ import annotations
 

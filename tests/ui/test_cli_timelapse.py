@@ -1,5 +1,5 @@
-"""``attention-explorer-cli timelapse`` (issue 15): a real run directory drawn offscreen by the GUI's renderer into a
-GIF, PNG frames or an MP4; bad input is one ``error:`` line, exit 2 and no file left behind."""
+"""``attention-explorer-cli timelapse``: a real run directory drawn offscreen by the shared renderer into a GIF,
+PNG frames or an MP4; bad input is one ``error:`` line, exit 2 and no file left behind."""
 from __future__ import annotations
 
 import errno
