@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator
 
+from explorer.core.checks import positive_int
+
 #: Largest file (or uncompressed zip member) we agree to read, in bytes: a guard against zip bombs.
 MAX_TEXT_BYTES = 512 * 1024 * 1024
 #: Longest single line we accept, in bytes (a corpus line is a sentence pair, not a megabyte).
@@ -81,8 +83,7 @@ def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) ->
     undecodable bytes (naming the line), an empty or pair-less file, or an oversized input.
     """
     if num_examples is not None:
-        if isinstance(num_examples, bool) or not isinstance(num_examples, int) or num_examples < 1:
-            raise DatasetError(f"num_examples must be a whole number of at least 1, got {num_examples!r}")
+        positive_int(num_examples, "num_examples", DatasetError)
     p = Path(os.fspath(path)).expanduser()
     try:
         exists, is_dir, is_file = p.exists(), p.is_dir(), p.is_file()

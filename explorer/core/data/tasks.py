@@ -7,6 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
+from explorer.core.checks import positive_int
 from explorer.core.data.readers import DatasetError
 
 TASKS: tuple[str, ...] = ("copy", "reverse", "sort")
@@ -54,8 +55,7 @@ def make_task_pairs(
     """``num_pairs`` random ``(source, answer)`` pairs of space-separated tokens drawn uniformly from
     ``alphabet``, lengths uniform in ``[min_len, max_len]``; the same seed gives the same pairs."""
     key = _check_task(name)
-    if isinstance(num_pairs, bool) or not isinstance(num_pairs, int) or num_pairs < 1:
-        raise DatasetError(f"the number of pairs must be a whole number of at least 1, got {num_pairs!r}")
+    positive_int(num_pairs, "the number of pairs", DatasetError)
     if num_pairs > MAX_TASK_PAIRS:
         raise DatasetError(f"a task generates at most {MAX_TASK_PAIRS:,} pairs, got {num_pairs:,}")
     if not 1 <= min_len <= max_len:

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Sequence, overload
 import numpy as np
 import torch
 
+from explorer.core.checks import positive_int
 from explorer.core.data.readers import (
     MAX_TEXT_BYTES,
     DatasetError,
@@ -250,8 +251,7 @@ def build_dataset(
     min_freq : for vocabularies built here.
     src_vocab, tgt_vocab : reuse these instead (e.g. from a checkpoint).
     """
-    if isinstance(num_steps, bool) or not isinstance(num_steps, int) or num_steps < 1:
-        raise DatasetError(f"num_steps must be a whole number of at least 1, got {num_steps!r}")
+    positive_int(num_steps, "num_steps", DatasetError)
     if min_freq < 0:
         raise DatasetError(f"min_freq must be 0 or more, got {min_freq!r}")
     pairs = [tuple(p) for p in pairs]  # type: ignore[misc]
@@ -303,8 +303,7 @@ def encode_sentence(sentence: str, vocab: Vocab, num_steps: int) -> EncodedSente
     """
     if not isinstance(sentence, str):
         raise DatasetError(f"expected a sentence as text, got {type(sentence).__name__}")
-    if isinstance(num_steps, bool) or not isinstance(num_steps, int) or num_steps < 1:
-        raise DatasetError(f"num_steps must be a whole number of at least 1, got {num_steps!r}")
+    positive_int(num_steps, "num_steps", DatasetError)
     words = tokenize(normalize_side(sentence))
     if not words:
         raise DatasetError("empty sentence: type a few words to translate")

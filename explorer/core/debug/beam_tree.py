@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from explorer.core.checks import is_number, positive_int
+from explorer.core.checks import non_negative, positive_int
 from explorer.core.inspect.interface import ModelError
 from explorer.core.inspect.step_model import StepModel
 from explorer.core.model.search import Beam, SearchStep, search
@@ -89,8 +89,7 @@ class BeamTree:
 def check_beam(beam_width: object, length_penalty: object) -> None:
     """Raise :class:`ModelError` unless the width is a whole number ≥ 1 and the penalty a number ≥ 0."""
     positive_int(beam_width, "beam width", ModelError)
-    if not is_number(length_penalty) or length_penalty < 0:  # type: ignore[operator]
-        raise ModelError(f"length penalty must be a number ≥ 0, got {length_penalty!r}")
+    non_negative(length_penalty, "length penalty", ModelError)
 
 
 def beam_tree(sm: StepModel, source: str, beam_width: int = 4, length_penalty: float = 0.75,

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from explorer.core.checks import is_whole
 from explorer.core.debug.head_ablation import attention_modules
 from explorer.core.inspect.interface import InspectableModel, ModelError, check_head
 
@@ -179,7 +180,7 @@ def explain_cell(model: InspectableModel, source: str, target: str | None, kind:
     heat = result.maps[kind][layer][head]  # (Q, K) as drawn
     rows, cols = heat.shape
     for what, value, n, axis in (("query", query, rows, "rows"), ("key", key, cols, "columns")):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        if not is_whole(value) or not 0 <= value < n:
             raise ModelError(f"{what} {value!r} does not exist: the map has {n} {axis} (0 to {n - 1})")
     from explorer.core.inspect.checkpoint_model import CheckpointModel
 

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from explorer.core.checks import is_whole
 from explorer.core.inspect.interface import InspectableModel, ModelError, ModelInfo, check_head
 
 Head = tuple[str, int, int]  # (kind, layer, head)
@@ -41,8 +42,7 @@ def check_heads(info: ModelInfo, heads: Iterable[Any]) -> list[Head]:
             kind, layer, head = item
         except (TypeError, ValueError):
             raise ModelError(f"a head is (kind, layer, head), got {item!r}") from None
-        if isinstance(layer, bool) or isinstance(head, bool) or not isinstance(layer, int) \
-                or not isinstance(head, int):
+        if not is_whole(layer) or not is_whole(head):
             raise ModelError(f"layer and head must be whole numbers, got {item!r}")
         check_head(info, str(kind), layer, head)
         out.add((str(kind), layer, head))

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from explorer.core.checks import is_number, is_whole, positive_int
+from explorer.core.checks import is_number, is_whole, non_negative, positive_int
 from explorer.core.choices import DECODING_METHODS
 from explorer.core.debug.beam_tree import BeamTree, beam_tree, check_beam
 from explorer.core.inspect.interface import ModelError
@@ -39,8 +39,7 @@ class DecodeChoice:
         """Return self, or raise :class:`ModelError` with a message fit for users."""
         if self.method not in DECODING_METHODS:
             raise ModelError(f"the decoding method must be one of {', '.join(DECODING_METHODS)}, got {self.method!r}")
-        if not is_number(self.temperature) or self.temperature < 0:
-            raise ModelError(f"temperature must be a number ≥ 0, got {self.temperature!r}")
+        non_negative(self.temperature, "temperature", ModelError)
         if not is_whole(self.top_k) or self.top_k < 0:
             raise ModelError(f"top-k must be a whole number ≥ 0 (0 = no limit), got {self.top_k!r}")
         if not is_number(self.top_p) or not 0 < self.top_p <= 1:

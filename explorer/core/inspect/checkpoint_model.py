@@ -43,11 +43,11 @@ class CheckpointModel(InspectableModel):
 
     def describe(self) -> ModelInfo:
         cfg = self.loaded.model_config
-        layers = {k: cfg.num_layers for k in ("encoder", "decoder", "cross")}
-        heads = {k: cfg.num_heads for k in ("encoder", "decoder", "cross")}
+        layers = {k: cfg.num_layers for k in ATTENTION_KINDS}
+        heads = {k: cfg.num_heads for k in ATTENTION_KINDS}
         params = sum(p.numel() for p in self.loaded.model.parameters())
         return ModelInfo(name=self.name, origin="checkpoint", architecture=type(self.loaded.model).__name__,
-                         model_type="d2l-transformer", family="encoder-decoder", kinds=("encoder", "decoder", "cross"),
+                         model_type="d2l-transformer", family="encoder-decoder", kinds=ATTENTION_KINDS,
                          layers=layers, heads=heads, hidden_size=cfg.num_hiddens, parameters=int(params),
                          vocab_size=len(self.loaded.src_vocab), target_vocab_size=len(self.loaded.tgt_vocab),
                          max_positions=cfg.max_len)

@@ -15,11 +15,10 @@ import numpy as np
 
 from explorer.core.atomic_file import atomic_open
 from explorer.core.checks import positive_int
-from explorer.core.choices import ATTENTION_KINDS, DECODING_METHODS
+from explorer.core.choices import ATTENTION_KINDS
+from explorer.core.model.decoding import METHODS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
-#: The methods of :meth:`InspectableModel.generate` (sampling lives in ``explorer.core.debug.sampling``).
-METHODS = tuple(m for m in DECODING_METHODS if m != "sample")
 
 
 class ModelError(ValueError):

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from explorer.core.checks import is_number, positive_int
+from explorer.core.checks import non_negative, positive_int
 from explorer.core.choices import DECODING_METHODS
 from explorer.core.data.text import EncodedSentence, encode_sentence
 from explorer.core.model.search import Beam, Found, Greedy, search
@@ -175,8 +175,7 @@ def translate(model: Seq2SeqTransformer, src_vocab: Any, tgt_vocab: Any, sentenc
     if method == "greedy":
         return translate_batch(model, src_vocab, tgt_vocab, [sentence], num_steps, max_len, need_weights=True)[0]
     positive_int(beam_width, "beam width", DecodingError)
-    if not is_number(length_penalty) or length_penalty < 0:
-        raise DecodingError(f"length penalty must be a number ≥ 0, got {length_penalty!r}")
+    non_negative(length_penalty, "length penalty", DecodingError)
     max_len = _check_max_len(model, num_steps if max_len is None else max_len)
     enc = encode_sentence(sentence, src_vocab, num_steps)
     device, was_training = _device(model), model.training

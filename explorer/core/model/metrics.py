@@ -5,6 +5,8 @@ import math
 from collections import Counter
 from typing import Sequence, Union
 
+from explorer.core.checks import positive_int
+
 Tokens = Union[str, Sequence[str]]
 
 
@@ -33,8 +35,7 @@ def bleu(pred_seq: Tokens, label_seq: Tokens, k: int) -> float:
     Returns 0.0, where the book would divide by zero or go negative, when the prediction is
     empty or shorter than ``k`` tokens.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
+    positive_int(k, "k")
     pred, label = _as_tokens(pred_seq), _as_tokens(label_seq)
     len_pred, len_label = len(pred), len(label)
     if len_pred < k:
@@ -67,8 +68,7 @@ def corpus_bleu(
 
     Returns 0.0 when any ``p_n`` is zero or the corpus is empty.
     """
-    if isinstance(max_n, bool) or not isinstance(max_n, int) or max_n < 1:
-        raise ValueError(f"max_n must be a whole number of at least 1, got {max_n!r}")
+    positive_int(max_n, "max_n")
     if len(preds) != len(refs):
         raise ValueError(f"got {len(preds)} predictions but {len(refs)} references")
     matches = [0] * max_n

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from explorer.core.checks import is_number, is_whole
 from explorer.core.model.attention import MultiHeadAttention, dropout
 from explorer.core.model.positional import PositionalEncoding
 
@@ -26,7 +27,7 @@ class ConfigError(ValueError):
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise ConfigError(f"{name} must be a whole number, got {value!r}")
     if value < minimum:
         raise ConfigError(f"{name} must be at least {minimum}, got {value}")
@@ -66,8 +67,7 @@ class TransformerConfig:
         if self.num_hiddens % self.num_heads:
             raise ConfigError(f"num_hiddens ({self.num_hiddens}) must be divisible by num_heads "
                               f"({self.num_heads}): each head gets num_hiddens / num_heads dimensions")
-        if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) \
-                or not 0.0 <= self.dropout < 1.0:
+        if not is_number(self.dropout) or not 0.0 <= self.dropout < 1.0:
             raise ConfigError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
         if not isinstance(self.norm_first, bool):
             raise ConfigError(f"norm_first must be true or false, got {self.norm_first!r}")

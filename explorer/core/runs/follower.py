@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from explorer.core.checks import is_number
 from explorer.core.training.checkpoint_read import CheckpointError
 
 from explorer.core.training.checkpoint import LoadedModel, load_model
@@ -28,7 +29,7 @@ def _f(record: dict[str, Any], key: str) -> float:
 
 def _i(record: dict[str, Any], key: str) -> int:
     value = record.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_number(value):
         raise ValueError(f"{key!r} is missing or not a number")
     return int(value)
 

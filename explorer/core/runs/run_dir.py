@@ -17,6 +17,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from explorer.core.checks import is_whole
 from explorer.core.training.checkpoint_read import CheckpointError
 
 from explorer.core.training.checkpoint import _atomic_write
@@ -146,7 +147,7 @@ def read_run_json(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(info, dict) or info.get("format") != RUN_FORMAT:
         raise RunDirError(f"{p / RUN_JSON} is not an Attention Explorer run description")
     version = info.get("format_version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+    if not is_whole(version) or version < 1:
         raise RunDirError(f"{p / RUN_JSON} has an invalid format_version {version!r}")
     if version > RUN_FORMAT_VERSION:
         raise RunDirError(f"{p} was written by a newer Attention Explorer (run format {version}; this version "

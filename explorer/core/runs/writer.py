@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
+from explorer.core.checks import is_whole
 from explorer.core.training.checkpoint_read import CheckpointError
 
 from explorer.core.training.checkpoint import save_model
@@ -119,7 +120,7 @@ class RunWriter:
         write_run_json(path, info)
         interval = info.get("checkpoint_interval_s", 0.0)
         interval = float(interval) if isinstance(interval, (int, float)) and interval >= 0 else 0.0
-        models = [e for e in info.get("keep_models", []) if isinstance(e, int) and not isinstance(e, bool)]
+        models = [e for e in info.get("keep_models", []) if is_whole(e)]
         writer = cls(path, trainer, info, [tuple(p) for p in info.get("probes", [])], every, keep,
                      max_snapshots, max_bytes, interval, models)
         writer._last_checkpoint_epoch = t.epoch

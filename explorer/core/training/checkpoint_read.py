@@ -11,6 +11,8 @@ from typing import Any, Mapping
 
 import torch
 
+from explorer.core.checks import is_whole
+
 FORMAT_NAME = "attention-explorer-model"
 FORMAT_VERSION = 1
 META_KEY = "attention_explorer"  # the safetensors metadata entry (str -> str) holding our JSON
@@ -76,7 +78,7 @@ def _parse_meta(name: str, header: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise CheckpointError(f"{name} is a safetensors file but not an Attention Explorer model")
     version = meta.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+    if not is_whole(version) or version < 1:
         raise CheckpointError(f"{name} has an invalid format_version {version!r}")
     if version > FORMAT_VERSION:
         raise CheckpointError(f"{name} was made by a newer version of Attention Explorer (format "

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.core.checks import is_number
+from explorer.core.choices import DEVICE_CHOICES
 from explorer.core.model.transformer import ConfigError, TransformerConfig, _check_int, checked_mapping
 
 OBJECTIVES = ("book", "token_mean")
@@ -14,7 +16,7 @@ MAX_SEED = 2**32 - 1  # as the CLI; torch.manual_seed overflows past 2**64 - 1 (
 
 
 def _check_number(name: str, value: Any, low: float, high: float = math.inf, low_open: bool = True) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_number(value):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if value < low or (low_open and value == low) or value > high:
         bound = f"greater than {low}" if low_open else f"at least {low}"
@@ -66,7 +68,8 @@ class TrainingConfig:
             raise ConfigError(f"amp must be true or false, got {self.amp!r}")
         if self.objective not in OBJECTIVES:
             raise ConfigError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
-        if not isinstance(self.device, str) or not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
+        if not isinstance(self.device, str) or not (self.device in DEVICE_CHOICES
+                                                    or re.fullmatch(r"cuda:\d+", self.device)):
             raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps, got {self.device!r}")
         return self
 

@@ -5,6 +5,8 @@ import os
 
 import torch
 
+from explorer.core.checks import spelled_out
+from explorer.core.choices import DEVICE_CHOICES
 from explorer.core.model.transformer import ConfigError, TransformerConfig, estimate_parameters
 
 #: Bytes per parameter while training with Adam in float32: weights, gradients and two moment buffers.
@@ -23,7 +25,7 @@ def resolve_device(name: str = "auto") -> torch.device:
     try:
         device = torch.device(name)
     except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"unknown device {name!r}: use auto, cpu, cuda or mps") from exc
+        raise ConfigError(f"unknown device {name!r}: use {spelled_out(DEVICE_CHOICES)}") from exc
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise ConfigError("CUDA was requested but no CUDA GPU is available: use --device cpu or auto")
@@ -34,7 +36,7 @@ def resolve_device(name: str = "auto") -> torch.device:
         if mps is None or not mps.is_available():
             raise ConfigError("Apple MPS was requested but is not available: use --device cpu or auto")
     elif device.type != "cpu":
-        raise ConfigError(f"unsupported device {name!r}: use auto, cpu, cuda or mps")
+        raise ConfigError(f"unsupported device {name!r}: use {spelled_out(DEVICE_CHOICES)}")
     return device
 
 

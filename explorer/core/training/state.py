@@ -7,7 +7,6 @@ from (seed, rank, epoch) (:func:`dropout_seed`). In a checkpoint the extra tenso
 """
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from explorer.core.checks import is_number, is_whole
 from explorer.core.training.checkpoint import (TRAIN_STATE_PREFIX, LoadedModel, build_loaded_model, model_meta,
                                                save_checkpoint)
 from explorer.core.training.checkpoint_read import CheckpointError, load_checkpoint
@@ -81,7 +81,7 @@ def save_training_checkpoint(path: str | os.PathLike[str], state: TrainerState, 
 
 def _int(meta: dict[str, Any], key: str, name: str) -> int:
     value = meta.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_whole(value) or value < 0:
         raise CheckpointError(f"{name} has a damaged training state: {key} = {value!r}")
     return value
 
@@ -106,7 +106,7 @@ def load_training_checkpoint(path: str | os.PathLike[str],
     step, epoch, adam_steps = (_int(counters, k, name) for k in ("step", "epoch", "adam_steps"))
     tokens = _int(counters, "tokens", name)
     elapsed = counters.get("elapsed_s")
-    if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or not math.isfinite(elapsed) or elapsed < 0:
+    if not is_number(elapsed) or elapsed < 0:
         raise CheckpointError(f"{name} has a damaged training state: elapsed_s = {elapsed!r}")
     size = sum(p.numel() for p in loaded.model.parameters() if p.requires_grad)
     for key in ("exp_avg", "exp_avg_sq"):

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from explorer.core.checks import positive_int
+from explorer.core.choices import ATTENTION_KINDS
 from explorer.core.inspect.hf.folder import Family, HFModelError, check_folder, find_taps, hf_session, load_folder
 from explorer.core.inspect.hf.taps import REPLAY_BUDGET, Done, Replay, Sink, run_taps
 from explorer.core.inspect.interface import (AttentionResult, Generation, InspectableModel, ModelInfo, PooledAttention,
@@ -81,7 +83,7 @@ class HFModel(InspectableModel):
         side = {"encoder": "encoder_attention_heads", "decoder": "decoder_attention_heads",
                 "cross": "decoder_attention_heads"}
         heads = {k: int(getattr(cfg, side[k], None) or default_heads) for k in layers}
-        kinds = tuple(k for k in ("encoder", "decoder", "cross") if k in layers)
+        kinds = tuple(k for k in ATTENTION_KINDS if k in layers)
         return ModelInfo(name=self.name, origin="huggingface", architecture=type(self.model).__name__,
                          model_type=self.model_type, family=self.family.family, kinds=kinds, layers=layers,
                          heads=heads, hidden_size=int(getattr(cfg, "hidden_size", 0) or 0),
@@ -201,8 +203,7 @@ class HFModel(InspectableModel):
 
     def pooled_attention(self, source: str, target: str | None = None, size: int = 256) -> PooledAttention:
         """Pooled per layer as it is computed: only one layer's full maps exist at a time."""
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise HFModelError(f"the thumbnail size must be a whole number of at least 1, got {size!r}")
+        positive_int(size, "the thumbnail size", HFModelError)
         enc = self._encode(source, target)
         queries, keys = self._labels(enc)
         maps: dict[str, np.ndarray] = {}

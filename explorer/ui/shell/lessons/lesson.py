@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from PySide6.QtCore import QCoreApplication
 
+from explorer.core.checks import is_number, is_whole
 from explorer.core.atomic_file import write_text_atomic
 
 translate = QCoreApplication.translate
@@ -144,7 +145,7 @@ def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise LessonError(translate("Lesson", "The file is not an Attention Explorer lesson."))
     version = data.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+    if not is_whole(version) or version < 1:
         raise LessonError(translate("Lesson", "The lesson has no valid version number (found {value}).").format(
             value=repr(version)))
     keys = list(panel_keys)
@@ -167,8 +168,7 @@ def parse_lesson(text: str, panel_keys: Iterable[str]) -> OpenedLesson:
     lesson.language = choice("language", LANGUAGES)
     scale = data.get("presenter_scale")
     if scale is not None:
-        ok = isinstance(scale, (int, float)) and not isinstance(scale, bool) and math.isfinite(scale)
-        if ok and PRESENTER_SCALES[0] <= scale <= PRESENTER_SCALES[-1]:
+        if is_number(scale) and PRESENTER_SCALES[0] <= scale <= PRESENTER_SCALES[-1]:
             lesson.presenter_scale = float(scale)
         else:
             skipped.append(translate("Lesson", "{where}: {value} is not between {low} and {high}").format(
@@ -230,8 +230,7 @@ def _read_run(lesson: Lesson, key: str, run: Any, skipped: list[str]) -> None:
             where=where, value=repr(run)))
         return
     speed = run.get("replay_speed")
-    if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))
-                              or not math.isfinite(speed) or speed <= 0):
+    if speed is not None and (not is_number(speed) or speed <= 0):
         skipped.append(translate("Lesson", "{where}: {value} is not a replay speed").format(
             where=f"{where}.replay_speed", value=repr(speed)))
         speed = 1.0  # still a replay, at its recorded speed
