@@ -304,7 +304,7 @@ def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (path, "")))
     menu = trained.panel_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "&Save model…", "&Open model…", "Open &Hugging Face model folder…", "Open &run…", "&Recent runs",
+        "&Save model…", "&Open model…", "Open &run…", "&Recent runs",  # model folders: the inspector's menu
         "Replay the d&emo run", "Re&play a run…", "Overlay a run's &loss…", "&Clear overlaid runs", "Open &dataset…"]
     assert menu.save_action.isEnabled()
     menu.save_action.trigger()
