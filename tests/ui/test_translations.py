@@ -182,6 +182,22 @@ def _settle(qtbot, panel) -> None:  # type: ignore[no-untyped-def]
                     timeout=30_000)
 
 
+def _unlabelled_rows(panel) -> list[str]:  # type: ignore[no-untyped-def]
+    """Form rows with a field but no label text (a label a ``retranslate()`` forgot to set)."""
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    missing = []
+    for form in panel.findChildren(QFormLayout):
+        for row in range(form.rowCount()):
+            field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            label = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            text = label.widget().text() if label is not None and isinstance(label.widget(), QLabel) else ""
+            spanning = form.itemAt(row, QFormLayout.ItemRole.SpanningRole) is not None
+            if field is not None and not spanning and not text:
+                missing.append(f"row {row} of a form in {type(form.parentWidget()).__name__}")
+    return missing
+
+
 @pytest.mark.parametrize("key", SELF_TRANSLATING)
 def test_a_panel_retranslates_itself_live(qtbot, key: str) -> None:
     """Built in English, switched to 简体中文 and back while shown: the panel's own ``retranslate()`` re-sets
@@ -192,6 +208,7 @@ def test_a_panel_retranslates_itself_live(qtbot, key: str) -> None:
     qtbot.addWidget(panel)
     try:
         _settle(qtbot, panel)
+        assert _unlabelled_rows(panel) == []
         language_manager().apply("zh_CN")
         _settle(qtbot, panel)
         left = [f"{slot.where}: {slot.text!r} -> {words}" for slot in text_slots([panel])

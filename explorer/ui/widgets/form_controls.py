@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLayout, QLineEdit,
-                               QSpinBox, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLayout,
+                               QLineEdit, QSpinBox, QWidget)
 from superqt import QLabeledSlider
 
 from explorer.ui.settings import coerce
@@ -62,11 +62,19 @@ def form_group(title: str, rows: list[tuple[str, QWidget]]) -> QGroupBox:
 
 
 def set_row_labels(form: QFormLayout, labels: list[tuple[QWidget | QLayout, str]]) -> None:
-    """Re-set the labels of a form's rows, each found by its field (a panel's ``retranslate()``)."""
+    """Set the labels of a form's rows, each found by its field (a panel's ``retranslate()``); a row added
+    without a label gets one."""
     for field, text in labels:
         label = form.labelForField(field)
-        if label is not None:
+        if isinstance(label, QLabel):
             label.setText(text)
+            continue
+        row, _role = form.getLayoutPosition(field) if isinstance(field, QLayout) else form.getWidgetPosition(field)
+        if row >= 0:
+            label = QLabel(text)
+            if isinstance(field, QWidget):
+                label.setBuddy(field)
+            form.setWidget(row, QFormLayout.ItemRole.LabelRole, label)
 
 
 def set_item_texts(combo: QComboBox, texts: list[str]) -> None:
