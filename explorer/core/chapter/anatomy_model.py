@@ -1,5 +1,5 @@
 """The model the Transformer-anatomy views look inside (d2l §11.7): the book's Transformer with its vocabularies,
-built untrained from the bundled corpus, taken from a trained model, or opened from a checkpoint; and the
+built untrained from the bundled corpus or handed in (trained elsewhere or opened by the caller); and the
 encoder's and decoder's input rows (embedding × √d + positional encoding) for typed sentences.
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from explorer.core.training.checkpoint import load_model
 from explorer.core.data.sources import load_source
 from explorer.core.data.text import BOS, EOS, PAD, Vocab, build_dataset, tokenize
 from explorer.core.data.readers import normalize_side
@@ -52,18 +51,9 @@ def builtin_model(seed: int = 0) -> AnatomyModel:
     return AnatomyModel(model, data.src_vocab, data.tgt_vocab, f"built-in, untrained (seed {seed})")
 
 
-def opened_model(path: str) -> AnatomyModel:
-    """A checkpoint read on the CPU; raises ``CheckpointError``/``OSError`` with a message fit for users."""
-    loaded = load_model(path, device="cpu")
-    cfg = loaded.model_config
-    name = str(path).replace("\\", "/").rsplit("/", 1)[-1]
-    return AnatomyModel(loaded.model, loaded.src_vocab, loaded.tgt_vocab,
-                        f"opened {name} ({cfg.num_layers} layers, d = {cfg.num_hiddens})")
-
-
 def from_record(model: Any, src_vocab: Vocab, tgt_vocab: Vocab, origin: str) -> AnatomyModel:
-    """Wrap a model offered elsewhere (e.g. the studio's); a model in training mode is copied into eval mode
-    so the caller's is never touched."""
+    """Wrap a model offered elsewhere (the studio's, or a checkpoint the caller opened); a model in training mode
+    is copied into eval mode so the caller's is never touched."""
     if model.training:
         model = copy.deepcopy(model).eval()
     return AnatomyModel(model, src_vocab, tgt_vocab, origin)

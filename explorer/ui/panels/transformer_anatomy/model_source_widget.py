@@ -11,12 +11,21 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Signal, Slot
 from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
-from explorer.core.chapter.anatomy_model import AnatomyModel, builtin_model, from_record, opened_model
+from explorer.core.chapter.anatomy_model import AnatomyModel, builtin_model, from_record
+from explorer.core.training.checkpoint import load_model
 from explorer.ui.widgets.form_controls import combo_box, set_item_texts, spin_box
 
 SOURCES = (QT_TRANSLATE_NOOP("ModelSource", "built-in (untrained)"),
            QT_TRANSLATE_NOOP("ModelSource", "the studio's model"),
            QT_TRANSLATE_NOOP("ModelSource", "a model file"))  # keys of the combo, and its English texts
+
+
+def opened_model(path: str) -> AnatomyModel:
+    """A checkpoint read on the CPU; raises ``CheckpointError``/``OSError`` with a message fit for users."""
+    loaded = load_model(path, device="cpu")
+    cfg = loaded.model_config
+    return from_record(loaded.model, loaded.src_vocab, loaded.tgt_vocab,
+                       f"opened {Path(path).name} ({cfg.num_layers} layers, d = {cfg.num_hiddens})")
 
 
 def studio_record(widget: QWidget) -> Any:
