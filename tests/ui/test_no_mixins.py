@@ -1,4 +1,4 @@
-"""No class in explorer/ui inherits from more than one class of this project (issue 9: composition, not mixins)."""
+"""No class in explorer/ui inherits from more than one class of this project: views are composed, never mixed in."""
 from __future__ import annotations
 
 import ast

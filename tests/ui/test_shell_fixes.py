@@ -1,5 +1,5 @@
-"""The shell's defects from the walkthrough (issue 10): window size, Ctrl+E in text fields, stale status
-messages, the About box's device, and the dark theme of sidebar and menu bar."""
+"""The shell's defects found walking through it on a classroom projector: window size, Ctrl+E in text fields,
+stale status messages, the About box's device, and the dark theme of sidebar and menu bar."""
 from __future__ import annotations
 
 import sys

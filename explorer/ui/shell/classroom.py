@@ -121,10 +121,6 @@ class Classroom(QObject):
         self._settings.presenter_scale = self.presenter.scale
         self.actions.check_scale(self.presenter.scale)
 
-    def set_presenting(self, on: bool) -> None:
-        """Enter or leave presenter mode (the View menu entry follows)."""
-        self.actions.presenter.setChecked(on)
-
     # ------------------------------------------------------------------ lessons
     def open_lesson(self, path: str) -> bool:
         """Open the lesson at ``path``; says what it skipped. False if the file is not a lesson."""

@@ -180,10 +180,6 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._stages: list[Callable[[], None]] = []  # the rest of a staged build
         self.color_bar: pg.ColorBarItem | None = None
 
-    def prepare(self, layers: int, heads: int, staged: bool = False) -> None:
-        """Build the thumbnails of all three kinds for ``layers × heads`` (see :meth:`prepare_layout`)."""
-        self.prepare_layout(uniform_layout(layers, heads), staged)
-
     def prepare_layout(self, layout: GridLayout, staged: bool = False) -> None:
         """Build the thumbnails for ``layout`` unless they exist: now, or (``staged``) one layer of one kind
         per event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for the

@@ -1,5 +1,5 @@
 """Plot titles that fit their plot: a long title shrinks its font (then elides) instead of widening the plot
-and pushing its neighbours (a heatmap's colour bar) out of view (issue 10)."""
+and pushing its neighbours (a heatmap's colour bar) out of view on a small projector screen."""
 from __future__ import annotations
 
 import html

@@ -1,5 +1,5 @@
 """A panel's column of controls that scrolls vertically and is exactly as wide as its widest control, so
-a short window scrolls the controls instead of squeezing them (issue 10: usable down to 1024×700)."""
+a short window scrolls the controls instead of squeezing them (the app stays usable down to 1024×700)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
