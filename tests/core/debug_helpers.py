@@ -1,5 +1,5 @@
-"""Tiny models for the issue-13 debugging tools' tests: one trained briefly on the bundled corpus (so BLEU
-and loss move when heads are switched off), saved as a checkpoint; built once per test session."""
+"""Tiny models for the debugging tools' tests (ablation, beam trees, sampling, diffs): one trained briefly on the
+bundled corpus (so BLEU and loss move when heads are switched off), saved as a checkpoint; built once per session."""
 from __future__ import annotations
 
 from pathlib import Path

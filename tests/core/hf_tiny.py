@@ -1,4 +1,4 @@
-"""Tiny Hugging Face model folders built offline for the tests (issue 12): random weights from small configs,
+"""Tiny Hugging Face model folders built offline for the tests: random weights from small configs,
 tokenizers from written vocabularies or sentencepiece models trained here on a few lines. Each family is built
 once per test session (cached by folder)."""
 from __future__ import annotations

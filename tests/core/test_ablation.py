@@ -1,4 +1,4 @@
-"""Head ablation (issue 13): a head switched off equals its output zeroed by hand (W_o for a whole layer, the
+"""Head ablation: a head switched off equals its output zeroed by hand (W_o for a whole layer, the
 value projection for one head), for our checkpoints and Hugging Face models; nothing off equals the
 baseline computed by hand; a sweep has one row per head; hooks never outlive the block; bad input."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Valid lengths the scoring demo generates and adapts when the numbers of queries and keys change (issue 10)."""
+"""Valid lengths the scoring demo generates and adapts when the numbers of queries and keys change."""
 from __future__ import annotations
 
 from explorer.core.chapter.attention_demos import clamp_lengths, default_lengths, parse_lengths

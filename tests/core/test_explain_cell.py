@@ -1,4 +1,4 @@
-"""Explain-a-cell (issue 13): the recomputed weight equals the map's value from ``attention()`` for every kind
+"""Explain-a-cell: the recomputed weight equals the map's value from ``attention()`` for every kind
 and layer of our model and of tiny BERT and GPT-2 folders; each step follows from the one before (q·k is the
 sum of q ⊙ k, scaled by 1/√d, max-subtracted exp over the row's normaliser); masked cells; bad indices; BART's
 cross-attention too."""

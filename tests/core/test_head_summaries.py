@@ -1,4 +1,4 @@
-"""Head summaries (issue 13): per-head scores against closed forms on hand-made maps, and averaged over a
+"""Head summaries: per-head scores against closed forms on hand-made maps, and averaged over a
 sentence set for a real (tiny) model, including the alignment of a synthetic task."""
 from __future__ import annotations
 

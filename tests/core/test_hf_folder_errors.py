@@ -1,4 +1,4 @@
-"""Bad Hugging Face folders get a clear message (issue 12); a pickle payload in a ``.bin`` never runs."""
+"""Bad Hugging Face folders get a clear message; a pickle payload in a ``.bin`` never runs."""
 from __future__ import annotations
 
 import json

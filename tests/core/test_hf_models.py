@@ -1,4 +1,4 @@
-"""Hugging Face folders behind the inspect interface (issue 12): our maps equal transformers' own
+"""Hugging Face folders behind the inspect interface: our maps equal transformers' own
 ``output_attentions`` for every family, tokens are the tokenizer's, generation is transformers' own."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One interface for inspectable models (issue 12): pooling, our own checkpoints behind it, the ``.npz``
+"""One interface for inspectable models: pooling, our own checkpoints behind it, the ``.npz``
 writer, opening paths, and the optional extra (core never imports transformers at import time)."""
 from __future__ import annotations
 

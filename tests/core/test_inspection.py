@@ -1,4 +1,4 @@
-"""What the studio shows of one text (core.inspection, issue 12): thumbnails equal the model's maps on short texts and
+"""What the studio shows of one text (core.inspect.inspection): thumbnails equal the model's maps on short texts and
 pool them on long ones, full maps within the budget, heads on demand beyond it, generations keep their output's
 attention; the model's own budget error leads to pooled maps."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Model diff (issue 13): two checkpoints of one run on the same sentence give B − A maps equal to their own
+"""Model diff: two checkpoints of one run on the same sentence give B − A maps equal to their own
 ``attention()`` maps' difference, their greedy translations and book BLEU; a model against itself is all
 zeros; different shapes or vocabularies are refused with a clear message; the ``.npz`` round trip."""
 from __future__ import annotations

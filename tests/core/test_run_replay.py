@@ -1,4 +1,4 @@
-"""Replaying a recorded run (issue 15, "demo without waiting"): the clock follows speed, pause and single steps;
+"""Replaying a recorded run (a demo without waiting): the clock follows speed, pause and single steps;
 a replay hands out exactly the events a follower reads, in order, paced by their recorded times; the demo run
 shipped in the package is a whole, readable book run whose model translates."""
 from __future__ import annotations

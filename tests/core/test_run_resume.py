@@ -1,4 +1,4 @@
-"""Resuming a run directory (issue 11): the same per-epoch losses as an uninterrupted run, metrics continuing the
+"""Resuming a run directory: the same per-epoch losses as an uninterrupted run, metrics continuing the
 same file, atomic checkpoints, refusals that say how to resume, and hostile checkpoints that are never unpickled."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The trainer's shortcuts change no number: a batch trimmed to its longest sentences and scored only at its
-target tokens gives the full padded batch's loss and gradients (issue 16)."""
+target tokens gives the full padded batch's loss and gradients."""
 from __future__ import annotations
 
 import numpy as np

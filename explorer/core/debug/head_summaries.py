@@ -1,4 +1,4 @@
-"""What each attention head does, in numbers over a sentence set (book §11.5 heads, issue 13's head summaries):
+"""What each attention head does, in numbers over a sentence set (book §11.5 heads, for the debugging tools):
 its mean entropy, how much it attends to the previous / same / next / first / last position, an induction score
 for decoder self-attention, and, for synthetic tasks, its alignment with the ideal pattern — so that dead,
 positional, induction and aligning heads stand out. Works on any :class:`InspectableModel`.

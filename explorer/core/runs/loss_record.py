@@ -132,10 +132,6 @@ class LossRecord:
             rows.size = int((view[:, 0] <= step).sum()) if rows.size else 0
         self.generation += 1
 
-    def last_epoch(self) -> int:
-        """Epochs recorded in the current run (0 before the first ends)."""
-        return int(self.epochs.view()[-1, 1]) if self.epochs.size else 0
-
     def step_table(self) -> tuple[list[str], np.ndarray]:
         """Header and rows ``(step, epoch, seconds, loss)`` of the current run (for CSV export)."""
         return list(STEP_COLUMNS), self.steps.copy()
