@@ -1,13 +1,11 @@
-"""Switching the language while the app runs: every text on screen is re-set in the new language.
+"""Switching the language while the app runs, for the widgets that do not yet re-word themselves.
 
-Texts are put on widgets in many places (built once, or by slots as values change). Rather than a
-``retranslate()`` method repeating every ``setText`` of every view, the texts on screen are looked up in the
-translation catalogues: a text that is the old language's rendering of a message (with its placeholders
-``{name}``, ``%n``, ``%1`` filled in) becomes the new language's rendering, with the same values put in. What
-matches no message (numbers, tokens, file names, the user's own text) is left alone
-(:mod:`explorer.ui.i18n.converter`). Views whose texts come
-from class attributes re-set them themselves on ``QEvent.Type.LanguageChange`` (``BasePanel``), and texts
-drawn in ``paintEvent`` are translated as they are painted.
+Widgets that follow STYLE rule 26 set their texts in ``retranslate()``, called at build and on
+``QEvent.Type.LanguageChange`` (the explore panels, their views, the base panel's formula box); their trees are left
+alone here (:func:`rewords_itself`). For the rest, the texts on screen are looked up in the translation catalogues:
+a text that is the old language's rendering of a message (with its placeholders ``{name}``, ``%n``, ``%1`` filled
+in) becomes the new language's rendering, with the same values put in; what matches no message (numbers, tokens,
+file names, the user's own text) is left alone (:mod:`explorer.ui.i18n.converter`).
 
 :func:`text_slots` lists the texts of a widget tree (labels, buttons, group boxes, tabs, combo items, actions and
 menus, tool tips, window titles, table items, pyqtgraph titles, axis labels, legends and text items); tests use
@@ -33,7 +31,8 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpin
 
 from explorer.ui.i18n.converter import Converter, converter_for
 
-__all__ = ["DATA_PROPERTY", "Converter", "TextSlot", "converter_for", "own_popups", "retranslate_tree", "text_slots"]
+__all__ = ["DATA_PROPERTY", "Converter", "TextSlot", "converter_for", "own_popups", "retranslate_tree",
+           "rewords_itself", "text_slots"]
 
 log = logging.getLogger(__name__)
 
@@ -195,15 +194,21 @@ def _plot_menus(view: QGraphicsView) -> list[QWidget]:
     return menus
 
 
-def text_slots(roots: Iterable[QWidget]) -> Iterator[TextSlot]:
+def text_slots(roots: Iterable[QWidget], skip: Callable[[QWidget], bool] | None = None) -> Iterator[TextSlot]:
     """Every text the widget trees under ``roots`` show (see the module docstring), each widget once; menus
-    reached through actions (sub-menus, widgets in a menu) and pyqtgraph's plot menus are walked too."""
+    reached through actions (sub-menus, widgets in a menu) and pyqtgraph's plot menus are walked too. The trees
+    of widgets for which ``skip`` is true are left out."""
     seen: set[int] = set()
     actions: set[int] = set()
     pending = list(roots)
     while pending:
         root = pending.pop(0)
-        for w in [root, *root.findChildren(QWidget)]:
+        tree = [root, *root.findChildren(QWidget)]
+        if skip is not None:
+            for w in tree:
+                if id(w) not in seen and skip(w):
+                    seen.update(id(x) for x in [w, *w.findChildren(QWidget)])
+        for w in tree:
             if id(w) in seen:
                 continue
             seen.add(id(w))
@@ -226,14 +231,21 @@ def text_slots(roots: Iterable[QWidget]) -> Iterator[TextSlot]:
                         yield from _action_slots(action, _describe(w))
 
 
+def rewords_itself(widget: QWidget) -> bool:
+    """True for a widget that sets its own texts in ``retranslate()`` on ``LanguageChange`` (a panel that keeps
+    the base panel's, which words only the formula box, does not)."""
+    method = getattr(type(widget), "retranslate", None)
+    return callable(method) and method.__qualname__ != "BasePanel.retranslate"
+
+
 def retranslate_tree(roots: Iterable[QWidget], old: str, new: str) -> int:
-    """Re-set every text under ``roots`` from ``old`` into ``new`` (see :class:`Converter`); returns how many
-    texts changed."""
+    """Re-set every text under ``roots`` from ``old`` into ``new`` (see :class:`Converter`), but for the widgets
+    that re-word themselves; returns how many texts changed."""
     if old == new:
         return 0
     converter = converter_for(old, new)
     changed = 0
-    for slot in list(text_slots(roots)):
+    for slot in list(text_slots(roots, skip=rewords_itself)):
         if slot.data:
             continue
         converted = converter.convert(slot.text)
