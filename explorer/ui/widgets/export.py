@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from PySide6.QtCore import QCoreApplication, QSignalBlocker, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Slot
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QSpinBox, QWidget)
 
 from explorer.core.atomic_file import write_bytes_atomic
+from explorer.ui.widgets.form_controls import set_row_labels
 
 translate = QCoreApplication.translate
 
@@ -248,7 +249,6 @@ class ExportDialog(QDialog):
     def __init__(self, targets: list[ExportTarget], panel_key: str, directory: str = "",
                  fmt: str = "png", png_width: int = 1600, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Export plot"))
         self._targets = targets
         self._panel_key = panel_key
         self._directory = directory or str(Path.home())
@@ -266,11 +266,11 @@ class ExportDialog(QDialog):
         self.width_spin.setSuffix(" px")
         self.width_spin.setValue(png_width)
         self.path_edit = QLineEdit(self)
-        browse = QPushButton(self.tr("Browse…"), self)
-        browse.clicked.connect(self._on_browse_clicked)
+        self.browse_button = QPushButton(self)
+        self.browse_button.clicked.connect(self._on_browse_clicked)
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
-        path_row.addWidget(browse)
+        path_row.addWidget(self.browse_button)
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b;")
@@ -279,17 +279,30 @@ class ExportDialog(QDialog):
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
 
-        form = QFormLayout(self)
-        form.addRow(self.tr("Plot"), self.target_combo)
-        form.addRow(self.tr("Format"), self.format_combo)
-        form.addRow(self.tr("PNG width"), self.width_spin)
-        form.addRow(self.tr("File"), path_row)
+        self._form = form = QFormLayout(self)
+        self._path_row = path_row
+        for field in (self.target_combo, self.format_combo, self.width_spin, path_row):
+            form.addRow("", field)
         form.addRow(self.error_label)
         form.addRow(self.buttons)
+        self.retranslate()
         self.target_combo.currentIndexChanged.connect(self._on_target_combo_current_index_changed)
         self.format_combo.currentIndexChanged.connect(self._on_format_combo_current_index_changed)
         self.path_edit.textEdited.connect(self._on_path_edit_text_edited)
         self._on_target_combo_current_index_changed()
+
+    def retranslate(self) -> None:
+        """Set the dialog's texts in the language in force (at build and on ``LanguageChange``; the plots'
+        names are the panel's, worded when it opened the dialog)."""
+        self.setWindowTitle(self.tr("Export plot"))
+        self.browse_button.setText(self.tr("Browse…"))
+        set_row_labels(self._form, [(self.target_combo, self.tr("Plot")), (self.format_combo, self.tr("Format")),
+                                    (self.width_spin, self.tr("PNG width")), (self._path_row, self.tr("File"))])
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def fmt(self) -> str:
         """The chosen format (``png``/``svg``/``csv``)."""
