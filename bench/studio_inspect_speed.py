@@ -1,4 +1,4 @@
-"""Inspecting real-size models in the studio (issue 12): the real StudioPanel, offscreen at 1024×700, opens a
+"""Inspecting real-size models in the model inspector: the real InspectorPanel, offscreen at 1024×700, opens a
 random-weight folder built from a config (no download) and reads one text, while a 16 ms precise QTimer records
 how late each tick fires (event-loop stalls, as bench/gui_responsiveness.py does).
 
@@ -121,7 +121,7 @@ def run_case(case: str, folder: Path) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
-    from explorer.ui.panels.studio.studio_panel import StudioPanel
+    from explorer.ui.panels.inspector.inspector_panel import InspectorPanel
 
     tokens = int(case.split("-")[1])
     if case.startswith("bert"):
@@ -129,15 +129,14 @@ def run_case(case: str, folder: Path) -> dict:
     else:
         rng = np.random.default_rng(0)
         text = "".join(rng.choice(list("abcdefghij klmnopqrstuvwxyz.,"), size=tokens))  # one token per byte
-    panel = StudioPanel()
+    panel = InspectorPanel()
     panel.resize(1024, 700)
     panel.show()
     settle(app)
-    state = panel.studio_state
-    attention, inspect = state.attention, state.inspect
+    inspect, grid_view = panel.inspector_state.inspect, panel.tabs.grid_view
     stalls = Stalls()
     draws: list[float] = []
-    shown = attention.show_inspection
+    shown = grid_view._on_inspect_inspected
 
     def timed_show(inspection) -> None:  # type: ignore[no-untyped-def]
         t0 = time.perf_counter()
@@ -146,18 +145,19 @@ def run_case(case: str, folder: Path) -> dict:
         panel.grid.viewport().repaint()
         draws.append((time.perf_counter() - t0) * 1000)
 
-    attention.show_inspection = timed_show
+    inspect.inspected.disconnect(shown)  # the grid's draw, timed
+    inspect.inspected.connect(timed_show)
     row: dict = {"case": case, "tokens": tokens}
 
     stalls.enter("open+inspect")
     inspect.source = text
     t0 = time.perf_counter()
-    panel.open_model_folder(str(folder))
+    panel.open_model(str(folder))
     wait_until(app, lambda: inspect.opened is not None, 600)
     row["open_s"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    wait_until(app, lambda: attention.inspection is not None and draws, 900)
-    ins = attention.inspection
+    wait_until(app, lambda: inspect.last is not None and draws, 900)
+    ins = inspect.last
     row["inspect_s"] = ins.elapsed_s  # on the worker: forward pass, every map, thumbnails
     row["inspect_wall_s"] = time.perf_counter() - t1
     row["full_maps"] = ins.full
@@ -170,24 +170,24 @@ def run_case(case: str, folder: Path) -> dict:
     if ins.full:  # the same text again: the model is warm (its first pass also pays one-time set-up)
         stalls.enter("inspect again")
         inspect.inspect(text)
-        wait_until(app, lambda: attention.inspection is not ins, 900)
-        ins = attention.inspection
+        wait_until(app, lambda: inspect.last is not ins, 900)
+        ins = inspect.last
         row["inspect_again_s"] = ins.elapsed_s
         row["grid_draw_again_ms"] = draws[-1]
         row["stall_inspect_again_ms"] = stalls.worst.get("inspect again", 0.0)
 
     stalls.enter("grid cold")  # the same draw with the grid built at the same time (no staged build)
     panel.grid.clear_grid(hint=False)
-    attention.show_inspection(ins)
+    timed_show(ins)
     row["grid_cold_ms"] = draws[-1]
     wait_until(app, lambda: True, 0.5)
     row["stall_grid_cold_ms"] = stalls.worst.get("grid cold", 0.0)
 
     stalls.enter("scroll grid")
-    bar = panel.live.scroll.verticalScrollBar()
+    bar = grid_view.scroll.verticalScrollBar()
     row["scroll_range_px"] = bar.maximum()
     positions = np.linspace(0, bar.maximum(), STEPS).astype(int).tolist()
-    scroll = per_tick(app, [lambda v=v: (bar.setValue(v), panel.live.scroll.viewport().repaint()) for v in positions])
+    scroll = per_tick(app, [lambda v=v: (bar.setValue(v), grid_view.scroll.viewport().repaint()) for v in positions])
     row["scroll_step_max_ms"] = max(scroll)
     row["stall_scroll_ms"] = stalls.worst.get("scroll grid", 0.0)
 
