@@ -10,6 +10,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.core.choices import DEVICE_CHOICES
 from explorer.core.training.config import TrainingConfig
 
 from explorer.core.training.devices import resolve_device
@@ -29,7 +30,6 @@ PRESETS: dict[str, dict[str, Any]] = {
     "quick demo": {**_BOOK, "num_epochs": 30, "snapshot_every": 5},
 }
 CUSTOM = "custom"
-DEVICES = ("auto", "cpu", "cuda", "mps")
 # name: (label, kind, minimum, maximum, decimals/step)
 _FIELDS: dict[str, tuple[str, str, float, float, float]] = {  # labels: translate("TrainingForm", …) them
     "num_hiddens": (QT_TRANSLATE_NOOP("TrainingForm", "hidden size"), "int", 1, 4096, 1),
@@ -89,7 +89,7 @@ class TrainingForm(QWidget):
         self.norm_first = QCheckBox(self.tr("Pre-LN (norm first)"), model_box)
         form.addRow(self.norm_first)
         self.device_combo = QComboBox(model_box)
-        for device in DEVICES:  # the device's name is the item's data
+        for device in DEVICE_CHOICES:  # the device's name is the item's data
             self.device_combo.addItem(self.tr("auto") if device == "auto" else device, device)
         self.device_info = QLabel("", model_box)
         drow = QHBoxLayout()
@@ -159,7 +159,7 @@ class TrainingForm(QWidget):
             elif name == "norm_first":
                 with QSignalBlocker(self.norm_first):
                     self.norm_first.setChecked(coerce(value, self.norm_first.isChecked()))
-            elif name == "device" and isinstance(value, str) and value in DEVICES:
+            elif name == "device" and isinstance(value, str) and value in DEVICE_CHOICES:
                 with QSignalBlocker(self.device_combo):
                     self.device_combo.setCurrentIndex(self.device_combo.findData(value))
         self._match_preset()
