@@ -221,6 +221,28 @@ def test_a_panel_retranslates_itself_live(qtbot, key: str) -> None:
         panel.shutdown(3000)
 
 
+def test_texts_worded_from_values_are_worded_again(qtbot) -> None:
+    """An inline message, a caption quoting numbers and a trained model's title follow the language both ways."""
+    from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
+
+    panel = KernelRegressionPanel()
+    qtbot.addWidget(panel)
+    try:
+        panel._on_trainer_failed("boom")
+        panel.losses, panel.learned_w = [0.5], 2.0
+        panel._draw_training()
+        english = (panel.inline_message(), panel.w_label.text(), panel.loss_plot.getPlotItem().titleLabel.text)
+        assert english[0] == "Training w failed: boom" and english[1].startswith("learned w = 2")
+        language_manager().apply("zh_CN")
+        chinese = (panel.inline_message(), panel.w_label.text(), panel.loss_plot.getPlotItem().titleLabel.text)
+        assert all(has_cjk(text) for text in chinese) and "boom" in chinese[0], chinese
+        language_manager().apply("en")
+        assert (panel.inline_message(), panel.w_label.text(),
+                panel.loss_plot.getPlotItem().titleLabel.text) == english
+    finally:
+        panel.shutdown(3000)
+
+
 # ---------------------------------------------------------------------------------------------- a projector, in 简体中文
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 @pytest.mark.parametrize("key", ["scoring", "kernel_regression", "transformer_anatomy", "studio"])
