@@ -1,8 +1,8 @@
 """The main window's teaching tools: presenter mode, the colour-blind-safe palette, locked controls, lessons,
 Export all and the training time-lapse, connected to their File and View menu entries.
 
-Every panel gets the palette and the presenter scale when it is built and whenever the theme restyles it,
-the way it gets the theme (``Appearance.apply_to``).
+Every panel gets the palette and the presenter scale when it is built and whenever the theme restyles it
+(``Appearance.panel_restyled`` is connected to :meth:`Classroom.restyle`).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The main window (book §11.1–11.7 in order): navigation, one lazily built panel at a time, closing and settings.
 
-Its menus, theme, language, teaching tools and status messages are objects it holds (see ``__init__``). Only Qt is
-imported here; panels (and through them torch) load when first shown.
+Its menus, theme, language, teaching tools and status messages are helpers it makes in ``_compose``, each given
+what it uses. Only Qt is imported here; panels (and through them torch) load when first shown.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What the main window's helpers may do with its panels: list them, find a built one, make one current.
-
-The window builds one :class:`PanelAccess` from its stack and its navigation and hands it to the helpers that need
-panels (lessons, Export all, the panel walker), so none of them needs the window itself.
-"""
+"""What the main window's helpers may do with its panels: list them, find a built one, make one current. The
+window makes one from its stack and navigation for the helpers that need panels (lessons, Export all, the walker)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable

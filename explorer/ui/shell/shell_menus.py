@@ -1,9 +1,5 @@
-"""What the main window's own menu entries do: File → Export current plot, Help → About, and the current panel's
-menu shown before Help (File → Quit and View → a panel are the window's own navigation).
-
-The menus are built by :mod:`explorer.ui.shell.main_menus`; the teaching entries are connected by ``Classroom``, the
-theme and explanation entries by ``Appearance``, the language entries by ``WindowLanguage``.
-"""
+"""File → Export current plot, Help → About, and the current panel's menu shown before Help (the menus are built
+by :mod:`explorer.ui.shell.main_menus`; ``Classroom``, ``Appearance`` and ``WindowLanguage`` connect the others)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
