@@ -64,6 +64,7 @@ def main(directory: Path) -> int:
         summary["ctrl_e_field"] = type(focused).__name__ if focused is not None else None
 
     def train() -> None:
+        window.show_panel("studio")  # the walk ends on the last panel (the model inspector)
         press_ctrl_e()
         studio = window.panel("studio")
         studio.form.set_values(TINY_RUN)
