@@ -1,4 +1,4 @@
-"""Head ablation in the studio (issue 13; book §11.5 multi-head attention): tick heads to switch them off and see
+"""Head ablation in the inspector (book §11.5 multi-head attention): tick heads to switch them off and see
 the translations, their BLEU and the loss on a sentence set change; a sweep switches off each head in turn and
 fills a sortable table (kind, layer, head, ΔBLEU, Δloss). A view of :class:`DebugState`."""
 from __future__ import annotations

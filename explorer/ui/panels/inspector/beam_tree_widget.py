@@ -1,4 +1,4 @@
-"""The beam view (issue 13; book §10.8.3 beam search): every expansion of a beam search drawn as a tree, nodes
+"""The beam view (book §10.8.3 beam search): every expansion of a beam search drawn as a tree, nodes
 labelled with their token and score, the best path highlighted; selecting a node shows the cross-attention of the
 step that produced it (every layer and head over the source tokens). A view of :class:`DebugState`."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Output probabilities (issue 13; book §10.8 greedy search, beam search, and sampling): decode a source step by
+"""Output probabilities (book §10.8 greedy search, beam search, and sampling): decode a source step by
 step with an explicit choice — greedy, sampling (temperature, top-k, top-p, seed) or beam — and see, at every
 step, the most probable next tokens with their probabilities and the one chosen. A view of :class:`DebugState`."""
 from __future__ import annotations
@@ -63,7 +63,7 @@ class DecodingView(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
                                       "probable next tokens; the chosen one is highlighted"))
-        choice = QHBoxLayout()  # two short rows: the view fits 1024 px beside the studio's settings
+        choice = QHBoxLayout()  # two short rows: the view fits a 1024 px window
         for widget in (self.method_combo, self.width_spin, self.decode_button):
             choice.addWidget(widget)
         choice.addStretch(1)

@@ -1,4 +1,4 @@
-"""Explain this cell (issue 13; book §11.3.3 scaled dot-product attention): click a cell of the large attention
+"""Explain this cell (book §11.3.3 scaled dot-product attention): click a cell of the large attention
 map and see how its weight was computed with the model's own numbers — the head's projected q and k, q ⊙ k, q·k,
 ÷√d, the mask, exp, the row's normaliser and the weight, equal to the map's value. A view of :class:`DebugState`."""
 from __future__ import annotations

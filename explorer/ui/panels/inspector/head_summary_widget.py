@@ -1,4 +1,4 @@
-"""The studio's head summaries (issue 13): every head's mean entropy, positional habits (previous / same / next /
+"""The inspector's head summaries: every head's mean entropy, positional habits (previous / same / next /
 first / last), induction score and task alignment over a sentence set, as a sortable table and as a layers ×
 heads map per score — to find dead, positional, induction and aligning heads at a glance."""
 from __future__ import annotations

@@ -28,7 +28,7 @@ def _mb(nbytes: int) -> str:
 
 
 def describe_inspection(inspection: Any) -> str:
-    """One line: what was read, how long it took and what the studio holds for it."""
+    """One line: what was read, how long it took and what the inspector holds for it."""
     tokens = len(inspection.source_tokens) + len(inspection.target_tokens)
     line = (translate("InspectView", "{tokens} tokens · {seconds:.2f} s · full maps, {size}") if inspection.full else
             translate("InspectView", "{tokens} tokens · {seconds:.2f} s · pooled thumbnails (heads open at full size "

@@ -1,4 +1,4 @@
-"""Model diff (issue 13; book §11.7 attention maps): the Inspect tab's model (A) and a second one (B: another
+"""Model diff (book §11.7 attention maps): the Inspect tab's model (A) and a second one (B: another
 checkpoint of the run or another run, chosen with a file or folder dialog) on the same sentence — per-head maps
 of B − A in a grid like the attention grid (a diverging colour map centred at 0), and both translations with
 their BLEU. A view of :class:`DebugState`."""
