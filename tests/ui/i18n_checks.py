@@ -13,7 +13,7 @@ the book's symbols q, k, v, d, h, n, x, T, W, P …) or on the allow-list of nam
 * the names in :data:`NAMES` (models, libraries, formats, devices, the book's layer names).
 
 Widgets whose own text is data (a translation the model produced, a path the user opened) carry the dynamic
-property ``i18n_data`` and are skipped by ``explorer.ui.i18n.retranslate.text_slots`` (their tool tips are not).
+property ``i18n_data`` and are skipped by ``explorer.ui.i18n.text_walk.text_slots`` (their tool tips are not).
 """
 from __future__ import annotations
 

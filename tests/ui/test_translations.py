@@ -16,7 +16,7 @@ from explorer.ui.i18n.translators import compiled_qm, language_manager, ts_path
 from explorer.ui.shell.main_window import MainWindow
 from explorer.ui.shell.panel_registry import PANELS
 from explorer.ui.shell.panel_walker import PanelWalker
-from explorer.ui.i18n.retranslate import text_slots
+from explorer.ui.i18n.text_walk import text_slots
 from explorer.ui.settings import AppSettings
 from i18n_checks import english_words, has_cjk
 
