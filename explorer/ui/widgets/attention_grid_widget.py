@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
@@ -324,6 +324,21 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.prepare_layout(layout)
             if last is not None:
                 self.set_snapshot(*last)
+
+    def retranslate(self) -> None:
+        """Word the grid in the language in force: its labels are built again, as a theme change does (called on
+        ``LanguageChange``)."""
+        if self._staged_layout is not None:
+            self._run_stages()  # a build in progress: finished, then built again in the new words
+        if self._layout is None:
+            self.clear_grid()
+        else:
+            self.apply_theme(self._dark)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def _on_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
         self.thumbnail_clicked.emit(kind, layer, head)
