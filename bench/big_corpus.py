@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A Tatoeba-sized English–French corpus without the network: the bundled corpus's pairs recombined into
-~18,000 pairs with a ~3,500-word French vocabulary (issue 16's large-vocabulary case).
+~18,000 pairs with a ~3,500-word French vocabulary (large-vocabulary case).
 
 Each output pair is a bundled pair whose content words (3+ letters, not a function word) carry a *family*
 suffix: the pair draws one family k from a Zipf-like law and every content word on both sides

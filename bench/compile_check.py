@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Is ``torch.compile`` worth it for the book's §11.7 run? A whole run, compile time included (issue 16).
+"""Is ``torch.compile`` worth it for the book's §11.7 run? A whole run, compile time included.
 
 Three fresh processes per round, same data, seed and epochs: our eager trainer as it is; the model compiled
 with ``torch.compile(dynamic=True)`` and a cold on-disk cache (a new ``TORCHINDUCTOR_CACHE_DIR``); the same

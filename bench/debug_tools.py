@@ -1,4 +1,4 @@
-"""Benchmark (issue 13): head-ablation sweep over all 24 heads of the book's model (§11.7 settings:
+"""Benchmark: head-ablation sweep over all 24 heads of the book's model (§11.7 settings:
 d=32, 2 layers, 4 heads) on 100 pairs of the bundled corpus (target ≤ 5 s), explain-a-cell latency, and
 one sampled / beam-tree decode. The model is trained for a few epochs first so that greedy decoding ends
 like a real model's (an untrained one always runs to the length limit). One torch thread (tiny tensors gain

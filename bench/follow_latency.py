@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Follow latency (issue 11): how long after the CLI writes a metrics line or a snapshot a ``RunFollower`` polling
+"""Follow latency: how long after the CLI writes a metrics line or a snapshot a ``RunFollower`` polling
 every P ms has it, and what one ``poll()`` costs.
 
 A real ``attention-explorer-cli train --run-dir`` (book settings, a snapshot every 10 steps) runs in a child

@@ -1,4 +1,4 @@
-"""Fuzz the corpus readers (issue 6) with hypothesis: 1,000+ generated text/zip files, damaged, mis-encoded or
+"""Fuzz the corpus readers with hypothesis: 1,000+ generated text/zip files, damaged, mis-encoded or
 random. Prints counts and ends with one JSON line; exits 1 (after hypothesis shrinks it) if any file makes
 ``read_pairs`` raise something other than ``DatasetError``.
 

@@ -1,4 +1,4 @@
-"""Head summaries over 1,000 sentences (issue 13): the book's model (§11.7 settings, weights from a short
+"""Head summaries over 1,000 sentences: the book's model (§11.7 settings, weights from a short
 training run) summarized head by head on the bundled corpus; seconds, and per sentence. Ends with one JSON line.
 
     python bench/head_summaries.py [--sentences 1000] [--epochs 5] [--threads 1]

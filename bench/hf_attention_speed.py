@@ -1,4 +1,4 @@
-"""Attention maps of real-size Hugging Face models (issue 12), random weights built from configs (no download).
+"""Attention maps of real-size Hugging Face models, random weights built from configs (no download).
 
 Cases, each in its own process (so its peak memory is its own):
   bert-128, bert-512  BERT-base shape (12 layers × 12 heads, d=768, vocab 30,522): open the folder, then

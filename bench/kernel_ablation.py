@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every hand-written training kernel against its stock PyTorch counterpart, in one run (issue 16).
+"""Every hand-written training kernel against its stock PyTorch counterpart, in one run.
 
 One trainer per variant (same data, same seed, same initial weights), advanced a few steps at a time in
 turn, so all variants share the machine's noise (rounds of ~0.1 s each); the order rotates every round, and
@@ -80,7 +80,7 @@ def torch_adam(**options: Any) -> Callable[[Tensor, float], torch.optim.Adam]:
 
 
 # ----------------------------------------------------------------------------- retired hand-written pieces
-# The code uses PyTorch's Adam and clipping since this table showed ours did not win (issue 16); the hand-written
+# The code uses PyTorch's Adam and clipping since this table showed ours did not win; the hand-written
 # versions live on here only so the table can be measured again.
 class RetiredAdam:
     """The flat-buffer Adam the trainer had: ``torch.optim.Adam(foreach=True)``'s arithmetic, a Python step count."""

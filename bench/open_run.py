@@ -1,4 +1,4 @@
-"""Opening a long run in the studio (issue 11): a run directory of 200 epochs (written by the CLI here, book
+"""Opening a long run in the studio: a run directory of 200 epochs (written by the CLI here, book
 settings on the bundled corpus) opened with Model → Open run: time until the whole history is drawn, and the
 longest stall of the GUI thread meanwhile (a 16 ms precise QTimer). Ends with one JSON line.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Resume equality (issue 11): the book's §11.7 run trained N epochs at once vs K epochs into a run directory
+"""Resume equality: the book's §11.7 run trained N epochs at once vs K epochs into a run directory
 then resumed to N (``train --resume DIR --epochs N``), through the real CLI in fresh processes.
 
 Prints the per-epoch losses side by side and the largest relative difference, for each dropout asked for

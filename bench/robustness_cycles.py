@@ -1,4 +1,4 @@
-"""Run cycles and window closes under load (issue 6): 200 rapid start/pause/step/resume/stop/reset cycles of the
+"""Run cycles and window closes under load: 200 rapid start/pause/step/resume/stop/reset cycles of the
 studio's training process on a tiny model, then closing the main window mid-epoch 20 times. Prints hangs,
 threads and RSS before/after and the longest GUI stall (a 16 ms QTimer); ends with one JSON line.
 

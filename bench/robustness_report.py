@@ -1,4 +1,4 @@
-"""The robustness report of issue 6: runs the suite in tests/robustness, the reader fuzzer and the worker/window
+"""The robustness report: runs the suite in tests/robustness, the reader fuzzer and the worker/window
 cycle bench, then prints the table (cases tried per category, passed, known bugs, what was fixed), the fuzz
 cases run, the RSS drift over the cycles and the longest GUI stall; ends with one JSON line.
 

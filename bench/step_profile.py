@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where one training step's time goes (issue 16): ``torch.profiler`` over a few steps of the trainer.
+"""Where one training step's time goes: ``torch.profiler`` over a few steps of the trainer.
 
 Trains the book's model on the bundled corpus (or ``--big``: the 18k recombined corpus), skips the warm-up
 steps, profiles ``--steps`` steps and prints the median step time, the operator calls per step and the

@@ -1,4 +1,4 @@
-"""Headless time-lapse export (issue 15): a 200-epoch book run (the CLI's default settings, trained here into a run
+"""Headless time-lapse export: a 200-epoch book run (the CLI's default settings, trained here into a run
 directory, or an existing one) exported by ``attention-explorer-cli timelapse`` to a GIF and an MP4 (imageio-ffmpeg);
 prints each export's time (the whole process, and the command's own) and file size, then one JSON line.
 

@@ -1,4 +1,4 @@
-"""What CI must have is never skipped there (issue 9): ``skip_outside_ci`` skips on a developer's machine
+"""What CI must have is never skipped there: ``skip_outside_ci`` skips on a developer's machine
 and fails when ``CI=true``; tests that used to skip for "not written yet" are plain tests now."""
 from __future__ import annotations
 

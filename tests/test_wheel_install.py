@@ -1,6 +1,6 @@
-"""The wheel is complete (issue 9): built from this tree, installed into a fresh virtual environment, it
+"""The wheel is complete: built from this tree, installed into a fresh virtual environment, it
 imports every module of the package and holds every bundled resource, so moving files cannot ship a
-broken wheel, and the translations compiled by the build (issue 15). Slow-marked (~20 s) but run by CI, where it
+broken wheel, and the translations compiled by the build. Slow-marked (~20 s) but run by CI, where it
 is the guard."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Shared fixtures of the robustness suite (issue 6): hostile corpus files, a tiny saved model, a
+"""Shared fixtures of the robustness suite: hostile corpus files, a tiny saved model, a
 permission-denied simulation that also works as root, and a GUI stall meter (a 16 ms QTimer)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for hostile corpus files (issue 6) and the one property every reader result must
+"""Hypothesis strategies for hostile corpus files and the one property every reader result must
 have; shared by ``test_reader_fuzz.py`` (~200 files) and ``bench/fuzz_readers.py`` (1,000+ files)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Helpers of the robustness suite (issue 6), also used by the bench scripts: a tiny training setup,
+"""Helpers of the robustness suite, also used by the bench scripts: a tiny training setup,
 the GUI stall meter (a 16 ms QTimer measuring lateness) and the figures file of a report run."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hostile model files (issue 6) through ``checkpoint.load_model`` and the CLI's translate/inspect: truncated,
+"""Hostile model files through ``checkpoint.load_model`` and the CLI's translate/inspect: truncated,
 empty, foreign, pickled (a payload that would create a marker file must never run), future versions and
 metadata that does not fit its tensors. Each is a ``CheckpointError`` / exit 2 with one ``error:`` line."""
 from __future__ import annotations

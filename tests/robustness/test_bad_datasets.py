@@ -1,4 +1,4 @@
-"""Hostile corpus files (issue 6) through the readers, ``load_source`` and the CLI: each one is a
+"""Hostile corpus files through the readers, ``load_source`` and the CLI: each one is a
 ``DatasetError`` naming the problem (CLI: exit 2 and one ``error:`` line), never another exception."""
 from __future__ import annotations
 

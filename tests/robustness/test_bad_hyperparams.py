@@ -1,4 +1,4 @@
-"""Bad hyper-parameters and bad sentences (issue 6): every config field at 0, negative, huge and non-numeric,
+"""Bad hyper-parameters and bad sentences: every config field at 0, negative, huge and non-numeric,
 incompatible combinations, and inputs that are empty, unknown, too long or past the positional encoding —
 through the core configs, decoding and the CLI. Each is a ``ConfigError``/``DatasetError``/``DecodingError``."""
 from __future__ import annotations

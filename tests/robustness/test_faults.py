@@ -1,4 +1,4 @@
-"""Faults during training and saving (issue 6): a NaN/inf loss or gradient stops with a message and keeps the
+"""Faults during training and saving: a NaN/inf loss or gradient stops with a message and keeps the
 last good weights; out-of-memory stops suggesting a smaller batch; a full or read-only disk leaves the
 previous file intact; a process killed (SIGKILL) in the middle of a save leaves the previous model loadable."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Faults while the studio trains (issue 6): NaN loss and out-of-memory end with a message and a usable model;
+"""Faults while the studio trains: NaN loss and out-of-memory end with a message and a usable model;
 a failed save keeps the previous file; rapid start/pause/stop cycles and closing the window mid-epoch leave no
 thread running. A small version of ``bench/robustness_cycles.py``; the stall meter watches the GUI thread."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The GUI under hostile input (issue 6): the studio's dataset drop/open path, Model → Open, the form, the
+"""The GUI under hostile input: the studio's dataset drop/open path, Model → Open, the form, the
 translate box and the multi-head panel's typed sentence each show a message and keep what was there before.
 A 16 ms QTimer measures the longest GUI stall meanwhile (``$ROBUSTNESS_STATS``)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the corpus readers (issue 6): ~200 generated text and zip files, damaged,
+"""Property-based fuzzing of the corpus readers: ~200 generated text and zip files, damaged,
 mis-encoded or random; ``read_pairs`` returns well-formed pairs or raises ``DatasetError``, nothing else.
 ``bench/fuzz_readers.py`` runs the same property on 1,000+ files."""
 from __future__ import annotations

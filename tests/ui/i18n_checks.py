@@ -1,4 +1,4 @@
-"""What counts as "left in English" on a translated screen, and as Chinese on an English one (issue 15).
+"""What counts as "left in English" on a translated screen, and as Chinese on an English one.
 
 A text passes :func:`english_words` when every word left after the exemptions below is short (one or two letters:
 the book's symbols q, k, v, d, h, n, x, T, W, P …) or on the allow-list of names. Exempt, in this order:

@@ -1,4 +1,4 @@
-"""Layout audits for panels on a small screen (issue 10): a window like the app's at 1024×700 around one
+"""Layout audits for panels on a small screen: a window like the app's at 1024×700 around one
 panel, and the problems a user would see in it (overlapping or clipped widgets, cut-off text, sliver plots,
 plot items pushed out of their view)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""BasePanel at a projector's size: inline messages appear without moving any control (issue 10)."""
+"""BasePanel at a projector's size: inline messages appear without moving any control."""
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,5 @@
 """Started without a display, or on a desktop lacking a library of Qt's xcb plugin, the app says so plainly and
-exits with code 2 instead of Qt's abort (exit 134) about ``xcb-cursor0`` (issue 9)."""
+exits with code 2 instead of Qt's abort (exit 134) about ``xcb-cursor0``."""
 from __future__ import annotations
 
 import os

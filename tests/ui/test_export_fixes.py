@@ -1,4 +1,4 @@
-"""Export defects from the walkthrough (issue 10): the file's extension decides its format, the plot chooser
+"""Export defects from the walkthrough: the file's extension decides its format, the plot chooser
 shows human names, and a legend grows with the PNG's width."""
 from __future__ import annotations
 

@@ -235,7 +235,7 @@ def test_exports_and_theme(panel) -> None:
     assert panel.dark and panel.fit_item.opts["pen"].color().name() != light
 
 
-# --------------------------------------------------------------------------- a projector's screen (issue 10)
+# --------------------------------------------------------------------------- a projector's screen
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 def test_fits_a_1024x700_window_at_any_number_of_points(qtbot) -> None:
     p = KernelRegressionPanel()

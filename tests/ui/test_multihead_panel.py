@@ -139,7 +139,7 @@ def test_export(panel, tmp_path):
     np.testing.assert_allclose(data[data[:, 0] == 4, 3], panel.result.average.ravel(), rtol=1e-6)
 
 
-# --------------------------------------------------------------------------- issue 10
+# --------------------------------------------------------------------------- on a projector (1024×700)
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 @pytest.mark.parametrize("heads", [2, 4])
 def test_every_head_labels_every_token_alike_at_1024x700(qtbot, heads):

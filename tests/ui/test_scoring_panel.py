@@ -186,7 +186,7 @@ def test_dark_theme(panel):
     assert panel.scaling.plots.backgroundBrush().color().lightness() < 50
 
 
-# --------------------------------------------------------------------------- issue 10
+# --------------------------------------------------------------------------- generated lengths stay valid
 def test_generated_lengths_stay_valid_when_sizes_change(panel, qtbot):
     panel.mask_combo.setCurrentText(MASK_MODES[2])
     panel.queries_spin.setValue(9)  # refilled with a causal pattern that reaches K = 10

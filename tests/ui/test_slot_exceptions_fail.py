@@ -1,4 +1,4 @@
-"""An exception raised in a Qt slot or virtual fails the test it happens in, whatever the test uses (issue 10).
+"""An exception raised in a Qt slot or virtual fails the test it happens in, whatever the test uses.
 
 Runs pytest in a child process on small generated tests, with this suite's ``conftest.py`` and pytest
 settings, and reads each outcome from the JUnit XML report.

@@ -1,4 +1,4 @@
-"""The studio on a classroom projector (issue 10): it fits 1024×700 idle and training, every head of the grid
+"""The studio on a classroom projector: it fits 1024×700 idle and training, every head of the grid
 is reachable, the run controls never scroll away, and its status and legend say what is true now."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The studio replays a recorded run (issue 15, "demo without waiting"): Model → Replay the demo run shows the
+"""The studio replays a recorded run ("demo without waiting"): Model → Replay the demo run shows the
 book run's losses, attention history and model at the chosen speed; Pause, Step (and Space, →), speed changes
 and Stop act on the replay as on training; an unreadable folder gives a message."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""简体中文 (issue 15): every panel shown in zh_CN has no English left (but formulas, numbers, tokens and names);
+"""简体中文: every panel shown in zh_CN has no English left (but formulas, numbers, tokens and names);
 the catalogues are complete and up to date with the code; the language switches live, both ways."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The app on a real X server (issue 9): under Xvfb with the xcb platform, as on a Linux desktop, start it,
+"""The app on a real X server: under Xvfb with the xcb platform, as on a Linux desktop, start it,
 visit every panel, press Ctrl+E in a text field, train the studio for one tiny epoch, and check the
 screenshots are not blank. Skipped only where Xvfb is missing and this is not CI (``.ci/run`` installs it)."""
 from __future__ import annotations
