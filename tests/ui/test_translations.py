@@ -243,6 +243,25 @@ def test_texts_worded_from_values_are_worded_again(qtbot) -> None:
         panel.shutdown(3000)
 
 
+def test_words_are_worded_again_in_the_language_in_force(qtbot) -> None:
+    """A message made as Words (how states post theirs) is rendered anew by ``again``; a plain string is data."""
+    from PySide6.QtCore import QCoreApplication
+
+    from explorer.ui.i18n.words import Words, again
+    from explorer.ui.panels.base_panel import BasePanel
+
+    text = Words(lambda: QCoreApplication.translate("KernelRegressionPanel", "Training w failed: {message}").format(
+        message="boom"))
+    panel = BasePanel()
+    qtbot.addWidget(panel)
+    panel.show_inline_message(text)
+    language_manager().apply("zh_CN")
+    assert has_cjk(again(text)) and "boom" in again(text) and again("boom") == "boom"
+    assert panel.inline_message() == again(text)
+    language_manager().apply("en")
+    assert again(text) == text == panel.inline_message() == "Training w failed: boom"
+
+
 # ---------------------------------------------------------------------------------------------- a projector, in 简体中文
 @pytest.mark.qt_log_ignore("propagateSizeHints")
 @pytest.mark.parametrize("key", ["scoring", "kernel_regression", "transformer_anatomy", "studio"])

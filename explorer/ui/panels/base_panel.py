@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QTabWidget, QV
 from superqt import QCollapsible
 
 from explorer.ui.i18n.pyqtgraph_texts import retranslate_plot_menus
+from explorer.ui.i18n.words import Words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -164,10 +165,10 @@ class BasePanel(QWidget):
 
     def show_inline_message(self, text: str | Callable[[], str], error: bool = True) -> None:
         """Show a message (e.g. why a setting is impossible) over the top of the message area, rather than
-        pushing the controls down. ``text`` may be a function that words the message in the language in force:
-        it is called again when the language changes."""
+        pushing the controls down. ``text`` may be a function that words the message in the language in force, or
+        :class:`~explorer.ui.i18n.words.Words`: it is worded again when the language changes."""
         self._message_error = error
-        self._message_words = text if callable(text) else None
+        self._message_words = text if callable(text) else text.render if isinstance(text, Words) else None
         self._style_message()
         self.message_label.setText(text() if callable(text) else text)
         self.message_label.setVisible(True)
