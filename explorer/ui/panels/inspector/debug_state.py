@@ -162,9 +162,6 @@ class DebugState(QObject):
             self.ablated = set(heads)
             self.ablated_changed.emit()
 
-    def toggle_head(self, kind: str, layer: int, head: int) -> None:
-        self.set_ablated(self.ablated ^ {(kind, layer, head)})
-
     def _submit(self, tool: str, fn: Any, *args: Any) -> bool:
         model = self.model()
         if model is None:
@@ -197,9 +194,6 @@ class DebugState(QObject):
     def cancel_sweep(self) -> None:
         if self._sweep is not None:
             self._sweep.quit()
-
-    def is_sweeping(self) -> bool:
-        return self._sweep is not None
 
     def explain(self, name: str, layer: int, head: int, query: int, key: int) -> bool:
         """Explain a cell of the inspection shown (``name`` as the grid's: ``encoder``, ``cross``, …)."""
