@@ -168,9 +168,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
     def clear_grid(self, hint: bool = True) -> None:
         """Remove every thumbnail (``hint``: say where they will come from)."""
         self.ci.clear()
+        self._worded: list[tuple[Callable[[str], Any], Callable[[], str]]] = []  # (setter, words) of every text
         if hint:
-            self.ci.addLabel(self.tr("Start training (or open a model) to see every head's attention here."),
-                             color="#dddddd" if self._dark else "#555555", size="10pt")
+            label = self.ci.addLabel("", color="#dddddd" if self._dark else "#555555", size="10pt")
+            self._word(label.setText, lambda: self.tr(
+                "Start training (or open a model) to see every head's attention here."))
             self._last = None
         self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in ATTENTION_KINDS}
         self.score_labels: list[list[pg.LabelItem]] = []
@@ -213,11 +215,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         fg = "#dddddd" if self._dark else "#222222"
         block = self.ci.addLayout(row=0, col=col)
         block.setSpacing(2)
-        block.addLabel(kind_title(kind), colspan=heads + 1, color=fg, size="9pt")
+        self._word(block.addLabel("", colspan=heads + 1, color=fg, size="9pt").setText, partial(kind_title, kind))
         block.nextRow()
         block.addLabel("", color=fg)
         for h in range(heads):
-            block.addLabel(self.tr("head {number}").format(number=h + 1), color=fg, size="8pt")
+            self._word(block.addLabel("", color=fg, size="8pt").setText,
+                       lambda h=h: self.tr("head {number}").format(number=h + 1))
         layer_stages = [partial(self._build_layer, block, kind, layer, heads) for layer in range(layers)]
         self._stages[:0] = layer_stages  # next, before the other blocks
 
@@ -225,13 +228,15 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         fg = "#dddddd" if self._dark else "#222222"
         if kind == "cross":  # a row for the alignment scores of synthetic tasks
             block.nextRow()
-            block.addLabel(self.tr("align."), color=fg, size="7pt").setToolTip(self.tr(ALIGNMENT_TIP))
+            align = block.addLabel("", color=fg, size="7pt")
+            self._word(align.setText, lambda: self.tr("align."))
             labels = [block.addLabel("", color=fg, size="8pt") for _ in range(heads)]
-            for label in labels:
-                label.setToolTip(self.tr(ALIGNMENT_TIP))
+            for label in [align, *labels]:
+                self._word(label.setToolTip, lambda: self.tr(ALIGNMENT_TIP))
             self.score_labels.append(labels)
         block.nextRow()
-        block.addLabel(self.tr("layer {number}").format(number=layer + 1), angle=-90, color=fg, size="8pt")
+        self._word(block.addLabel("", angle=-90, color=fg, size="8pt").setText,
+                   lambda: self.tr("layer {number}").format(number=layer + 1))
         self.plots[kind].append([])
         # pyqtgraph lays the whole block out again after each item it adds (~2 ms each with 150 items): a wide
         # layer goes in a few stages of at most HEADS_PER_STAGE heads, so no turn holds the GUI thread long
@@ -244,8 +249,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         for h in range(start, stop):
             thumb = Thumbnail(self._lut)
             thumb.image_item.clicked.connect(partial(self._on_thumbnail_clicked, kind, layer, h))
-            thumb.image_item.setToolTip(self.tr("{map}, layer {layer}, head {head}: click for a large view").format(
-                map=kind_title(kind), layer=layer + 1, head=h + 1))
+            self._word(thumb.image_item.setToolTip,
+                       lambda h=h: self.tr("{map}, layer {layer}, head {head}: click for a large view").format(
+                           map=kind_title(kind), layer=layer + 1, head=h + 1))
             block.addItem(thumb)
             self.plots[kind][layer].append(thumb)
 
@@ -325,15 +331,16 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             if last is not None:
                 self.set_snapshot(*last)
 
+    def _word(self, setter: Callable[[str], Any], words: Callable[[], str]) -> None:
+        """Set a text (a label's, a tool tip) to ``words()`` now and again in :meth:`retranslate`."""
+        self._worded.append((setter, words))
+        setter(words())
+
     def retranslate(self) -> None:
-        """Word the grid in the language in force: its labels are built again, as a theme change does (called on
-        ``LanguageChange``)."""
-        if self._staged_layout is not None:
-            self._run_stages()  # a build in progress: finished, then built again in the new words
-        if self._layout is None:
-            self.clear_grid()
-        else:
-            self.apply_theme(self._dark)
+        """Word the titles, labels and tool tips in the language in force (called on ``LanguageChange``); the
+        thumbnails stay as they are."""
+        for setter, words in self._worded:
+            setter(words())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
