@@ -20,6 +20,13 @@ class Words(str):
         text.render = render
         return text
 
+    @classmethod
+    def formatted(cls, template: Callable[[], str], /, **values: object) -> Words:
+        """``template()`` (a ``tr`` call, so that lupdate finds its text) formatted with ``values`` as they are
+        now; values that are ``Words`` are worded again with it."""
+        return cls(lambda: template().format(**{name: again(value) if isinstance(value, str) else value
+                                                for name, value in values.items()}))
+
 
 def again(text: str) -> str:
     """``text`` worded in the language in force now (unchanged unless it is :class:`Words`)."""
