@@ -68,10 +68,15 @@ def worker_ours(args: argparse.Namespace, turns: Turns) -> dict[str, Any]:
     sys.path.insert(0, str(args.root))
     import torch
 
-    from explorer.core.data.readers import read_pairs
-    from explorer.core.data.text import build_dataset
-    from explorer.core.training.trainer import Trainer
-    from explorer.core.training.config import TrainingConfig
+    try:
+        from explorer.core.data.readers import read_pairs
+        from explorer.core.data.text import build_dataset
+        from explorer.core.training.config import TrainingConfig
+        from explorer.core.training.trainer import Trainer
+    except ImportError:  # --before names a checkout from before core was split into subpackages
+        from explorer.core.readers import read_pairs  # type: ignore[no-redef]
+        from explorer.core.text import build_dataset  # type: ignore[no-redef]
+        from explorer.core.training import Trainer, TrainingConfig  # type: ignore[no-redef]
 
     pairs = read_pairs(args.data, num_examples=args.num_examples + 1).pairs  # the reference's i <= n
     config = TrainingConfig(num_epochs=args.epochs, seed=args.seed, snapshot_every=0, device="cpu")
