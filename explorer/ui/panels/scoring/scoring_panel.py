@@ -4,7 +4,7 @@ with 1-D or 2-D valid lengths, and the 1/√d scaling demo. Numbers come from co
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLineEdit, QTabWidget, QWidget
 
 from explorer.core.chapter.attention_demos import (DemoError, ScoringResult, clamp_lengths, default_lengths, parse_lengths,
