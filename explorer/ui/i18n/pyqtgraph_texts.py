@@ -109,7 +109,7 @@ def retranslate_plot_menus(root: QWidget) -> None:
     (the calls pyqtgraph makes when it builds them, made again)."""
     import pyqtgraph as pg
 
-    form = QWidget()  # the templates' retranslateUi also titles their form: a throwaway one
+    form = _NoForm()
     for view in root.findChildren(pg.GraphicsView):
         scene = view.scene()
         if scene is None:
@@ -121,10 +121,16 @@ def retranslate_plot_menus(root: QWidget) -> None:
                 _retranslate_view_box_menu(item.menu, form)
             elif isinstance(item, pg.PlotItem):
                 _retranslate_plot_item_menu(item, form)
-    form.deleteLater()
 
 
-def _retranslate_view_box_menu(menu: object, form: QWidget) -> None:
+class _NoForm:
+    """What the templates' ``retranslateUi(form)`` titles: nothing (no widget made while Qt delivers the event)."""
+
+    def setWindowTitle(self, _title: str) -> None:  # noqa: N802 (Qt's name)
+        pass
+
+
+def _retranslate_view_box_menu(menu: object, form: _NoForm) -> None:
     menu.setTitle(translate("ViewBox", "ViewBox options"))
     menu.viewAll.setText(translate("ViewBox", "View All"))
     submenus = [a.menu() for a in menu.actions() if a.menu() is not None]
@@ -138,7 +144,7 @@ def _retranslate_view_box_menu(menu: object, form: QWidget) -> None:
         ui.retranslateUi(form)
 
 
-def _retranslate_plot_item_menu(plot: object, form: QWidget) -> None:
+def _retranslate_plot_item_menu(plot: object, form: _NoForm) -> None:
     menu = plot.ctrlMenu
     if menu is None:
         return
