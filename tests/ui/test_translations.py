@@ -193,7 +193,8 @@ def _unlabelled_rows(panel) -> list[str]:  # type: ignore[no-untyped-def]
             label = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
             text = label.widget().text() if label is not None and isinstance(label.widget(), QLabel) else ""
             spanning = form.itemAt(row, QFormLayout.ItemRole.SpanningRole) is not None
-            if field is not None and not spanning and not text:
+            # a row of buttons (a layout) set beside the fields may go without a label; a single field may not
+            if field is not None and field.widget() is not None and not spanning and not text:
                 missing.append(f"row {row} of a form in {type(form.parentWidget()).__name__}")
     return missing
 
