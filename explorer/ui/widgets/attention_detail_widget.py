@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
 from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.export import ExportError, export_target
@@ -47,15 +48,15 @@ class AttentionDetail(QWidget):
     def __init__(self, inspect: HeadSource | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.kind, self.layer, self.head = "cross", 0, 0
-        self.title = QLabel(self.tr(HINT), self)
+        self.title = QLabel(self)
         self.title.setWordWrap(True)
-        self.average_box = QCheckBox(self.tr("average over heads"), self)
+        self.average_box = QCheckBox(self)
         self.heatmap = HeatmapWidget()
-        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
-        self.stack = HintStack(self.heatmap, self.tr("No attention map yet."), self)
+        self.stack = HintStack(self.heatmap, "", self)
+        self._hint: str = Words(lambda: self.tr("No attention map yet."))
         self.readout = QLabel("", self)
-        self.export_buttons = {fmt: QPushButton(self.tr("Export {format}…").format(format=fmt.upper()), self)
-                               for fmt in ("png", "svg", "csv")}
+        self._readout = ""  # what the line under the map says (hover, export)
+        self.export_buttons = {fmt: QPushButton(self) for fmt in ("png", "svg", "csv")}
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.average_box)
@@ -82,6 +83,34 @@ class AttentionDetail(QWidget):
         self.export_buttons["png"].clicked.connect(self._on_png_button_clicked)
         self.export_buttons["svg"].clicked.connect(self._on_svg_button_clicked)
         self.export_buttons["csv"].clicked.connect(self._on_csv_button_clicked)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, those about the map shown worded again (at build and on
+        ``LanguageChange``)."""
+        self.average_box.setText(self.tr("average over heads"))
+        self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
+        for fmt, button in self.export_buttons.items():
+            button.setText(self.tr("Export {format}…").format(format=fmt.upper()))
+        self.stack.hint_label.setText(again(self._hint))
+        self.readout.setText(again(self._readout))
+        if self.has_map:
+            self._show_titles()
+        else:
+            self.title.setText(self.tr(HINT))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _show_hint(self, text: str) -> None:
+        self._hint = text
+        self.stack.show_hint(text)
+
+    def _say(self, text: str) -> None:
+        self._readout = text
+        self.readout.setText(text)
 
     @property
     def has_map(self) -> bool:
@@ -106,9 +135,9 @@ class AttentionDetail(QWidget):
         self._waiting = None
         if snapshot is None:
             self._selected = False
-            self.stack.show_hint()
-            self.title.setText(HINT)
-            self.readout.setText("")
+            self._show_hint(Words(lambda: self.tr("No attention map yet.")))
+            self.title.setText(self.tr(HINT))
+            self._say("")
             for button in self.export_buttons.values():
                 button.setEnabled(False)
             return
@@ -128,14 +157,7 @@ class AttentionDetail(QWidget):
         self.layer = min(self.layer, shapes[self.kind][0] - 1)
         self.head = min(self.head, shapes[self.kind][1] - 1)
         average = self.average_box.isChecked()
-        who = self.tr("all heads (mean)") if average else self.tr("head {number}").format(number=self.head + 1)
-        if getattr(snap, "thumbnails", None) is not None:
-            where = self.tr("layer {layer} · {heads} · {model}").format(layer=self.layer + 1, heads=who,
-                                                                       model=snap.model_name)
-        else:
-            where = self.tr("layer {layer} · {heads} · step {step}, epoch {epoch}").format(
-                layer=self.layer + 1, heads=who, step=snap.step, epoch=snap.epoch)
-        self.title.setText(f"<b>{kind_title(self.kind)}</b> · {where}")
+        self.title.setText(f"<b>{kind_title(self.kind)}</b> · {self._where()}")
         matrix = self._matrix(snap, None if average else self.head)  # (Tq, Tk), None while it is computed
         if matrix is None:
             return
@@ -145,9 +167,26 @@ class AttentionDetail(QWidget):
         owned = getattr(snap, "thumbnails", None) is not None
         self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None, owned=owned)
         self.stack.show_content()
-        self.heatmap.set_title(f"{kind_title(self.kind)} · {where}")  # exported pictures carry it too
+        self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")  # exported pictures carry it too
         for button in self.export_buttons.values():
             button.setEnabled(True)
+
+    def _where(self) -> str:
+        """Which map is shown: layer, head (or the mean), and the model or the training step."""
+        snap = self._snapshot
+        who = (self.tr("all heads (mean)") if self.average_box.isChecked() else
+               self.tr("head {number}").format(number=self.head + 1))
+        if getattr(snap, "thumbnails", None) is not None:
+            return self.tr("layer {layer} · {heads} · {model}").format(layer=self.layer + 1, heads=who,
+                                                                      model=snap.model_name)
+        return self.tr("layer {layer} · {heads} · step {step}, epoch {epoch}").format(
+            layer=self.layer + 1, heads=who, step=snap.step, epoch=snap.epoch)
+
+    def _show_titles(self) -> None:
+        """The line above the map and the map's own title (exported pictures carry it), worded anew."""
+        self.title.setText(f"<b>{kind_title(self.kind)}</b> · {self._where()}")
+        if self.heatmap.matrix is not None and self._waiting is None:
+            self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")
 
     def _matrix(self, snap: Any, head: int | None) -> Any:
         """The map to draw: from a training snapshot, an inspection's held maps, or the head computed on demand
@@ -168,10 +207,12 @@ class AttentionDetail(QWidget):
             self._waiting = wanted
             self._inspect.request_head(self.kind, self.layer, head)
         q, k = snap.map_size(self.kind)
-        self.stack.show_hint((self.tr("Computing the mean of all heads of layer {layer} at full resolution "
-                                      "({q:,} × {k:,})…") if head is None else
-                              self.tr("Computing head {head} of layer {layer} at full resolution ({q:,} × {k:,})…")
-                              ).format(head=(head or 0) + 1, layer=self.layer + 1, q=q, k=k))
+        layer = self.layer
+        self._show_hint(Words(lambda: (
+            self.tr("Computing the mean of all heads of layer {layer} at full resolution ({q:,} × {k:,})…")
+            if head is None else
+            self.tr("Computing head {head} of layer {layer} at full resolution ({q:,} × {k:,})…")
+        ).format(head=(head or 0) + 1, layer=layer + 1, q=q, k=k)))
         for button in self.export_buttons.values():
             button.setEnabled(False)
         return None
@@ -195,11 +236,12 @@ class AttentionDetail(QWidget):
         if self._waiting == (head_map.inspection, head_map.name, head_map.layer, head_map.head):
             self._draw()
 
-    @Slot(str)
+    @Slot(object)
     def _on_inspect_head_failed(self, message: str) -> None:
         if self._waiting is not None:
             self._waiting = None
-            self.stack.show_hint(self.tr("Could not compute this head: {error}").format(error=message))
+            self._show_hint(Words(lambda: self.tr("Could not compute this head: {error}").format(
+                error=again(message))))
 
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
@@ -208,8 +250,9 @@ class AttentionDetail(QWidget):
     @Slot(int, int, float)
     def _on_heatmap_cell_hovered(self, row: int, col: int, value: float) -> None:
         rows, cols = self.heatmap.row_labels, self.heatmap.col_labels
-        self.readout.setText(self.tr("query <b>{query}</b> → key <b>{key}</b>: weight {weight:.4f}").format(
-            query=rows[row], key=cols[col], weight=value))
+        query, key = rows[row], cols[col]
+        self._say(Words(lambda: self.tr("query <b>{query}</b> → key <b>{key}</b>: weight {weight:.4f}").format(
+            query=query, key=key, weight=value)))
 
     def _export_with_dialog(self, fmt: str) -> None:
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export attention as {format}").format(format=fmt.upper()),
@@ -220,9 +263,10 @@ class AttentionDetail(QWidget):
         try:
             self.export_to(path, fmt)
         except ExportError as exc:
-            self.readout.setText(f"<span style='color:#c0392b'>{exc}</span>")
+            self._say(f"<span style='color:#c0392b'>{exc}</span>")
         else:
-            self.readout.setText(self.tr("Saved {name}").format(name=Path(path).name))
+            name = Path(path).name
+            self._say(Words(lambda: self.tr("Saved {name}").format(name=name)))
 
     @Slot()
     def _on_png_button_clicked(self) -> None:

@@ -6,14 +6,16 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QModelIndex,
-                            QPersistentModelIndex, QSortFilterProxyModel, Qt, Slot)
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QEvent, QModelIndex,
+                            QPersistentModelIndex, QSignalBlocker, QSortFilterProxyModel, Qt, Slot)
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
 from explorer.core.choices import ATTENTION_KINDS
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState, Head
+from explorer.ui.widgets.form_controls import set_item_texts
 
 COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")
 #: The columns' headers (BLEU is a name in every language).
@@ -93,25 +95,21 @@ class AblationView(QWidget):
         super().__init__(parent)
         self.state = state
         self.set_combo = QComboBox(self)
-        self.set_combo.addItem(self.tr("loaded data, first N pairs"), "data")
-        self.set_combo.addItem(self.tr("the Inspect tab's source and target"), "probe")
-        self.set_combo.addItem(self.tr("a data file…"), "file")
+        for source in ("data", "probe", "file"):
+            self.set_combo.addItem(source, source)
         self.count_spin = QSpinBox(self)
         self.count_spin.setRange(1, 10_000)
         self.count_spin.setValue(20)
-        self.count_spin.setPrefix(self.tr("N = "))
         self.file_path = ""
         self.heads = QListWidget(self)
-        self.heads.setToolTip(self.tr("Tick a head to switch it off (its output is zeroed before W_o)"))
-        self.result = QLabel(self.tr("Tick heads to switch them off; the effect is measured at once."), self)
+        self.result = QLabel(self)
+        self._result: str = Words(lambda: self.tr("Tick heads to switch them off; the effect is measured at once."))
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.sweep_button = QPushButton(self.tr("Sweep every head"), self)
-        self.sweep_button.setToolTip(self.tr("Switch off each head in turn and measure ΔBLEU and Δloss"))
-        self.cancel_button = QPushButton(self.tr("Cancel"), self)
+        self.sweep_button = QPushButton(self)
+        self.cancel_button = QPushButton(self)
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar(self)
-        self.progress.setFormat(self.tr("%v of %m"))
         self.table_model = SweepTable(self)
         proxy = QSortFilterProxyModel(self)
         proxy.setSourceModel(self.table_model)
@@ -123,13 +121,15 @@ class AblationView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         top = QHBoxLayout()
-        top.addWidget(QLabel(self.tr("sentences"), self))
+        self._sentences_label = QLabel(self)
+        top.addWidget(self._sentences_label)
         top.addWidget(self.set_combo, 1)
         top.addWidget(self.count_spin)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(QLabel(self.tr("heads switched off"), left))
+        self._off_label = QLabel(left)
+        left_layout.addWidget(self._off_label)
         left_layout.addWidget(self.heads, 1)
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
@@ -162,24 +162,59 @@ class AblationView(QWidget):
         state.sweep_ended.connect(self._on_state_sweep_ended)
         state.failed.connect(self._on_state_failed)
         self._on_inspect_model_changed(state.inspect.info())
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the heads' names and the result worded again (at build and on
+        ``LanguageChange``)."""
+        set_item_texts(self.set_combo, [self.tr("loaded data, first N pairs"),
+                                        self.tr("the Inspect tab's source and target"), self.tr("a data file…")])
+        self.count_spin.setPrefix(self.tr("N = "))
+        self.heads.setToolTip(self.tr("Tick a head to switch it off (its output is zeroed before W_o)"))
+        self.sweep_button.setText(self.tr("Sweep every head"))
+        self.sweep_button.setToolTip(self.tr("Switch off each head in turn and measure ΔBLEU and Δloss"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.progress.setFormat(self.tr("%v of %m"))
+        self._sentences_label.setText(self.tr("sentences"))
+        self._off_label.setText(self.tr("heads switched off"))
+        for i in range(self.heads.count()):
+            item = self.heads.item(i)
+            kind, layer, head = item.data(Qt.ItemDataRole.UserRole)
+            with QSignalBlocker(self.heads):
+                item.setText(self._head_name(kind, layer, head))
+        self.table_model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+        self.result.setText(again(self._result))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _head_name(self, kind: str, layer: int, head: int) -> str:
+        return self.tr("{kind} L{layer} h{head}").format(kind=kind, layer=layer + 1, head=head + 1)
+
+    def _say(self, text: str) -> None:
+        self._result = text
+        self.result.setText(text)
 
     def pairs(self) -> list[tuple[str, str]] | None:
         """The chosen sentence set, or None (with the reason shown)."""
         try:
             return self.state.pairs(self.set_combo.currentData(), self.count_spin.value(), self.file_path)
         except ValueError as exc:
-            self._show_error(str(exc))
+            self._show_error(exc.args[0] if exc.args else str(exc))
             return None
 
     def measure(self) -> None:
         """Measure the model with the ticked heads off (off the GUI thread)."""
         pairs = self.pairs()
         if pairs is not None and self.state.model() is not None:
-            self.result.setText(self.tr("Measuring {n} sentence pairs…").format(n=len(pairs)))
+            count = len(pairs)
+            self._say(Words(lambda: self.tr("Measuring {n} sentence pairs…").format(n=count)))
             self.state.evaluate(pairs)
 
     def _show_error(self, text: str) -> None:
-        self.result.setText(f"<span style='color:#c0392b'>{escape(text)}</span>")
+        self._say(Words(lambda: f"<span style='color:#c0392b'>{escape(again(text))}</span>"))
 
     # ---- view slots --------------------------------------------------------------------------
     @Slot(int)
@@ -227,9 +262,7 @@ class AblationView(QWidget):
             for kind in info.kinds:
                 for layer in range(info.layers[kind]):
                     for head in range(info.heads[kind]):
-                        text = self.tr("{kind} L{layer} h{head}").format(kind=kind, layer=layer + 1,
-                                                                                   head=head + 1)
-                        item = QListWidgetItem(text, self.heads)
+                        item = QListWidgetItem(self._head_name(kind, layer, head), self.heads)
                         item.setData(Qt.ItemDataRole.UserRole, (kind, layer, head))
                         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                         item.setCheckState(Qt.CheckState.Unchecked)
@@ -241,6 +274,10 @@ class AblationView(QWidget):
     @Slot(object)
     def _on_state_evaluated(self, result: Any) -> None:
         base, now = result
+        self._say(Words(lambda: self._result_text(base, now)))
+        self.shown = now
+
+    def _result_text(self, base: Any, now: Any) -> str:
         off = len(now.heads)
         lines = [self.tr("<b>{off} head(s) off</b> · BLEU {bleu:.4f} (all heads {base_bleu:.4f}) · loss {loss:.4f} "
                          "(all heads {base_loss:.4f}) · {tokens} tokens").format(
@@ -248,8 +285,7 @@ class AblationView(QWidget):
         for text, was in list(zip(now.translations, base.translations))[:3]:
             changed = "" if text == was else self.tr(" <i>(was: {was})</i>").format(was=escape(was))
             lines.append(f"→ {escape(text)}{changed}")
-        self.result.setText("<br>".join(lines))
-        self.shown = now
+        return "<br>".join(lines)
 
     @Slot(object)
     def _on_state_sweep_row(self, row: Any) -> None:
@@ -267,7 +303,7 @@ class AblationView(QWidget):
         if complete:
             self.table.sortByColumn(4, Qt.SortOrder.AscendingOrder)  # the most harmful heads first
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "ablation":
             self._show_error(message)

@@ -7,12 +7,13 @@ from html import escape
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QRectF, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
                                QWidget)
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
@@ -54,20 +55,20 @@ class BeamTreeView(QWidget):
         self.tree: Any = None
         self.items: dict[int, BeamNodeItem] = {}
         self.source_edit = QLineEdit(state.inspect.source, self)
-        self.source_edit.setPlaceholderText(self.tr("source text"))
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 8)
         self.width_spin.setValue(3)
-        self.width_spin.setPrefix(self.tr("width "))
-        self.build_button = QPushButton(self.tr("Build tree"), self)
-        self.info = QLabel(self.tr("Build the tree of a beam search; click a node to see its cross-attention."), self)
+        self.build_button = QPushButton(self)
+        self.info = QLabel(self)
+        self._info: str = Words(lambda: self.tr(
+            "Build the tree of a beam search; click a node to see its cross-attention."))
+        self._title: str = ""  # the heatmap's title: which node's cross-attention
         self.info.setWordWrap(True)
         self.scene = QGraphicsScene(self)
         self.view = QGraphicsView(self.scene, self)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.heatmap = HeatmapWidget()
-        self.heatmap.set_axis_labels(self.tr("layer · head"), self.tr("source"))
         top = QHBoxLayout()
         top.addWidget(self.source_edit, 1)
         top.addWidget(self.width_spin)
@@ -86,9 +87,34 @@ class BeamTreeView(QWidget):
         self.scene.selectionChanged.connect(self._on_scene_selection_changed)
         state.beam_built.connect(self._on_state_beam_built)
         state.failed.connect(self._on_state_failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the line above the tree and the map's title worded again (at
+        build and on ``LanguageChange``)."""
+        self.source_edit.setPlaceholderText(self.tr("source text"))
+        self.width_spin.setPrefix(self.tr("width "))
+        self.build_button.setText(self.tr("Build tree"))
+        self.heatmap.set_axis_labels(self.tr("layer · head"), self.tr("source"))
+        self.info.setText(again(self._info))
+        if self._title:
+            self.heatmap.set_title(again(self._title))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _say(self, text: str) -> None:
+        self._info = text
+        self.info.setText(text)
+
+    def _set_title(self, text: str) -> None:
+        self._title = text
+        self.heatmap.set_title(text)
 
     def build(self) -> bool:
-        self.info.setText(self.tr("Searching…"))
+        self._say(Words(lambda: self.tr("Searching…")))
         return self.state.build_beam(self.source_edit.text().strip() or self.state.inspect.source,
                                      self.width_spin.value())
 
@@ -132,8 +158,9 @@ class BeamTreeView(QWidget):
         self.tree = tree
         self._draw(tree)
         words = [tree.nodes[i].token for i in tree.path(tree.best)]
-        self.info.setText(self.tr("<b>best:</b> {text} · score {score:.3f} · {n} nodes · red: the best path").format(
-            text=escape(" ".join(words)), score=tree.nodes[tree.best].score, n=len(tree.nodes)))
+        self._say(Words(lambda: self.tr(
+            "<b>best:</b> {text} · score {score:.3f} · {n} nodes · red: the best path").format(
+                text=escape(" ".join(words)), score=tree.nodes[tree.best].score, n=len(tree.nodes))))
         self.view.ensureVisible(self.items[tree.best])
 
     @Slot()
@@ -144,16 +171,17 @@ class BeamTreeView(QWidget):
         node = chosen[0].node
         cross = node.cross_attention  # (L, h, Ts)
         if cross is None:
-            self.heatmap.set_title(self.tr("“{t}” has no cross-attention (the start, or a decoder-only model)")
-                                   .format(t=node.token))
+            self._set_title(Words(lambda: self.tr(
+                "“{t}” has no cross-attention (the start, or a decoder-only model)").format(t=node.token)))
             return
         layers, heads, _ = cross.shape
         rows = np.ascontiguousarray(cross.reshape(layers * heads, -1), dtype=np.float32)  # (L·h, Ts)
         labels = [f"L{layer + 1} h{head + 1}" for layer in range(layers) for head in range(heads)]
         self.heatmap.set_matrix(rows, labels, list(self.tree.source_tokens)[:rows.shape[1]])
-        self.heatmap.set_title(self.tr("cross-attention of the step that produced “{t}”").format(t=node.token))
+        self._set_title(Words(lambda: self.tr("cross-attention of the step that produced “{t}”").format(
+            t=node.token)))
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "beam":
-            self.info.setText(f"<span style='color:#c0392b'>{escape(message)}</span>")
+            self._say(Words(lambda: f"<span style='color:#c0392b'>{escape(again(message))}</span>"))

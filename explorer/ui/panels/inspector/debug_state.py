@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal, Slot
 
 from explorer.ui.panels.inspector.inspect_state import InspectState
+from explorer.ui.i18n.words import Words
 from explorer.ui.worker import LatestOnlyRunner, generator_worker
 
 Head = tuple[str, int, int]
@@ -91,7 +92,8 @@ class DebugState(QObject):
     explained(object): a ``CellExplanation``; decoded(object): a ``DecodeTrace``; beam_built(object): a
         ``BeamTree``; diffed(object): a ``ModelDiff``; summarized(object): ``core.head_summaries.HeadSummaries``;
         model_b_changed(str): the second model's name.
-    failed(str, str): which tool (``ablation``, ``explain``, ``decode``, ``beam``, ``diff``) and why.
+    failed(str, object): which tool (``ablation``, ``explain``, ``decode``, ``beam``, ``diff``) and why (a ``str``,
+        ``Words`` when worded here).
     """
 
     ablated_changed = Signal()
@@ -105,7 +107,7 @@ class DebugState(QObject):
     diffed = Signal(object)
     summarized = Signal(object)
     model_b_changed = Signal(str)
-    failed = Signal(str, str)
+    failed = Signal(str, object)
 
     def __init__(self, inspect: InspectState, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -143,17 +145,18 @@ class DebugState(QObject):
         if source == "probe":
             src, tgt = self.inspect.source.strip(), self.inspect.target.strip()
             if not src or not tgt:
-                raise ValueError(self.tr("the probe needs a source and a target: type both in the Inspect tab"))
+                raise ValueError(Words(lambda: self.tr("the probe needs a source and a target: type both in the "
+                                                       "Inspect tab")))
             return [(src, tgt)]
         if source == "file":
             from explorer.core.debug.ablation import load_pairs
 
             if not path:
-                raise ValueError(self.tr("choose a data file first"))
+                raise ValueError(Words(lambda: self.tr("choose a data file first")))
             return load_pairs(path, count)
         if not self.data_pairs:
-            raise ValueError(self.tr("no data is loaded: choose a data source in the Transformer studio (or use the "
-                                     "probe or a data file)"))
+            raise ValueError(Words(lambda: self.tr("no data is loaded: choose a data source in the Transformer "
+                                                   "studio (or use the probe or a data file)")))
         return list(self.data_pairs[:count])
 
     # ------------------------------------------------------------------ requests
@@ -165,7 +168,7 @@ class DebugState(QObject):
     def _submit(self, tool: str, fn: Any, *args: Any) -> bool:
         model = self.model()
         if model is None:
-            self.failed.emit(tool, self.tr("no model: open one in the Inspect tab (or train one) first"))
+            self.failed.emit(tool, Words(lambda: self.tr("no model: open one in the Inspect tab (or train one) first")))
             return False
         self._runners[tool].submit(_locked, fn, model, *args)
         return True
@@ -178,7 +181,8 @@ class DebugState(QObject):
         """Switch off each head in turn (with :attr:`ablated` off throughout); rows arrive as ``sweep_row``."""
         model, info = self.model(), self.inspect.info()
         if model is None or info is None:
-            self.failed.emit("ablation", self.tr("no model: open one in the Inspect tab (or train one) first"))
+            self.failed.emit("ablation",
+                             Words(lambda: self.tr("no model: open one in the Inspect tab (or train one) first")))
             return False
         self.cancel_sweep()
         self._sweep_total = 1 + sum(info.layers[k] * info.heads[k] for k in info.kinds) - len(self.ablated)
@@ -199,8 +203,8 @@ class DebugState(QObject):
         """Explain a cell of the inspection shown (``name`` as the grid's: ``encoder``, ``cross``, …)."""
         shown = self.inspect.last
         if shown is None:
-            self.failed.emit("explain",
-                             self.tr("explaining a cell needs an inspected text: use Inspect or Generate first"))
+            self.failed.emit("explain", Words(lambda: self.tr(
+                "explaining a cell needs an inspected text: use Inspect or Generate first")))
             return False
         target = shown.target if shown.target else (shown.output if shown.method else None)
         return self._submit("explain", _explain_job, shown.source, target, name, layer, head,
@@ -218,7 +222,7 @@ class DebugState(QObject):
 
     def diff(self, source: str, target: str | None = None, reference: str | None = None) -> bool:
         if self.model_b is None:
-            self.failed.emit("diff", self.tr("choose the second model first"))
+            self.failed.emit("diff", Words(lambda: self.tr("choose the second model first")))
             return False
         return self._submit("diff", _diff_job, self.model_b, source, target or None, reference or None)
 
@@ -285,4 +289,5 @@ class DebugState(QObject):
 
     @Slot(str)
     def _on_open_failed(self, message: str) -> None:
-        self.failed.emit("diff", self.tr("could not open the second model: {error}").format(error=message))
+        self.failed.emit("diff", Words(lambda: self.tr("could not open the second model: {error}").format(
+            error=message)))

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QEvent, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.inspector.ablation_widget import AblationView, mark_ablated
 from explorer.ui.panels.inspector.beam_tree_widget import BeamTreeView
 from explorer.ui.panels.inspector.debug_state import DebugState
@@ -30,14 +31,24 @@ class DebugTabs(QTabWidget):
         self.diff = ModelDiffView(state)
         self.explain = ExplainView(state)
         self.summaries = HeadSummaryView(state)
-        self.addTab(self.ablation, self.tr("Ablation"))
-        self.addTab(self.decoding, self.tr("Output probabilities"))
-        self.addTab(self.beam, self.tr("Beam tree"))
-        self.addTab(self.diff, self.tr("Model diff"))
-        self.addTab(self.summaries, self.tr("Head summaries"))
+        for page in (self.ablation, self.decoding, self.beam, self.diff, self.summaries):
+            self.addTab(page, "")
         state.ablated_changed.connect(self._on_state_ablated_changed)
         state.inspect.inspected.connect(self._on_inspect_inspected)
         detail.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The tabs' names in the language in force (at build and on ``LanguageChange``)."""
+        names = (self.tr("Ablation"), self.tr("Output probabilities"), self.tr("Beam tree"), self.tr("Model diff"),
+                 self.tr("Head summaries"))
+        for index, name in enumerate(names):
+            self.setTabText(index, name)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def apply_theme(self, dark: bool) -> None:
         self.beam.heatmap.apply_theme(dark)
@@ -55,7 +66,8 @@ class DebugTabs(QTabWidget):
     def _on_heatmap_cell_clicked(self, row: int, col: int) -> None:
         d = self.detail
         if self.state.inspect.last is None:
-            self.explain.steps.setText(self.tr("Cells are explained for a text read in the Inspect tab (a training "
-                                               "snapshot's model is in another process)."))
+            self.explain.show_steps(Words(lambda: self.tr(
+                "Cells are explained for a text read in the Inspect tab (a training snapshot's model is in another "
+                "process).")))
             return
         self.explain.request(d.kind, d.layer, None if d.average_box.isChecked() else d.head, row, col)

@@ -6,13 +6,15 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QEvent, Qt, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from explorer.core.debug.sampling import DecodeChoice
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.widgets.form_controls import set_item_texts
 
 TOP = 5
 CHOSEN = QColor(46, 134, 193)
@@ -26,43 +28,32 @@ class DecodingView(QWidget):
         self.state = state
         self.trace: Any = None
         self.source_edit = QLineEdit(state.inspect.source, self)
-        self.source_edit.setPlaceholderText(self.tr("source text"))
         self.method_combo = QComboBox(self)
-        for method, label in (("greedy", self.tr("greedy")), ("sample", self.tr("sampling")),
-                              ("beam", self.tr("beam"))):
-            self.method_combo.addItem(label, method)
+        for method in ("greedy", "sample", "beam"):
+            self.method_combo.addItem(method, method)
         self.temperature = QDoubleSpinBox(self)
         self.temperature.setRange(0.0, 5.0)
         self.temperature.setSingleStep(0.1)
         self.temperature.setValue(1.0)
-        self.temperature.setPrefix(self.tr("T "))
         self.top_k = QSpinBox(self)
         self.top_k.setRange(0, 1000)
-        self.top_k.setPrefix(self.tr("top-k "))
-        self.top_k.setSpecialValueText(self.tr("top-k off"))
         self.top_p = QDoubleSpinBox(self)
         self.top_p.setRange(0.01, 1.0)
         self.top_p.setSingleStep(0.05)
         self.top_p.setValue(1.0)
-        self.top_p.setPrefix(self.tr("top-p "))
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
-        self.seed.setPrefix(self.tr("seed "))
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 16)
         self.width_spin.setValue(4)
-        self.width_spin.setPrefix(self.tr("width "))
-        self.decode_button = QPushButton(self.tr("Decode"), self)
-        self.output = QLabel(self.tr("Choose how to pick each token, then Decode."), self)
+        self.decode_button = QPushButton(self)
+        self.output = QLabel(self)
+        self._output: str = Words(lambda: self.tr("Choose how to pick each token, then Decode."))
         self.output.setWordWrap(True)
         self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = QTableWidget(0, 3 + TOP, self)
-        self.table.setHorizontalHeaderLabels([self.tr("chosen"), "p", self.tr("rank")]
-                                             + [self.tr("top {i}").format(i=i + 1) for i in range(TOP)])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
-                                      "probable next tokens; the chosen one is highlighted"))
         choice = QHBoxLayout()  # two short rows: the view fits a 1024 px window
         for widget in (self.method_combo, self.width_spin, self.decode_button):
             choice.addWidget(widget)
@@ -84,6 +75,34 @@ class DecodingView(QWidget):
         state.decoded.connect(self._on_state_decoded)
         state.failed.connect(self._on_state_failed)
         self._on_method_combo_current_index_changed(0)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the output line worded again (at build and on
+        ``LanguageChange``)."""
+        self.source_edit.setPlaceholderText(self.tr("source text"))
+        set_item_texts(self.method_combo, [self.tr("greedy"), self.tr("sampling"), self.tr("beam")])
+        self.temperature.setPrefix(self.tr("T "))
+        self.top_k.setPrefix(self.tr("top-k "))
+        self.top_k.setSpecialValueText(self.tr("top-k off"))
+        self.top_p.setPrefix(self.tr("top-p "))
+        self.seed.setPrefix(self.tr("seed "))
+        self.width_spin.setPrefix(self.tr("width "))
+        self.decode_button.setText(self.tr("Decode"))
+        self.table.setHorizontalHeaderLabels([self.tr("chosen"), "p", self.tr("rank")]
+                                             + [self.tr("top {i}").format(i=i + 1) for i in range(TOP)])
+        self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
+                                      "probable next tokens; the chosen one is highlighted"))
+        self.output.setText(again(self._output))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _say(self, text: str) -> None:
+        self._output = text
+        self.output.setText(text)
 
     def choice(self) -> DecodeChoice:
         """The decoding choice as set in the controls."""
@@ -93,7 +112,7 @@ class DecodingView(QWidget):
 
     def decode(self) -> bool:
         source = self.source_edit.text().strip() or self.state.inspect.source
-        self.output.setText(self.tr("Decoding…"))
+        self._say(Words(lambda: self.tr("Decoding…")))
         return self.state.decode(source, self.choice(), TOP)
 
     @Slot(int)
@@ -110,9 +129,9 @@ class DecodingView(QWidget):
     @Slot(object)
     def _on_state_decoded(self, trace: Any) -> None:
         self.trace = trace
-        end = "" if trace.finished else self.tr(" (stopped at the length limit)")
-        self.output.setText(self.tr("<b>{method}:</b> {text}{end} · log p = {lp:.3f}").format(
-            method=escape(trace.choice.method), text=escape(trace.text), end=end, lp=trace.log_prob))
+        self._say(Words(lambda: self.tr("<b>{method}:</b> {text}{end} · log p = {lp:.3f}").format(
+            method=escape(trace.choice.method), text=escape(trace.text),
+            end="" if trace.finished else self.tr(" (stopped at the length limit)"), lp=trace.log_prob)))
         self.table.setRowCount(len(trace.steps))
         self.table.setVerticalHeaderLabels([str(s.index + 1) for s in trace.steps])
         for row, step in enumerate(trace.steps):
@@ -128,7 +147,7 @@ class DecodingView(QWidget):
                     item.setBackground(QBrush(shade))
                 self.table.setItem(row, col, item)
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "decode":
-            self.output.setText(f"<span style='color:#c0392b'>{escape(message)}</span>")
+            self._say(Words(lambda: f"<span style='color:#c0392b'>{escape(again(message))}</span>"))

@@ -6,9 +6,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QEvent, Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QWidget
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
 
 HEIGHT = 170
@@ -33,9 +34,9 @@ class ExplainView(QWidget):
         self.vectors.setHorizontalHeaderLabels(["q", "k", "q ⊙ k"])
         self.vectors.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.vectors.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.vectors.setToolTip(self.tr("The head's query and key after projection, and their element-wise product"))
-        self.steps = QLabel(self.tr("Click a cell of the map to see how its weight is computed "
-                                    "(for a text read in the Inspect tab)."), self)
+        self.steps = QLabel(self)
+        self._steps: str = Words(lambda: self.tr("Click a cell of the map to see how its weight is computed "
+                                                 "(for a text read in the Inspect tab)."))
         self.steps.setWordWrap(True)
         self.steps.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.steps.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -47,14 +48,30 @@ class ExplainView(QWidget):
         self.vectors.hide()
         state.explained.connect(self._on_state_explained)
         state.failed.connect(self._on_state_failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the steps worded again (at build and on ``LanguageChange``)."""
+        self.vectors.setToolTip(self.tr("The head's query and key after projection, and their element-wise product"))
+        self.steps.setText(again(self._steps))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def show_steps(self, text: str) -> None:
+        """Say ``text`` beside the vectors (kept, to be worded again in another language)."""
+        self._steps = text
+        self.steps.setText(text)
 
     def request(self, name: str, layer: int, head: int | None, row: int, col: int) -> None:
         """Explain cell (row, col) of map ``name`` (the grid's name), layer, head (None: the head mean)."""
         if head is None:
-            self.steps.setText(self.tr("The mean over heads is not one computation: untick “average over heads” "
-                                       "to explain a cell."))
+            self.show_steps(Words(lambda: self.tr("The mean over heads is not one computation: untick “average over "
+                                                  "heads” to explain a cell.")))
             return
-        self.steps.setText(self.tr("Computing…"))
+        self.show_steps(Words(lambda: self.tr("Computing…")))
         self.state.explain(name, layer, head, row, col)
 
     @property
@@ -70,6 +87,10 @@ class ExplainView(QWidget):
             for j, value in enumerate(values):
                 self.vectors.setItem(i, j, QTableWidgetItem(f"{float(value):.4f}"))
         self.vectors.show()
+        self.show_steps(Words(lambda: self._steps_text(e)))
+        self.steps.setToolTip(e.note)
+
+    def _steps_text(self, e: Any) -> str:
         bias = self.tr("+ position bias {b}<br>").format(b=_num(e.bias)) if e.bias else ""
         mask = self.tr("masked (−∞): this key is not visible") if e.masked else _num(e.mask)
         text = self.tr(
@@ -84,12 +105,11 @@ class ExplainView(QWidget):
             ki=e.key, kt=escape(e.key_token), score=_num(e.score), d=e.head_dim, scale=_num(e.scale),
             scaled=_num(e.scaled), bias=bias, mask=mask, logit=_num(e.logit), row_max=_num(e.row_max),
             exp=_num(e.exp), norm=_num(e.normaliser), weight=e.weight, map_weight=e.map_weight)
-        self.steps.setText(text)
-        self.steps.setToolTip(e.note)
+        return text
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "explain":
             self.explanation = None
             self.vectors.hide()
-            self.steps.setText(f"<span style='color:#c0392b'>{escape(message)}</span>")
+            self.show_steps(Words(lambda: f"<span style='color:#c0392b'>{escape(again(message))}</span>"))

@@ -7,13 +7,15 @@ import math
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Slot
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.debug.head_summaries import SCORES
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 
 COLUMNS = ("kind", "layer", "head", *SCORES)
@@ -50,20 +52,19 @@ class HeadSummaryView(QWidget):
         self.state = state
         self.summary: Any = None
         self.set_combo = QComboBox(self)
-        self.set_combo.addItem(self.tr("loaded data, first N pairs"), "data")
-        self.set_combo.addItem(self.tr("the Inspect tab's text"), "probe")
+        self.set_combo.addItem("data", "data")
+        self.set_combo.addItem("probe", "probe")
         self.count_spin = QSpinBox(self)
         self.count_spin.setRange(1, 10_000)
         self.count_spin.setValue(100)
-        self.count_spin.setPrefix(self.tr("N = "))
-        self.run_button = QPushButton(self.tr("Summarize heads"), self)
-        self.status = QLabel(self.tr("Summarize every head over a set of sentences."), self)
+        self.run_button = QPushButton(self)
+        self.status = QLabel(self)
+        self._status: str = Words(lambda: self.tr("Summarize every head over a set of sentences."))
         self.status.setWordWrap(True)
         self.score_combo = QComboBox(self)
         for name in SCORES:
-            self.score_combo.addItem(self.tr(NAMES.get(name, name)), name)
+            self.score_combo.addItem(name, name)
         self.table_model = QStandardItemModel(0, len(COLUMNS), self)
-        self.table_model.setHorizontalHeaderLabels([self.tr(NAMES.get(c, c)) for c in COLUMNS])
         self.table_model.setSortRole(Qt.ItemDataRole.UserRole)
         self.table = QTableView(self)
         self.table.setModel(self.table_model)
@@ -78,7 +79,8 @@ class HeadSummaryView(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         score_row = QHBoxLayout()
-        score_row.addWidget(QLabel(self.tr("map of"), right))
+        self._map_of = QLabel(right)
+        score_row.addWidget(self._map_of)
         score_row.addWidget(self.score_combo, 1)
         right_layout.addLayout(score_row)
         right_layout.addWidget(self.maps, 1)
@@ -94,17 +96,38 @@ class HeadSummaryView(QWidget):
         self.score_combo.currentIndexChanged.connect(self._on_score_combo_current_index_changed)
         state.summarized.connect(self._on_state_summarized)
         state.failed.connect(self._on_state_failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the status worded again (at build and on ``LanguageChange``)."""
+        set_item_texts(self.set_combo, [self.tr("loaded data, first N pairs"), self.tr("the Inspect tab's text")])
+        self.count_spin.setPrefix(self.tr("N = "))
+        self.run_button.setText(self.tr("Summarize heads"))
+        set_item_texts(self.score_combo, [self.tr(NAMES.get(name, name)) for name in SCORES])
+        self.table_model.setHorizontalHeaderLabels([self.tr(NAMES.get(c, c)) for c in COLUMNS])
+        self._map_of.setText(self.tr("map of"))
+        self.status.setText(again(self._status))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _say(self, text: str) -> None:
+        self._status = text
+        self.status.setText(text)
 
     def summarize(self) -> bool:
         """Ask for the summaries of the chosen sentence set; False (with the reason shown) if there is none."""
         try:
             pairs = self.state.pairs(self.set_combo.currentData(), self.count_spin.value())
         except ValueError as exc:
-            self.status.setText(str(exc))
+            self._say(exc.args[0] if exc.args else str(exc))
             return False
         if not self.state.summarize(pairs):
             return False
-        self.status.setText(self.tr("Summarizing every head over {n} sentence pair(s)…").format(n=len(pairs)))
+        count = len(pairs)
+        self._say(Words(lambda: self.tr("Summarizing every head over {n} sentence pair(s)…").format(n=count)))
         return True
 
     def _show_map(self) -> None:
@@ -138,14 +161,15 @@ class HeadSummaryView(QWidget):
         for row in summary.rows():
             self.table_model.appendRow([_item(row[c] + 1 if c in ("layer", "head") else row[c]) for c in COLUMNS])
         self.table.setSortingEnabled(True)
-        skipped = (self.tr(" · {n} sentence(s) skipped").format(n=len(summary.skipped)) if summary.skipped else "")
-        self.status.setText(self.tr("{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy "
-                                    "with high 'same'/'previous' marks a positional head, high 'induction' an "
-                                    "induction head.").format(heads=len(summary.rows()), n=summary.sentences,
-                                                              skipped=skipped))
+        self._say(Words(lambda: self.tr(
+            "{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy with high "
+            "'same'/'previous' marks a positional head, high 'induction' an induction head.").format(
+                heads=len(summary.rows()), n=summary.sentences,
+                skipped=self.tr(" · {n} sentence(s) skipped").format(n=len(summary.skipped)) if summary.skipped
+                else "")))
         self._show_map()
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "summary":
-            self.status.setText(self.tr("Could not summarize the heads: {why}").format(why=message))
+            self._say(Words(lambda: self.tr("Could not summarize the heads: {why}").format(why=again(message))))

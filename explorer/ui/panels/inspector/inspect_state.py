@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from explorer.core.inspect.inspection import FULL_MAPS_BUDGET
 from explorer.ui.process_settings import cyclic_gc_paused, freeze_long_lived_objects
+from explorer.ui.i18n.words import Words
 from explorer.ui.worker import LatestOnlyRunner
 
 DEFAULT_SOURCE = "The cat sat on the mat."
@@ -81,8 +82,9 @@ class InspectState(QObject):
     busy_changed(bool): a forward pass or generation started or ended.
     inspected(object): a ``core.inspection.Inspection`` was computed (and shown in the grid).
     head_computed(object): a :class:`HeadMap` asked for with :meth:`request_head`.
-    head_failed(str): why a head could not be computed.
-    message_posted(str, str): text and level (``info``, ``error`` or ``alert``).
+    head_failed(object): why a head could not be computed (a ``str``, ``Words`` when worded here).
+    message_posted(object, str): text (a ``str``, ``Words`` when worded here) and level (``info``, ``error`` or
+        ``alert``).
     """
 
     model_changed = Signal(object)
@@ -90,8 +92,8 @@ class InspectState(QObject):
     busy_changed = Signal(bool)
     inspected = Signal(object)
     head_computed = Signal(object)
-    head_failed = Signal(str)
-    message_posted = Signal(str, str)
+    head_failed = Signal(object)
+    message_posted = Signal(object, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -115,7 +117,7 @@ class InspectState(QObject):
         self._head_stop = threading.Event()  # set when a newer head is asked for (a mean stops between heads)
         self._heads = LatestOnlyRunner(self)
         self._heads.result_ready.connect(self._on_heads_result_ready)
-        self._heads.failed.connect(self.head_failed)
+        self._heads.failed.connect(self._on_heads_failed)
 
     # ------------------------------------------------------------------ queries
     def choices(self) -> list[tuple[str, str]]:
@@ -160,7 +162,8 @@ class InspectState(QObject):
         is inspected at once with the last text. A failure leaves the models as they were (message shown)."""
         self.opening = str(path)
         self._opener.submit(_open_job, str(path))
-        self.message_posted.emit(self.tr("Opening {name}…").format(name=Path(path).name), "info")
+        name = Path(path).name
+        self.message_posted.emit(Words(lambda: self.tr("Opening {name}…").format(name=name)), "info")
 
     def choose(self, choice: str) -> None:
         """Inspect the opened model (``"opened"``) or the studio's model on offer (``"offer"``)."""
@@ -192,7 +195,7 @@ class InspectState(QObject):
         """Compute one head of the newest inspection at full resolution (``head_computed`` follows)."""
         model, inspection = self.model(), self.last
         if model is None or inspection is None:
-            self.head_failed.emit(self.tr("there is no inspection to take the head from"))
+            self.head_failed.emit(Words(lambda: self.tr("there is no inspection to take the head from")))
             return
         self._head_stop.set()
         self._head_stop = threading.Event()
@@ -207,8 +210,9 @@ class InspectState(QObject):
     def _require_model(self) -> Any:
         model = self.model()
         if model is None:
-            self.message_posted.emit(self.tr("No model to inspect: open a Hugging Face model folder (Model → Open "
-                                             "Hugging Face model folder…), open a saved model, or train one."), "error")
+            self.message_posted.emit(Words(lambda: self.tr(
+                "No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), "
+                "open a saved model, or train one.")), "error")
         return model
 
     # ------------------------------------------------------------------ slots
@@ -222,8 +226,9 @@ class InspectState(QObject):
         self.opened_path, self.choice = path, "opened"
         if previous is not None and hasattr(previous, "forget"):
             previous.forget()  # its recorded inputs go with it
-        self.message_posted.emit(self.tr("Inspecting {name}: {summary}").format(
-            name=self.opened_info.name, summary=self.opened_info.summary()), "info")
+        info = self.opened_info
+        self.message_posted.emit(Words(lambda: self.tr("Inspecting {name}: {summary}").format(
+            name=info.name, summary=info.summary())), "info")
         self.model_changed.emit(self.opened_info)
         self.open_finished.emit(True)
         self.inspect(self.source, self.target)
@@ -231,8 +236,9 @@ class InspectState(QObject):
     @Slot(str)
     def _on_opener_failed(self, message: str) -> None:
         path, self.opening = self.opening, None
-        name = Path(path).name if path else self.tr("the model")
-        self.message_posted.emit(self.tr("Could not open {name}: {error}").format(name=name, error=message), "alert")
+        name = Path(path).name if path else None
+        self.message_posted.emit(Words(lambda: self.tr("Could not open {name}: {error}").format(
+            name=name or self.tr("the model"), error=message)), "alert")
         self.open_finished.emit(False)
 
     @Slot(object)
@@ -242,7 +248,12 @@ class InspectState(QObject):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self.message_posted.emit(self.tr("Could not inspect the text: {error}").format(error=message), "error")
+        self.message_posted.emit(Words(lambda: self.tr("Could not inspect the text: {error}").format(error=message)),
+                                 "error")
+
+    @Slot(str)
+    def _on_heads_failed(self, message: str) -> None:
+        self.head_failed.emit(message)
 
     @Slot(object)
     def _on_heads_result_ready(self, head_map: HeadMap) -> None:

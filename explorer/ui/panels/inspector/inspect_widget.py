@@ -9,11 +9,13 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSignalBlocker, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSignalBlocker, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.inspect_state import InspectState
+from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 
 NO_MODEL = QT_TRANSLATE_NOOP("InspectView", "No model to inspect yet: Model → Open Hugging Face model folder… (or "
                              "drop a folder holding config.json here), open a saved model, or train one.")
@@ -49,35 +51,27 @@ class InspectView(QWidget):
     def __init__(self, state: InspectState, grid: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.header = QLabel(self.tr(NO_MODEL), self)
+        self.header = QLabel(self)
         self.header.setWordWrap(True)
         self.model_combo = QComboBox(self)
-        self.model_combo.setToolTip(self.tr("The model the text is read by"))
         self.source_edit = QPlainTextEdit(state.source, self)
-        self.source_edit.setPlaceholderText(self.tr("source text (an encoder–decoder translates it; GPT-2 continues "
-                                                    "it)"))
         self.source_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 12)  # long texts scroll
         self.target_edit = QLineEdit(state.target, self)
-        self.target_edit.setPlaceholderText(self.tr("optional target: teacher-forced (none: the model's own output)"))
-        self.inspect_button = QPushButton(self.tr("Inspect"), self)
-        self.inspect_button.setToolTip(self.tr("One forward pass: every head's attention for this text"))
+        self.inspect_button = QPushButton(self)
         self.method_combo = QComboBox(self)
-        for method, label in METHODS.items():  # the method is the item's data
-            self.method_combo.addItem(self.tr(label), method)
+        for method in METHODS:  # the method is the item's data
+            self.method_combo.addItem(method, method)
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 16)
         self.width_spin.setValue(4)
-        self.width_spin.setPrefix(self.tr("width "))
         self.width_spin.setEnabled(False)
-        self.generate_button = QPushButton(self.tr("Generate"), self)
-        self.generate_button.setToolTip(self.tr("Translate (or continue) the source and show the attention of the "
-                                                "output"))
+        self.generate_button = QPushButton(self)
         self.result_label = QLabel("", self)
         self.result_label.setWordWrap(True)
-        form = QFormLayout()
-        form.addRow(self.tr("model"), self.model_combo)
-        form.addRow(self.tr("source"), self.source_edit)
-        form.addRow(self.tr("target"), self.target_edit)
+        self._result = ""  # what the result line says (Words re-worded in retranslate)
+        self._form = form = QFormLayout()
+        for field in (self.model_combo, self.source_edit, self.target_edit):
+            form.addRow("", field)
         actions = QHBoxLayout()
         actions.addWidget(self.inspect_button)
         actions.addSpacing(12)
@@ -101,7 +95,33 @@ class InspectView(QWidget):
         state.busy_changed.connect(self._on_state_busy_changed)
         state.inspected.connect(self._on_state_inspected)
         state.message_posted.connect(self._on_state_message_posted)
-        self._on_state_model_changed(state.info())
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force; the model's header and the result line are worded again from
+        what they show (at build and on ``LanguageChange``)."""
+        self.model_combo.setToolTip(self.tr("The model the text is read by"))
+        self.source_edit.setPlaceholderText(self.tr("source text (an encoder–decoder translates it; GPT-2 continues "
+                                                    "it)"))
+        self.target_edit.setPlaceholderText(self.tr("optional target: teacher-forced (none: the model's own output)"))
+        self.inspect_button.setText(self.tr("Inspect"))
+        self.inspect_button.setToolTip(self.tr("One forward pass: every head's attention for this text"))
+        set_item_texts(self.method_combo, [self.tr(label) for label in METHODS.values()])
+        self.width_spin.setPrefix(self.tr("width "))
+        self.generate_button.setText(self.tr("Generate"))
+        set_row_labels(self._form, [(self.model_combo, self.tr("model")), (self.source_edit, self.tr("source")),
+                                    (self.target_edit, self.tr("target"))])
+        self._on_state_model_changed(self.state.info())
+        self.result_label.setText(again(self._result))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _set_result(self, text: str) -> None:
+        self._result = text
+        self.result_label.setText(text)
 
     # ---- view slots --------------------------------------------------------------------------
     @Slot()
@@ -153,13 +173,13 @@ class InspectView(QWidget):
     @Slot(bool)
     def _on_state_busy_changed(self, busy: bool) -> None:
         if busy:
-            self.result_label.setText(self.tr("Computing every head's attention…"))
+            self._set_result(Words(lambda: self.tr("Computing every head's attention…")))
 
     @Slot(object)
     def _on_state_inspected(self, inspection: Any) -> None:
-        self.result_label.setText(describe_inspection(inspection))
+        self._set_result(Words(lambda: describe_inspection(inspection)))
 
-    @Slot(str, str)
+    @Slot(object, str)
     def _on_state_message_posted(self, text: str, level: str) -> None:
         if level != "info":
-            self.result_label.setText(f"<span style='color:#c0392b'>{escape(text)}</span>")
+            self._set_result(Words(lambda: f"<span style='color:#c0392b'>{escape(again(text))}</span>"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from explorer.ui.panels.inspector.inspect_widget import GRID_ROOM
@@ -23,13 +23,23 @@ class InspectionGrid(QWidget):
         self.scroll.setWidget(self.grid)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.stack = HintStack(self.scroll, QCoreApplication.translate("InspectView", GRID_ROOM), self)
+        self.stack = HintStack(self.scroll, "", self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
         self.grid.thumbnail_clicked.connect(state.select_head)
         state.inspect.inspected.connect(self._on_inspect_inspected)
         state.inspect.model_changed.connect(self._on_inspect_model_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The hint in the language in force (the grid re-words itself)."""
+        self.stack.hint_label.setText(QCoreApplication.translate("InspectView", GRID_ROOM))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     @Slot(object)
     def _on_inspect_inspected(self, inspection: Any) -> None:

@@ -2,7 +2,7 @@
 "Attention detail" (one head large, explain-a-cell under it) and "Debug". Builds the views on the state they show."""
 from __future__ import annotations
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QEvent, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from explorer.ui.panels.inspector.debug_widget import DebugTabs
@@ -23,13 +23,23 @@ class InspectorBody(QTabWidget):
         self.detail = AttentionDetail(state.inspect)
         self.debug = DebugTabs(state.debug, self.grid, self.detail)
         self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
-        self.addTab(self.inspect_view, self.tr("Inspect"))
-        self.addTab(self.detail, self.tr("Attention detail"))
-        self.addTab(self.debug, self.tr("Debug"))
+        for page in (self.inspect_view, self.detail, self.debug):
+            self.addTab(page, "")
         state.inspect.inspected.connect(self.detail.show_snapshot)
         state.head_selected.connect(self.detail.select)
         state.head_selected.connect(self._on_state_head_selected)
         state.inspect.open_finished.connect(self._on_inspect_open_finished)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The tabs' names in the language in force (at build and on ``LanguageChange``)."""
+        for index, name in enumerate((self.tr("Inspect"), self.tr("Attention detail"), self.tr("Debug"))):
+            self.setTabText(index, name)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     @Slot(str, int, int)
     def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:

@@ -68,7 +68,7 @@ class InspectorPanel(BasePanel):
         self.inspector_state.inspect.open(path)
 
     # ------------------------------------------------------------------ state slots
-    @Slot(str, str)
+    @Slot(object, str)
     def _on_state_message_posted(self, text: str, level: str) -> None:
         if level in ("error", "alert"):
             self.show_inline_message(text)

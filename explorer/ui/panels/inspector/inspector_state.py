@@ -21,11 +21,12 @@ class InspectorState(QObject):
     -------
     head_selected(str, int, int): kind (``encoder``, ``decoder``, ``cross``), layer, head chosen for the
         detail view.
-    message_posted(str, str): text and level: ``info``, ``error`` (inline) or ``alert`` (a dialog too).
+    message_posted(object, str): text (``Words`` when worded here) and level: ``info``, ``error`` (inline) or
+        ``alert`` (a dialog too).
     """
 
     head_selected = Signal(str, int, int)
-    message_posted = Signal(str, str)
+    message_posted = Signal(object, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -9,11 +9,13 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Slot
 from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.widgets.form_controls import set_row_labels
 
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
                "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),
@@ -33,17 +35,30 @@ class DiffGrid(pg.GraphicsLayoutWidget):
         self.images: dict[str, list[list[pg.ImageItem]]] = {}
         self.cmap = pg.colormap.get("CET-D1")
         self.bar: pg.ColorBarItem | None = None
+        self._worded: list[tuple[Any, Any]] = []  # (label, words) of the title and the blocks' names
+
+    def retranslate(self) -> None:
+        """Word the title and the blocks' names in the language in force (on ``LanguageChange``)."""
+        for label, words in self._worded:
+            label.setText(words())
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def show_diff(self, diff: dict[str, list[np.ndarray]], title: str) -> float:
         """Draw ``diff{kind: [layer] (h, q, k)}``; returns the colour scale's half-range."""
         self.clear()
         self.images = {}
         peak = diff_peak(diff)
-        self.addLabel(title, row=0, col=0, colspan=max(1, len(diff)))
+        self._worded = [(self.addLabel(title, row=0, col=0, colspan=max(1, len(diff))), lambda: again(title))]
         for col, (kind, maps) in enumerate(diff.items()):
             block = self.addLayout(row=1, col=col)
-            block.addLabel(QCoreApplication.translate("ModelDiffView", KIND_TITLES.get(kind, kind)),
-                           colspan=maps[0].shape[0] if maps else 1)
+            name = KIND_TITLES.get(kind, kind)
+            label = block.addLabel(QCoreApplication.translate("ModelDiffView", name),
+                                   colspan=maps[0].shape[0] if maps else 1)
+            self._worded.append((label, lambda name=name: QCoreApplication.translate("ModelDiffView", name)))
             block.nextRow()
             self.images[kind] = []
             for layer, heads in enumerate(maps):
@@ -74,27 +89,28 @@ class ModelDiffView(QWidget):
         super().__init__(parent)
         self.state = state
         self.result: Any = None
-        self.model_b_label = QLabel(self.tr("B: none chosen"), self)
-        self.file_button = QPushButton(self.tr("B from a checkpoint…"), self)
-        self.folder_button = QPushButton(self.tr("B from a folder…"), self)
-        self.folder_button.setToolTip(self.tr("A run directory (its last checkpoint) or a Hugging Face model folder"))
+        self.model_b_label = QLabel(self)
+        self._model_b: str = Words(lambda: self.tr("B: none chosen"))
+        self.file_button = QPushButton(self)
+        self.folder_button = QPushButton(self)
         self.source_edit = QLineEdit(state.inspect.source, self)
         self.target_edit = QLineEdit(self)
-        self.target_edit.setPlaceholderText(self.tr("optional: teacher-forced target and BLEU reference"))
-        self.compare_button = QPushButton(self.tr("Compare"), self)
-        self.summary = QLabel(self.tr("A is the Inspect tab's model; choose B, then Compare."), self)
+        self.compare_button = QPushButton(self)
+        self.summary = QLabel(self)
+        self._summary: str = Words(lambda: self.tr("A is the Inspect tab's model; choose B, then Compare."))
         self.summary.setWordWrap(True)
         self.grid = DiffGrid(self)
         pick = QHBoxLayout()
         pick.addWidget(self.model_b_label, 1)
         pick.addWidget(self.file_button)
         pick.addWidget(self.folder_button)
-        form = QFormLayout()
-        form.addRow(self.tr("source"), self.source_edit)
+        self._form = form = QFormLayout()
+        form.addRow("", self.source_edit)
         row = QHBoxLayout()
         row.addWidget(self.target_edit, 1)
         row.addWidget(self.compare_button)
-        form.addRow(self.tr("target"), row)
+        form.addRow("", row)
+        self._target_row = row
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(pick)
@@ -107,10 +123,36 @@ class ModelDiffView(QWidget):
         state.model_b_changed.connect(self._on_state_model_b_changed)
         state.diffed.connect(self._on_state_diffed)
         state.failed.connect(self._on_state_failed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, B's name and the summary worded again (at build and on
+        ``LanguageChange``)."""
+        self.file_button.setText(self.tr("B from a checkpoint…"))
+        self.folder_button.setText(self.tr("B from a folder…"))
+        self.folder_button.setToolTip(self.tr("A run directory (its last checkpoint) or a Hugging Face model folder"))
+        self.target_edit.setPlaceholderText(self.tr("optional: teacher-forced target and BLEU reference"))
+        self.compare_button.setText(self.tr("Compare"))
+        set_row_labels(self._form, [(self.source_edit, self.tr("source")), (self._target_row, self.tr("target"))])
+        self.model_b_label.setText(again(self._model_b))
+        self.summary.setText(again(self._summary))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _say(self, text: str) -> None:
+        self._summary = text
+        self.summary.setText(text)
+
+    def _name_b(self, text: str) -> None:
+        self._model_b = text
+        self.model_b_label.setText(text)
 
     def compare(self) -> bool:
         target = self.target_edit.text().strip()
-        self.summary.setText(self.tr("Comparing…"))
+        self._say(Words(lambda: self.tr("Comparing…")))
         return self.state.diff(self.source_edit.text().strip() or self.state.inspect.source, target, target)
 
     @Slot()
@@ -118,14 +160,14 @@ class ModelDiffView(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Second model"), "",
                                               self.tr("Checkpoints (*.safetensors);;All files (*)"))
         if path:
-            self.model_b_label.setText(self.tr("B: opening…"))
+            self._name_b(Words(lambda: self.tr("B: opening…")))
             self.state.open_model_b(path)
 
     @Slot()
     def _on_folder_button_clicked(self) -> None:
         path = QFileDialog.getExistingDirectory(self, self.tr("Second model: a run directory or a model folder"))
         if path:
-            self.model_b_label.setText(self.tr("B: opening…"))
+            self._name_b(Words(lambda: self.tr("B: opening…")))
             self.state.open_model_b(path)
 
     @Slot()
@@ -134,25 +176,27 @@ class ModelDiffView(QWidget):
 
     @Slot(str)
     def _on_state_model_b_changed(self, name: str) -> None:
-        self.model_b_label.setText(self.tr("B: <b>{name}</b>").format(name=escape(name)))
+        self._name_b(Words(lambda: self.tr("B: <b>{name}</b>").format(name=escape(name))))
 
     @Slot(object)
     def _on_state_diffed(self, d: Any) -> None:
         self.result = d
+        self._say(Words(lambda: self._summary_text(d)))
+        self.grid.show_diff(d.diff, Words(lambda: self.tr(
+            "B − A per head (colour scale ±{p:.3f}, blue: less in B, red: more)").format(p=diff_peak(d.diff))))
 
+    def _summary_text(self, d: Any) -> str:
         def bleu(value: float | None) -> str:
             return self.tr("no reference") if value is None else f"BLEU {value:.3f}"
 
         top = d.changes[0] if d.changes else None
         most = "" if top is None else self.tr(" · largest change: {kind} L{layer} h{head} (max |Δ| {m:.3f})").format(
             kind=top.kind, layer=top.layer + 1, head=top.head + 1, m=top.max_abs)
-        self.summary.setText(self.tr("<b>A</b> {a}: {ta} ({ba})<br><b>B</b> {b}: {tb} ({bb}){most}").format(
+        return self.tr("<b>A</b> {a}: {ta} ({ba})<br><b>B</b> {b}: {tb} ({bb}){most}").format(
             a=escape(d.name_a), ta=escape(d.translation_a), ba=bleu(d.bleu_a), b=escape(d.name_b),
-            tb=escape(d.translation_b), bb=bleu(d.bleu_b), most=most))
-        self.grid.show_diff(d.diff, self.tr("B − A per head (colour scale ±{p:.3f}, blue: less in B, red: more)")
-                            .format(p=diff_peak(d.diff)))
+            tb=escape(d.translation_b), bb=bleu(d.bleu_b), most=most)
 
-    @Slot(str, str)
+    @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
         if tool == "diff":
-            self.summary.setText(f"<span style='color:#c0392b'>{escape(message)}</span>")
+            self._say(Words(lambda: f"<span style='color:#c0392b'>{escape(again(message))}</span>"))
