@@ -6,11 +6,12 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSignalBlocker, Signal, Slot
+from PySide6.QtCore import QEvent, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSpinBox, QWidget)
 
 from explorer.core.data.tasks import default_probe
+from explorer.ui.widgets.form_controls import set_row_labels
 from explorer.ui.panels.studio.data_loading import BOOK_PROBE, SOURCES, LoadRequest, source_label, source_name
 
 if TYPE_CHECKING:
@@ -33,41 +34,65 @@ class DataBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("Data"))
         self._data_state: DataState | None = None
         self._probe_edited = False
-        form = QFormLayout(self)
+        self._form = form = QFormLayout(self)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.source_combo = QComboBox(self)
         self.source_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source_combo.setMinimumContentsLength(8)  # long file names are elided, not widening the column
         for _label, spec in SOURCES:
             self.source_combo.addItem(source_label(spec), spec)
-        self.open_button = QPushButton(self.tr("Open…"), self)
-        self.open_button.setToolTip(self.tr("Open a Tatoeba-style file (English<TAB>French per line, .txt/.tsv/.zip)"))
-        row = QHBoxLayout()
+        self.open_button = QPushButton(self)
+        self._source_row = row = QHBoxLayout()
         row.addWidget(self.source_combo, 1)
         row.addWidget(self.open_button)
-        form.addRow(self.tr("source"), row)
+        form.addRow("", row)
         self.num_examples = QSpinBox(self)
         self.num_examples.setRange(1, 10_000_000)
         self.num_examples.setValue(600)
         self.num_examples.setKeyboardTracking(False)
-        form.addRow(self.tr("pairs to use"), self.num_examples)
+        form.addRow("", self.num_examples)
         self.info = QLabel("", self)
         self.info.setWordWrap(True)
         form.addRow(self.info)
         self.probe_src = QLineEdit(BOOK_PROBE[0], self)
         self.probe_tgt = QLineEdit(BOOK_PROBE[1], self)
-        self.probe_src.setToolTip(self.tr("Source sentence whose attention is drawn while training"))
-        self.probe_tgt.setToolTip(self.tr("Its target sentence (teacher-forced into the decoder)"))
-        form.addRow(self.tr("probe source"), self.probe_src)
-        form.addRow(self.tr("probe target"), self.probe_tgt)
+        form.addRow("", self.probe_src)
+        form.addRow("", self.probe_tgt)
         self.source_combo.currentIndexChanged.connect(self._on_source_combo_current_index_changed)
         self.num_examples.valueChanged.connect(self._on_num_examples_value_changed)
         self.open_button.clicked.connect(self._on_open_button_clicked)
         self.probe_src.textEdited.connect(self._on_probe_text_edited)
         self.probe_tgt.textEdited.connect(self._on_probe_text_edited)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the box's texts in the language in force, the sources' names and what loading found worded again
+        (at build and on ``LanguageChange``)."""
+        self.setTitle(self.tr("Data"))
+        self.open_button.setText(self.tr("Open…"))
+        self.open_button.setToolTip(self.tr("Open a Tatoeba-style file (English<TAB>French per line, .txt/.tsv/.zip)"))
+        self.probe_src.setToolTip(self.tr("Source sentence whose attention is drawn while training"))
+        self.probe_tgt.setToolTip(self.tr("Its target sentence (teacher-forced into the decoder)"))
+        set_row_labels(self._form, [(self._source_row, self.tr("source")), (self.num_examples, self.tr("pairs to use")),
+                                    (self.probe_src, self.tr("probe source")),
+                                    (self.probe_tgt, self.tr("probe target"))])
+        builtins = {spec for _label, spec in SOURCES}
+        with QSignalBlocker(self.source_combo):
+            for i in range(self.source_combo.count()):
+                spec = str(self.source_combo.itemData(i))
+                self.source_combo.setItemText(i, source_label(spec) if spec in builtins else self._file_label(spec))
+        if self._data_state is not None:
+            self._show_info(self._data_state)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _file_label(self, path: str) -> str:
+        return self.tr("File: {name}").format(name=Path(path).name)
 
     # ---- reading ----------------------------------------------------------------------------
     def source_spec(self) -> str:
@@ -103,6 +128,12 @@ class DataBox(QGroupBox):
                     self.source_combo.removeItem(i)
             if current is not None:
                 self.choose_file(current.spec)
+        self._show_info(data)
+        if data.loading is None and not self._probe_edited:
+            self.set_probe(*self.default_probe(data))
+
+    def _show_info(self, data: DataState) -> None:
+        """What loading found (pairs, vocabularies, skipped lines), or that it is loading, or why it failed."""
         source = data.source
         if data.loading is not None:
             self.info.setText(self.tr("Loading {source}…").format(source=source_label(data.loading.spec)))
@@ -118,8 +149,6 @@ class DataBox(QGroupBox):
                                           lines=lines))
         elif data.error:
             self.info.setText(f"<span style='color:#c0392b'>{escape(data.error)}</span>")
-        if data.loading is None and not self._probe_edited:
-            self.set_probe(*self.default_probe(data))
 
     def bind(self, data: DataState) -> None:
         """Show ``data`` from now on (the panel asks it to load when the user chooses a source)."""
@@ -143,7 +172,7 @@ class DataBox(QGroupBox):
         with QSignalBlocker(self.source_combo):
             index = self.source_combo.findData(path)
             if index < 0:
-                self.source_combo.addItem(self.tr("File: {name}").format(name=Path(path).name), path)
+                self.source_combo.addItem(self._file_label(path), path)
                 index = self.source_combo.count() - 1
             self.source_combo.setCurrentIndex(index)
         return previous

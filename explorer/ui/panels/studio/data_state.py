@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from explorer.core.data.sources import DataSource
 from explorer.core.data.readers import DatasetError, normalize_side
 from explorer.core.data.text import tokenize
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.data_loading import LoadedData, LoadRequest, load_data, source_label, source_name
 from explorer.ui.worker import LatestOnlyRunner
 
@@ -20,12 +21,13 @@ class DataState(QObject):
     -------
     changed(): the source, the loading state, the offered files or the error changed.
     load_finished(bool): a request ended (only the newest one): True if loaded, False if refused.
-    message_posted(str, str): text and level (``info`` or ``error``) for the status bar / inline banner.
+    message_posted(object, str): text (``Words`` when worded here) and level (``info`` or ``error``) for the
+        status bar / inline banner.
     """
 
     changed = Signal()
     load_finished = Signal(bool)
-    message_posted = Signal(str, str)
+    message_posted = Signal(object, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -70,7 +72,8 @@ class DataState(QObject):
             self._finish(loaded, None)
             return True
         self._runner.submit(load_data, request)
-        self.message_posted.emit(self.tr("Loading {source}…").format(source=source_label(request.spec)), "info")
+        self.message_posted.emit(Words.formatted(
+            lambda: self.tr("Loading {source}…"), source=source_label(request.spec)), "info")
         self.changed.emit()
         return None
 
@@ -97,21 +100,23 @@ class DataState(QObject):
             self.failed, self.error, self._references = None, None, None
             self.files = [f for f in self.files if f == loaded.request.spec or f != new_file]
             if request is not None and request.task is None and request.spec != "builtin":
-                self.message_posted.emit(self.tr("Loaded {source}.").format(
+                self.message_posted.emit(Words.formatted(lambda: self.tr("Loaded {source}."),
                     source=source_name(loaded.request.spec, loaded.source)), "info")
             else:
-                self.message_posted.emit(self.tr("Loaded {source}.").format(source=source_label(loaded.request.spec)),
-                                         "info")
+                self.message_posted.emit(Words.formatted(
+                    lambda: self.tr("Loaded {source}."), source=source_label(loaded.request.spec)), "info")
         elif request is not None and request.spec == new_file and self.source is not None:
             # a file just opened was refused: the data in use stays
             self.files = [f for f in self.files if f != new_file]
-            self.message_posted.emit(self.tr("Could not load the data: {error}").format(error=error), "error")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Could not load the data: {error}"), error=error), "error")
         else:
             if request is not None and request.spec == new_file:
                 self.files = [f for f in self.files if f != new_file]
             self.source, self.loaded, self.failed, self.error = None, None, request, str(error)
             self.vocab_sizes, self._references = (0, 0), None
-            self.message_posted.emit(self.tr("Could not load the data: {error}").format(error=error), "error")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Could not load the data: {error}"), error=error), "error")
         self.changed.emit()
         self.load_finished.emit(loaded is not None)
 

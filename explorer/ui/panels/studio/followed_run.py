@@ -13,6 +13,7 @@ from explorer.core.training.checkpoint import load_model
 from explorer.core.runs.follower import RunFollower
 from explorer.core.runs.replay import ReplayClock, replay_run
 from explorer.core.runs.stream import follow_run
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.model_files import ModelRecord
 from explorer.ui.worker import generator_worker
 
@@ -77,8 +78,9 @@ def checkpoint_record(path: str, run_name: str) -> ModelRecord:
     steps = len(getattr(loaded.history, "step_loss", None) or [])
     epochs = len(getattr(loaded.history, "epoch_loss", None) or [])
     num_steps = loaded.train_config.num_steps if loaded.train_config is not None else 10
-    origin = QCoreApplication.translate("FollowedRun", "run {name}, its checkpoint after epoch {epoch} (step {step})"
-                                        ).format(name=run_name, epoch=epochs, step=steps)
+    origin = Words.formatted(lambda: QCoreApplication.translate(
+        "FollowedRun", "run {name}, its checkpoint after epoch {epoch} (step {step})"), name=run_name, epoch=epochs,
+        step=steps)
     return ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config, loaded.history,
                        num_steps, origin)
 

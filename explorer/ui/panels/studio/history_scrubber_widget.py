@@ -1,7 +1,7 @@
 """The studio's history scrubber (book §11.7): a slider over the kept attention snapshots, live by default."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSlider, QWidget
 
 
@@ -23,21 +23,33 @@ class HistoryScrubber(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setRange(0, 0)
         self.slider.setEnabled(False)
-        self.slider.setToolTip(self.tr("Replay how the attention evolved: every kept snapshot, oldest on the left"))
-        self.live_box = QCheckBox(self.tr("live"), self)
+        self.live_box = QCheckBox(self)
         self.live_box.setChecked(True)
-        self.live_box.setToolTip(self.tr("Show the newest snapshot as training goes"))
-        self.label = QLabel(self.tr("no snapshots yet"), self)
+        self.label = QLabel(self.tr("no snapshots yet"), self)  # which snapshot is shown: then the owner words it
         self.label.setMinimumWidth(150)
         self.label.setWordWrap(True)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel(self.tr("History"), self))
+        self._history_label = QLabel(self)
+        layout.addWidget(self._history_label)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.live_box)
         layout.addWidget(self.label)
         self.slider.valueChanged.connect(self._on_slider_value_changed)
         self.live_box.toggled.connect(self._on_live_box_toggled)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force (at build and on ``LanguageChange``)."""
+        self.slider.setToolTip(self.tr("Replay how the attention evolved: every kept snapshot, oldest on the left"))
+        self.live_box.setText(self.tr("live"))
+        self.live_box.setToolTip(self.tr("Show the newest snapshot as training goes"))
+        self._history_label.setText(self.tr("History"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     @property
     def live(self) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Slot
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.history_scrubber_widget import HistoryScrubber
@@ -35,7 +35,7 @@ class LiveAttention(QWidget):
         self.scroll.setWidget(self.grid)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.stack = HintStack(self.scroll, self.tr(GRID_HINT), self)
+        self.stack = HintStack(self.scroll, "", self)
         self.scrubber = HistoryScrubber(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -48,6 +48,17 @@ class LiveAttention(QWidget):
         attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
         attention.history_changed.connect(self._on_attention_history_changed)
         state.run_state_changed.connect(self._on_state_run_state_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The hint and the snapshot's line in the language in force (at build and on ``LanguageChange``)."""
+        self.stack.hint_label.setText(self.tr(GRID_HINT))
+        self._on_attention_history_changed()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # ---- state slots -------------------------------------------------------------------------
     @Slot(object)

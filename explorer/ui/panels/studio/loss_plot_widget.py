@@ -9,11 +9,13 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSettings, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsItem, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
 from explorer.core.runs.loss_record import PREVIOUS, LossRecord, ema
+from explorer.ui.widgets.form_controls import set_item_texts
+from explorer.ui.widgets.plot_texts import set_legend_names
 
 X_MODES = ("steps", "epochs", "seconds")
 #: Each x mode as the combo shows it, and the x axis's label for it.
@@ -46,13 +48,12 @@ class LossPlotWidget(pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        item.setLabel("left", self.tr("loss (per token)"))
         self.legend = item.addLegend(offset=(-10, 10))
         self.overlay_curves: dict[str, pg.PlotDataItem] = {}  # one dashed curve per overlaid run
         self._legend_key: tuple = ()
-        self.step_curve = item.plot([], [], name=self.tr("per step"), pen=pg.mkPen((31, 119, 180, 90), width=1))
+        self.step_curve = item.plot([], [], name="step", pen=pg.mkPen((31, 119, 180, 90), width=1))
         self.smooth_curve = item.plot([], [], pen=pg.mkPen((31, 119, 180), width=1.5))
-        self.epoch_curve = item.plot([], [], name=self.tr("per epoch"), pen=pg.mkPen((214, 39, 40), width=2.5))
+        self.epoch_curve = item.plot([], [], name="epoch", pen=pg.mkPen((214, 39, 40), width=2.5))
         self.smooth_curve.setVisible(False)
         self.marker = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((44, 160, 44), width=1.5))
         self.marker.setVisible(False)
@@ -63,6 +64,23 @@ class LossPlotWidget(pg.PlotWidget):
         self.apply_theme(False)
         for name in ("left", "bottom"):  # axis text is slow to draw: repaint it only when the ticks change
             item.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the axes' labels and the legend in the language in force (at build and on ``LanguageChange``)."""
+        self.getPlotItem().setLabel("left", self.tr("loss (per token)"))
+        self._apply_x_label()
+        set_legend_names(self.getPlotItem(), [(self.step_curve, self.tr("per step")),
+                                              (self.epoch_curve, self.tr("per epoch")),
+                                              (self.smooth_curve, self._smooth_name())])
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _smooth_name(self) -> str:
+        return self.tr("smoothed (EMA {weight:.2f})").format(weight=self.smoothing)
 
     def apply_theme(self, dark: bool) -> None:
         """Background and axis colours for a light or dark window."""
@@ -172,8 +190,7 @@ class LossPlotWidget(pg.PlotWidget):
         self._legend_key = key
         legend = self.legend
         entries = [(curve, name, True) for name, curve in self.overlay_curves.items()]
-        entries.append((self.smooth_curve, self.tr("smoothed (EMA {weight:.2f})").format(weight=self.smoothing),
-                        self.smoothing > 0))
+        entries.append((self.smooth_curve, self._smooth_name(), self.smoothing > 0))
         for curve, name, shown in entries:
             legend.removeItem(curve)
             if shown:
@@ -223,16 +240,15 @@ class LossView(QWidget):
         self.plot = LossPlotWidget(record, self)
         self.x_combo = QComboBox(self)
         for mode in X_MODES:  # the mode is the item's data
-            self.x_combo.addItem(self.tr(X_MODE_NAMES[mode]), mode)
-        self.log_box = QCheckBox(self.tr("log y"), self)
+            self.x_combo.addItem(mode, mode)
+        self.log_box = QCheckBox(self)
         self.smooth_spin = QDoubleSpinBox(self)
         self.smooth_spin.setRange(0.0, 0.99)
         self.smooth_spin.setSingleStep(0.1)
         self.smooth_spin.setDecimals(2)
-        self.smooth_spin.setToolTip(self.tr("Exponential smoothing of the per-step loss (0 = off)"))
+        self._x_label, self._smoothing_label = QLabel(self), QLabel(self)
         options = QHBoxLayout()
-        for widget in (QLabel(self.tr("x axis"), self), self.x_combo, self.log_box, QLabel(self.tr("smoothing"), self),
-                       self.smooth_spin):
+        for widget in (self._x_label, self.x_combo, self.log_box, self._smoothing_label, self.smooth_spin):
             options.addWidget(widget)
         options.addStretch(1)
         layout = QVBoxLayout(self)
@@ -242,6 +258,20 @@ class LossView(QWidget):
         self.x_combo.currentIndexChanged.connect(self._on_x_combo_current_index_changed)
         self.log_box.toggled.connect(self._on_log_box_toggled)
         self.smooth_spin.valueChanged.connect(self._on_smooth_spin_value_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the options' texts in the language in force (at build and on ``LanguageChange``)."""
+        set_item_texts(self.x_combo, [self.tr(X_MODE_NAMES[mode]) for mode in X_MODES])
+        self.log_box.setText(self.tr("log y"))
+        self.smooth_spin.setToolTip(self.tr("Exponential smoothing of the per-step loss (0 = off)"))
+        self._x_label.setText(self.tr("x axis"))
+        self._smoothing_label.setText(self.tr("smoothing"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def save_settings(self, settings: QSettings, key: Callable[[str], str]) -> None:
         settings.setValue(key("x_mode"), self.plot.x_mode)

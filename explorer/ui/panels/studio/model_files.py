@@ -14,6 +14,7 @@ from explorer.core.training.checkpoint import load_model, save_model
 from explorer.core.training.events import SnapshotEvent
 from explorer.core.training.probe import probe_attention
 from explorer.core.model.transformer import Seq2SeqTransformer
+from explorer.ui.i18n.words import Words
 
 
 
@@ -56,9 +57,9 @@ def open_record(path: str, fallback_num_steps: int) -> tuple[ModelRecord, Any]:
     loaded = load_model(path, device="cpu")
     num_steps = loaded.train_config.num_steps if loaded.train_config is not None else fallback_num_steps
     cfg = loaded.model_config
-    origin = QCoreApplication.translate("ModelFiles", "opened {name} ({layers} layers, {heads} heads, {hiddens} hidden)"
-                                        ).format(name=Path(path).name, layers=cfg.num_layers, heads=cfg.num_heads,
-                                                 hiddens=cfg.num_hiddens)
+    origin = Words.formatted(lambda: QCoreApplication.translate(
+        "ModelFiles", "opened {name} ({layers} layers, {heads} heads, {hiddens} hidden)"), name=Path(path).name,
+        layers=cfg.num_layers, heads=cfg.num_heads, hiddens=cfg.num_hiddens)
     record = ModelRecord(loaded.model, loaded.src_vocab, loaded.tgt_vocab, loaded.train_config,
                          loaded.history, num_steps, origin)
     return record, loaded

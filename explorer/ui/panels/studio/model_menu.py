@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
@@ -49,25 +49,10 @@ class ModelMenu(QMenu):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("&Model"))
-        self.save_action = QAction(self.tr("&Save model…"), self)
-        self.open_action = QAction(self.tr("&Open model…"), self)
-        self.run_action = QAction(self.tr("Open &run…"), self)
-        self.recent_menu = QMenu(self.tr("&Recent runs"), self)
-        self.demo_action = QAction(self.tr("Replay the d&emo run"), self)
-        self.replay_action = QAction(self.tr("Re&play a run…"), self)
-        self.overlay_action = QAction(self.tr("Overlay a run's &loss…"), self)
-        self.clear_overlays_action = QAction(self.tr("&Clear overlaid runs"), self)
-        self.dataset_action = QAction(self.tr("Open &dataset…"), self)
-        self.save_action.setToolTip(self.tr("Save the trained (or paused) model with its vocabularies and settings"))
-        self.open_action.setToolTip(self.tr("Open a model saved here or by the command line, to inspect and "
-                                            "translate"))
-        self.run_action.setToolTip(self.tr("Open a run directory (finished, or still being trained by the command "
-                                           "line) and follow it live"))
-        self.demo_action.setToolTip(self.tr("Watch the book's model train (a run of 200 epochs recorded with this app) "
-                                            "at any speed, without training it here"))
-        self.replay_action.setToolTip(self.tr("Replay a recorded run directory as it was trained, at any speed"))
-        self.overlay_action.setToolTip(self.tr("Draw another run's loss curve over this one"))
+        self.save_action, self.open_action, self.run_action = QAction(self), QAction(self), QAction(self)
+        self.recent_menu = QMenu(self)
+        self.demo_action, self.replay_action, self.overlay_action = QAction(self), QAction(self), QAction(self)
+        self.clear_overlays_action, self.dataset_action = QAction(self), QAction(self)
         for action in (self.save_action, self.open_action, self.run_action):
             self.addAction(action)
         self.addMenu(self.recent_menu)
@@ -87,6 +72,34 @@ class ModelMenu(QMenu):
         self.clear_overlays_action.triggered.connect(self.overlays_cleared)
         self.dataset_action.triggered.connect(self._on_dataset_action_triggered)
         self.set_recent_runs([])
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the menu's texts in the language in force (at build and on ``LanguageChange``)."""
+        self.setTitle(self.tr("&Model"))
+        self.save_action.setText(self.tr("&Save model…"))
+        self.open_action.setText(self.tr("&Open model…"))
+        self.run_action.setText(self.tr("Open &run…"))
+        self.recent_menu.setTitle(self.tr("&Recent runs"))
+        self.demo_action.setText(self.tr("Replay the d&emo run"))
+        self.replay_action.setText(self.tr("Re&play a run…"))
+        self.overlay_action.setText(self.tr("Overlay a run's &loss…"))
+        self.clear_overlays_action.setText(self.tr("&Clear overlaid runs"))
+        self.dataset_action.setText(self.tr("Open &dataset…"))
+        self.save_action.setToolTip(self.tr("Save the trained (or paused) model with its vocabularies and settings"))
+        self.open_action.setToolTip(self.tr("Open a model saved here or by the command line, to inspect and "
+                                            "translate"))
+        self.run_action.setToolTip(self.tr("Open a run directory (finished, or still being trained by the command "
+                                           "line) and follow it live"))
+        self.demo_action.setToolTip(self.tr("Watch the book's model train (a run of 200 epochs recorded with this app) "
+                                            "at any speed, without training it here"))
+        self.replay_action.setToolTip(self.tr("Replay a recorded run directory as it was trained, at any speed"))
+        self.overlay_action.setToolTip(self.tr("Draw another run's loss curve over this one"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def set_recent_runs(self, paths: list[str]) -> None:
         """List ``paths`` (newest first) under Recent runs."""

@@ -12,6 +12,7 @@ from explorer.core.training.checkpoint_read import CheckpointError
 from explorer.core.runs.loss_record import LossRecord
 from explorer.core.data.text import Vocab
 from explorer.core.training.config import TrainingConfig, TrainingHistory
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.followed_run import checkpoint_record
 from explorer.ui.panels.studio.model_files import (ModelRecord, OpenedModel, model_from_state, open_model_job,
                                                    save_record)
@@ -27,13 +28,13 @@ class ModelState(QObject):
     model_changed(object): the model on offer changed (a ``ModelRecord``, or None).
     model_opened(object): a checkpoint was read (an ``OpenedModel``); the studio makes it the current model.
     model_open_finished(bool): a Model → Open request ended: True if the model is on offer.
-    message_posted(str, str): text and level (``info``, ``error`` or ``alert``).
+    message_posted(object, str): text (``Words`` when worded here) and level (``info``, ``error`` or ``alert``).
     """
 
     model_changed = Signal(object)
     model_opened = Signal(object)
     model_open_finished = Signal(bool)
-    message_posted = Signal(str, str)
+    message_posted = Signal(object, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -68,7 +69,7 @@ class ModelState(QObject):
         """Read a checkpoint in the background; :attr:`model_opened` or a message follows."""
         self.opening = path
         self._file_loader.submit(open_model_job, path, fallback_num_steps, probe)
-        self.message_posted.emit(self.tr("Opening {name}…").format(name=Path(path).name), "info")
+        self.message_posted.emit(Words.formatted(lambda: self.tr("Opening {name}…"), name=Path(path).name), "info")
 
     def load_checkpoint(self, path: str, run_name: str) -> None:
         """Offer a followed run's latest checkpoint once it is read (in the background)."""
@@ -78,15 +79,17 @@ class ModelState(QObject):
     def save(self, path: str, source_name: str) -> bool:
         """Save the model on offer to ``path``; False with a message on failure."""
         if self.record is None:
-            self.message_posted.emit(self.tr("There is no model to save yet (pause or finish training first)."),
+            self.message_posted.emit(Words(
+                lambda: self.tr("There is no model to save yet (pause or finish training first).")),
                                      "error")
             return False
         try:
             saved = save_record(path, self.record, source_name)
         except (CheckpointError, OSError, ValueError) as exc:
-            self.message_posted.emit(self.tr("Could not save the model: {error}").format(error=exc), "alert")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Could not save the model: {error}"), error=exc), "alert")
             return False
-        self.message_posted.emit(self.tr("Saved the model to {path}.").format(path=saved), "info")
+        self.message_posted.emit(Words.formatted(lambda: self.tr("Saved the model to {path}."), path=saved), "info")
         return True
 
     def shutdown(self, timeout_ms: int) -> None:
@@ -106,7 +109,8 @@ class ModelState(QObject):
     @Slot(str)
     def _on_file_loader_failed(self, message: str) -> None:
         self.opening = None
-        self.message_posted.emit(self.tr("Could not open the model: {error}").format(error=message), "alert")
+        self.message_posted.emit(Words.formatted(
+            lambda: self.tr("Could not open the model: {error}"), error=message), "alert")
         self.model_open_finished.emit(False)
 
     @Slot(object)
@@ -117,7 +121,8 @@ class ModelState(QObject):
 
     @Slot(str)
     def _on_checkpoint_loader_failed(self, message: str) -> None:
-        self.message_posted.emit(self.tr("The run's checkpoint could not be read yet: {error}").format(error=message),
+        self.message_posted.emit(Words.formatted(
+            lambda: self.tr("The run's checkpoint could not be read yet: {error}"), error=message),
                                  "error")
 
 

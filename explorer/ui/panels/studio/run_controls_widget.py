@@ -6,10 +6,11 @@ import math
 
 from typing import Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QEvent, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from explorer.core.runs.replay import SPEEDS
+from explorer.ui.i18n.words import Words, again
 
 STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
 
@@ -35,28 +36,20 @@ class TrainingControls(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.start_button = QPushButton(self.tr("Start"), self)
-        self.pause_button = QPushButton(self.tr("Pause"), self)
-        self.step_button = QPushButton(self.tr("Step"), self)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
-        self.reset_button = QPushButton(self.tr("Reset"), self)
-        self.start_button.setToolTip(self.tr("Train a fresh model with the settings above"))
-        self.pause_button.setToolTip(self.tr("Pause training (the model can then be inspected and used to translate)"))
-        self.step_button.setToolTip(self.tr("While paused: train on exactly one more batch"))
-        self.stop_button.setToolTip(self.tr("End training; the model trained so far is kept"))
-        self.reset_button.setToolTip(self.tr("Forget the model, the loss curves and the attention history"))
+        self.start_button, self.pause_button, self.step_button = (QPushButton(self), QPushButton(self),
+                                                                  QPushButton(self))
+        self.stop_button, self.reset_button = QPushButton(self), QPushButton(self)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
-        self.info_label = QLabel(self.tr("Not started"), self)
-        self.speed_label = QLabel(self.tr("Replay speed"), self)
+        self.info_label = QLabel(self)
+        self._info = ""  # what the line under the bar says (Words re-worded in retranslate)
+        self.speed_label = QLabel(self)
         self.speed_combo = QComboBox(self)
         for speed in SPEEDS:
             self.speed_combo.addItem(f"{speed:g}×", speed)
         self.speed_combo.setCurrentIndex(SPEEDS.index(1.0))
-        self.speed_combo.setToolTip(self.tr("Recorded seconds per second: the replay shows the run as it was trained, "
-                                            "this many times as fast"))
         self.speed_label.setBuddy(self.speed_combo)
         self.speed_combo.activated.connect(self._on_speed_combo_activated)
         layout = QGridLayout(self)
@@ -74,6 +67,38 @@ class TrainingControls(QWidget):
         self._can_start = True
         self.set_state("idle")
         self.show_replay(None)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force, the buttons' and the progress line's worded from the state
+        (at build and on ``LanguageChange``)."""
+        self.start_button.setText(self.tr("Start"))
+        self.step_button.setText(self.tr("Step"))
+        self.reset_button.setText(self.tr("Reset"))
+        self.start_button.setToolTip(self.tr("Train a fresh model with the settings above"))
+        self.pause_button.setToolTip(self.tr("Pause training (the model can then be inspected and used to translate)"))
+        self.step_button.setToolTip(self.tr("While paused: train on exactly one more batch"))
+        self.stop_button.setToolTip(self.tr("End training; the model trained so far is kept"))
+        self.reset_button.setToolTip(self.tr("Forget the model, the loss curves and the attention history"))
+        self.speed_label.setText(self.tr("Replay speed"))
+        self.speed_combo.setToolTip(self.tr("Recorded seconds per second: the replay shows the run as it was trained, "
+                                            "this many times as fast"))
+        self._word_buttons()
+        self.info_label.setText(again(self._info))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _say(self, text: str) -> None:
+        self._info = text
+        self.info_label.setText(text)
+
+    def _word_buttons(self) -> None:
+        """Pause or Resume, Stop or Stop following, as the state says."""
+        self.pause_button.setText(self.tr("Resume") if self.state == "paused" else self.tr("Pause"))
+        self.stop_button.setText(self.tr("Stop following") if self.state == "following" else self.tr("Stop"))
 
     @Slot(object)
     def show_replay(self, speed: float | None) -> None:
@@ -107,13 +132,12 @@ class TrainingControls(QWidget):
         if state == "starting":
             self.progress.setValue(0)
             self.progress.setFormat("")
-            self.info_label.setText(self.tr("Starting the training process…"))
+            self._say(Words(lambda: self.tr("Starting the training process…")))
         self.start_button.setEnabled(self._can_start and state in ("idle", "finished"))
         self.pause_button.setEnabled(active)
-        self.pause_button.setText(self.tr("Resume") if state == "paused" else self.tr("Pause"))
         self.step_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(active or state == "following")
-        self.stop_button.setText(self.tr("Stop following") if state == "following" else self.tr("Stop"))
+        self._word_buttons()
         self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running", "following"))
         if state == "idle":
             self.reset_progress()
@@ -122,7 +146,7 @@ class TrainingControls(QWidget):
         """Empty bar, 'Not started'."""
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.info_label.setText(self.tr("Not started"))
+        self._say(Words(lambda: self.tr("Not started")))
 
     @Slot(object)
     def show_progress(self, p: Any) -> None:
@@ -131,6 +155,9 @@ class TrainingControls(QWidget):
         fraction = min(max(p.fraction, 0.0), 1.0)
         self.progress.setValue(int(round(fraction * 1000)))
         self.progress.setFormat(f"{fraction:.0%}")
+        self._say(Words(lambda: self._progress_text(p, fraction)))
+
+    def _progress_text(self, p: Any, fraction: float) -> str:
         eta = p.elapsed_s * (1.0 - fraction) / fraction if fraction > 0 else float("nan")
         if p.run_state == "paused":
             text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · paused at step {step}")
@@ -144,6 +171,6 @@ class TrainingControls(QWidget):
             text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · ETA {eta} · {rate:,.0f} tokens/s")
         else:
             text = self.tr("epoch {epoch}/{epochs} · loss {loss:.4f} ({label}) · {rate:,.0f} tokens/s")
-        text = text.format(epoch=p.epoch, epochs=p.num_epochs, loss=p.loss, label=p.loss_label, step=p.step,
+        text = text.format(epoch=p.epoch, epochs=p.num_epochs, loss=p.loss, label=again(p.loss_label), step=p.step,
                            rate=p.tokens_per_s, eta=format_duration(eta))
-        self.info_label.setText(f"{text} · {p.device}" if p.device else text)
+        return f"{text} · {again(p.device)}" if p.device else text

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from explorer.core.runs.loss_record import LossRecord, rows_from_metrics
 from explorer.core.runs.run_dir import RunDirError, read_metrics, read_run_json
 from explorer.core.data.text import Vocab
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.run_messages import finished_text, stopped_text, translations_text
 from explorer.ui.panels.studio.run_progress import Progress, ProgressTracker
 
@@ -34,13 +35,13 @@ class RunFeed(QObject):
     -------
     progress_changed(Progress): at most ~30 Hz while the timer runs, and on :meth:`emit_progress`.
     loss_changed(): the loss record grew or was replaced (at most ~8 Hz while the timer runs); read :attr:`loss`.
-    message_posted(str, str): text and level: the run's translations and end (``info``), its error (``alert``),
-        another run's losses that cannot be overlaid (``error``).
+    message_posted(object, str): text (``Words`` when worded here) and level: the run's translations and end
+        (``info``), its error (``alert``), another run's losses that cannot be overlaid (``error``).
     """
 
     progress_changed = Signal(object)
     loss_changed = Signal()
-    message_posted = Signal(str, str)
+    message_posted = Signal(object, str)
 
     def __init__(self, attention: AttentionState, progress_now: Callable[[], Progress | None],
                  parent: QObject | None = None) -> None:
@@ -126,10 +127,12 @@ class RunFeed(QObject):
             read_run_json(path)  # a run directory (RunDirError otherwise)
             rows = rows_from_metrics(read_metrics(path))
         except (RunDirError, OSError, KeyError, TypeError, ValueError) as exc:
-            self.message_posted.emit(self.tr("Could not read that run's losses: {error}").format(error=exc), "error")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Could not read that run's losses: {error}"), error=exc), "error")
             return False
         if not len(rows):
-            self.message_posted.emit(self.tr("The run {name} has no losses yet.").format(name=Path(path).name), "error")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("The run {name} has no losses yet."), name=Path(path).name), "error")
             return False
         self.loss.add_overlay(Path(path).name, rows)
         self.loss_changed.emit()

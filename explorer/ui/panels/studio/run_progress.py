@@ -8,6 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
+from explorer.ui.i18n.words import Words
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -49,10 +51,12 @@ class ProgressTracker:
         """The loss shown everywhere, with its label."""
         if self._epoch_loss is not None:
             epoch, loss = self._epoch_loss
-            return loss, QCoreApplication.translate("RunProgress", "epoch {epoch}, per token").format(epoch=epoch)
+            return loss, Words(lambda: QCoreApplication.translate("RunProgress", "epoch {epoch}, per token").format(
+                epoch=epoch))
         total, tokens = self._sums
         epoch = self.latest_step.epoch if self.latest_step is not None else 1
-        label = QCoreApplication.translate("RunProgress", "epoch {epoch} so far, per token").format(epoch=epoch)
+        label = Words(lambda: QCoreApplication.translate("RunProgress", "epoch {epoch} so far, per token").format(
+            epoch=epoch))
         return (total / tokens if tokens else math.nan), label
 
     def progress(self, num_epochs: int, device: str, run_state: str,
@@ -64,7 +68,8 @@ class ProgressTracker:
             return None
         elapsed_s = step.elapsed_s
         if replay_speed is not None:
-            device = QCoreApplication.translate("RunProgress", "replay at {speed}×").format(speed=f"{replay_speed:g}")
+            speed = f"{replay_speed:g}"
+            device = Words(lambda: QCoreApplication.translate("RunProgress", "replay at {speed}×").format(speed=speed))
             elapsed_s = step.elapsed_s / replay_speed
         loss, label = self.shown_loss()
         return Progress(step.step, step.epoch, num_epochs, step.progress, elapsed_s, step.tokens_per_s, loss, label,

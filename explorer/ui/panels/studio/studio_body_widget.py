@@ -3,7 +3,7 @@ form scrolling under them; training (loss over live attention), detail and trans
 the views on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
@@ -47,7 +47,7 @@ class StudioBody(QSplitter):
         left.setMinimumWidth(340)
 
         self.loss_view = LossView(state.loss)
-        self.loss_stack = HintStack(self.loss_view, self.tr(LOSS_HINT))
+        self.loss_stack = HintStack(self.loss_view, "")
         self.live = LiveAttention(state)
         live = QSplitter(Qt.Orientation.Vertical)
         live.addWidget(self.loss_stack)
@@ -58,10 +58,23 @@ class StudioBody(QSplitter):
         self.detail = AttentionDetail()
         self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
-        self.tabs.addTab(live, self.tr("Training"))
-        self.tabs.addTab(self.detail, self.tr("Attention detail"))
-        self.tabs.addTab(self.translate_view, self.tr("Translate"))
+        for page in (live, self.detail, self.translate_view):
+            self.tabs.addTab(page, "")
         self.addWidget(left)
         self.addWidget(self.tabs)
         self.setStretchFactor(1, 1)
         self.setSizes([340, 900])
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The loss plot's hint and the tabs' names in the language in force (at build and on ``LanguageChange``;
+        the views word their own texts)."""
+        self.loss_stack.hint_label.setText(self.tr(LOSS_HINT))
+        for index, name in enumerate((self.tr("Training"), self.tr("Attention detail"), self.tr("Translate"))):
+            self.tabs.setTabText(index, name)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+

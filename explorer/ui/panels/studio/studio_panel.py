@@ -15,6 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.core.model.transformer import ConfigError
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.core.training.checkpoint_read import SUFFIX
 from explorer.core.runs.run_dir import is_run_dir
@@ -141,7 +142,7 @@ class StudioPanel(BasePanel):
         try:
             config = self.form.config().validate()
         except ConfigError as exc:
-            self._on_state_message_posted(self.tr("Cannot start: {error}").format(error=exc), "error")
+            self._on_state_message_posted(Words.formatted(lambda: self.tr("Cannot start: {error}"), error=exc), "error")
             return False
         return self.studio_state.start_run(config, self.data.probe())
 
@@ -161,7 +162,8 @@ class StudioPanel(BasePanel):
         """Use a Tatoeba-style file (or zip) as the data source, read in the background; False if refused at once
         (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
         if self.is_training():
-            self._on_state_message_posted(self.tr("Stop training before choosing another dataset."), "error")
+            self._on_state_message_posted(Words(lambda: self.tr("Stop training before choosing another dataset.")),
+                                          "error")
             return False
         self.data.choose_file(path)
         return self._load_source(new_file=True) is not False
@@ -249,7 +251,7 @@ class StudioPanel(BasePanel):
         if loaded:  # the banner of an earlier refusal no longer applies
             self.clear_inline_message()
 
-    @Slot(str, str)
+    @Slot(object, str)
     def _on_state_message_posted(self, text: str, level: str) -> None:
         if level in ("error", "alert"):
             self.show_inline_message(text)

@@ -19,6 +19,7 @@ from explorer.core.model.transformer import ConfigError
 from explorer.core.training.config import TrainingConfig
 from explorer.core.training.devices import check_model_fits, resolve_device
 from explorer.core.runs.process import TrainingProcess, warm_up
+from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.training_run import TrainingRun
 from explorer.ui.panels.studio.attention_state import AttentionState
 from explorer.ui.panels.studio.data_state import DataState
@@ -43,12 +44,13 @@ class StudioState(QObject):
     Signals
     -------
     run_state_changed(str): one of :data:`RUN_STATES`.
-    message_posted(str, str): text and level: ``info``, ``error`` (inline) or ``alert`` (a dialog too).
+    message_posted(object, str): text (``Words`` when worded here) and level: ``info``, ``error`` (inline) or
+        ``alert`` (a dialog too).
     replay_changed(object): the speed of the run being replayed (a float), or None when no run is replayed.
     """
 
     run_state_changed = Signal(str)
-    message_posted = Signal(str, str)
+    message_posted = Signal(object, str)
     replay_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -133,7 +135,7 @@ class StudioState(QObject):
         try:  # an estimate from the configuration: refuse a model that cannot fit before a process is started
             check_model_fits(config.model, *self.data.vocab_sizes, resolve_device(config.device))
         except ConfigError as exc:
-            self.message_posted.emit(self.tr("Cannot start: {error}").format(error=exc), "error")
+            self.message_posted.emit(Words.formatted(lambda: self.tr("Cannot start: {error}"), error=exc), "error")
             return False
         self._forget_run()
         self.run_dir = new_run_dir(self.runs_root) if self.runs_root is not None else None
@@ -141,7 +143,7 @@ class StudioState(QObject):
         self.run_config = config
         self.models.offer(None)
         self._begin(TrainingRun(config, self.data.loaded, probe, self.run_dir), "starting", self._on_worker_finished)
-        self.message_posted.emit(self.tr("Starting the training process…"), "info")
+        self.message_posted.emit(Words(lambda: self.tr("Starting the training process…")), "info")
         self.run_feed.emit_all()
         return True
 
@@ -152,7 +154,7 @@ class StudioState(QObject):
             self._run.pause()
             self._set_run_state("paused")
             if self.is_training():
-                self.message_posted.emit(self.tr("Paused: the model is being handed over…"), "info")
+                self.message_posted.emit(Words(lambda: self.tr("Paused: the model is being handed over…")), "info")
             else:
                 self._offer_kept_model()
             self.run_feed.emit_progress()
@@ -162,7 +164,7 @@ class StudioState(QObject):
             self._run.resume()
             self.models.offer(None)  # the model of the pause goes stale as the run moves on
             if self.is_training():
-                self.message_posted.emit(self.tr("Training resumed."), "info")
+                self.message_posted.emit(Words(lambda: self.tr("Training resumed.")), "info")
             self._set_run_state("running")
 
     def request_step(self) -> None:
@@ -186,7 +188,7 @@ class StudioState(QObject):
         self.models.offer(None)
         self._set_run_state("idle")
         self.run_feed.emit_all()
-        self.message_posted.emit(self.tr("Reset."), "info")
+        self.message_posted.emit(Words(lambda: self.tr("Reset.")), "info")
 
     def redraw(self) -> None:
         """Emit everything recorded so far now (the feed's timer does it in tiers while training)."""
@@ -222,12 +224,13 @@ class StudioState(QObject):
 
     def _new_followed(self, path: str, clock: ReplayClock | None) -> FollowedRun | None:
         if self.is_training():
-            self.message_posted.emit(self.tr("Stop training before opening a run."), "error")
+            self.message_posted.emit(Words(lambda: self.tr("Stop training before opening a run.")), "error")
             return None
         try:
             return FollowedRun(path, clock)
         except (RunDirError, OSError) as exc:
-            self.message_posted.emit(self.tr("Could not open the run: {error}").format(error=exc), "alert")
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Could not open the run: {error}"), error=exc), "alert")
             return None
 
     def _follow(self, followed: FollowedRun, state: str, text: str) -> None:
@@ -251,7 +254,7 @@ class StudioState(QObject):
     def open_model(self, path: str, fallback_num_steps: int, probe: tuple[str, str]) -> bool:
         """Read a checkpoint in the background to inspect and translate; False if refused (while training)."""
         if self.is_training():
-            self.message_posted.emit(self.tr("Stop training before opening a model."), "error")
+            self.message_posted.emit(Words(lambda: self.tr("Stop training before opening a model.")), "error")
             return False
         self.models.open_file(path, fallback_num_steps, probe)
         self.run_state_changed.emit(self.run_state)  # Start waits while a model is read
@@ -367,8 +370,9 @@ class StudioState(QObject):
         self._on_worker_finished()  # the same end as a run trained here
         if followed is not None and followed.follower.problems:
             # a plural message stays a self.tr call: lupdate reads %n only from tr()
-            self.message_posted.emit(self.tr("Stopped following {name}; %n damaged part(s) were skipped: {problem}", "",
-                                             len(followed.follower.problems)).format(
+            count = len(followed.follower.problems)
+            self.message_posted.emit(Words.formatted(
+                lambda: self.tr("Stopped following {name}; %n damaged part(s) were skipped: {problem}", "", count),
                 name=followed.name, problem=followed.follower.problems[-1]), "error")
 
     @Slot(object)

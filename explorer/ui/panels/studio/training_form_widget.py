@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QSpinBox, QVBoxLayout, QWidget)
 
@@ -16,6 +16,7 @@ from explorer.core.training.config import TrainingConfig
 from explorer.core.training.devices import resolve_device
 from explorer.core.model.transformer import ConfigError, TransformerConfig
 from explorer.ui.settings import coerce
+from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,
              num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2)
@@ -65,13 +66,13 @@ class TrainingForm(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
-        model_box = QGroupBox(self.tr("Model and training"), self)
-        form = QFormLayout(model_box)
+        self.model_box = model_box = QGroupBox(self)
+        self._form = form = QFormLayout(model_box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # long labels go above their field
         self.preset_combo = QComboBox(model_box)
         for name in [*PRESETS, CUSTOM]:  # the preset's name is the item's data
-            self.preset_combo.addItem(self.tr(PRESET_NAMES.get(name, name)), name)
-        form.addRow(self.tr("preset"), self.preset_combo)
+            self.preset_combo.addItem(name, name)
+        form.addRow("", self.preset_combo)
         self.fields: dict[str, QSpinBox | QDoubleSpinBox] = {}
         for name, (label, kind, low, high, extra) in _FIELDS.items():
             if kind == "int":
@@ -84,18 +85,18 @@ class TrainingForm(QWidget):
                 box.setSingleStep(10 ** -int(extra) * (10 if extra > 2 else 5))
             box.setKeyboardTracking(False)
             self.fields[name] = box
-            form.addRow(self.tr(label), box)
+            form.addRow(name, box)
             box.valueChanged.connect(self._on_field_value_changed)
-        self.norm_first = QCheckBox(self.tr("Pre-LN (norm first)"), model_box)
+        self.norm_first = QCheckBox(model_box)
         form.addRow(self.norm_first)
         self.device_combo = QComboBox(model_box)
         for device in DEVICE_CHOICES:  # the device's name is the item's data
-            self.device_combo.addItem(self.tr("auto") if device == "auto" else device, device)
+            self.device_combo.addItem(device, device)
         self.device_info = QLabel("", model_box)
-        drow = QHBoxLayout()
+        self._device_row = drow = QHBoxLayout()
         drow.addWidget(self.device_combo)
         drow.addWidget(self.device_info, 1)
-        form.addRow(self.tr("device"), drow)
+        form.addRow("device", drow)
         layout.addWidget(model_box)
         self.error_label = QLabel("", self)
         self.error_label.setWordWrap(True)
@@ -108,6 +109,23 @@ class TrainingForm(QWidget):
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_current_index_changed)
         self.norm_first.toggled.connect(self._on_field_value_changed)
         self.device_combo.currentIndexChanged.connect(self._on_device_combo_current_index_changed)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the form's texts in the language in force (at build and on ``LanguageChange``; the config's own
+        messages come from core, in English)."""
+        self.model_box.setTitle(self.tr("Model and training"))
+        set_item_texts(self.preset_combo, [self.tr(PRESET_NAMES.get(name, name)) for name in [*PRESETS, CUSTOM]])
+        set_row_labels(self._form, [(self.preset_combo, self.tr("preset")), (self._device_row, self.tr("device")),
+                                    *((self.fields[name], self.tr(label)) for name, (label, *_) in _FIELDS.items())])
+        self.norm_first.setText(self.tr("Pre-LN (norm first)"))
+        set_item_texts(self.device_combo, [self.tr("auto") if d == "auto" else d for d in DEVICE_CHOICES])
+        self._update_device_info()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # ---- reading ----------------------------------------------------------------------------
     def values(self) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from explorer.core.model.decoding import Translation, translate
 from explorer.core.model.metrics import bleu
 from explorer.core.data.text import UNK, tokenize
 from explorer.core.data.readers import normalize_side
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
+from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
 
@@ -39,46 +41,46 @@ class TranslateView(QWidget):
         self._vocabs: tuple[Any, Any] | None = None
         self._num_steps = 10
         self.result: Translation | None = None
-        self.model_label = QLabel(self.tr(NO_MODEL), self)
+        self.model_label = QLabel(self)
+        self._model_words = ""  # what the line about the model says (Words re-worded in retranslate)
         self.model_label.setWordWrap(True)
         self.sentence_edit = QLineEdit("i'm home .", self)
         self.reference_edit = QLineEdit("", self)
-        self.reference_edit.setPlaceholderText(self.tr("optional: the expected translation, for BLEU "
-                                                       "(else the dataset's own, when the sentence is in it)"))
         self.method_combo = QComboBox(self)
-        self.method_combo.addItem(self.tr("greedy"), "greedy")  # the method is the item's data
-        self.method_combo.addItem(self.tr("beam"), "beam")
+        self.method_combo.addItem("greedy", "greedy")  # the method is the item's data
+        self.method_combo.addItem("beam", "beam")
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 32)
         self.width_spin.setValue(4)
-        self.width_spin.setPrefix(self.tr("width "))
-        self.translate_button = QPushButton(self.tr("Translate"), self)
+        self.translate_button = QPushButton(self)
         self.layer_combo = QComboBox(self)
         self.head_combo = QComboBox(self)
         self.output_label = QLabel("", self)
         self.output_label.setWordWrap(True)
         self.output_label.setProperty("i18n_data", True)  # holds the model's translation; redrawn on a new language
         self.error_label = QLabel("", self)
+        self._error = ""  # why the last translation failed
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b; font-weight: bold;")
         self.heatmap = HeatmapWidget()
-        self.heatmap.set_axis_labels(self.tr("output tokens"), self.tr("input tokens"))
-        self.stack = HintStack(self.heatmap, self.tr(HEATMAP_HINT), self)
+        self.stack = HintStack(self.heatmap, "", self)
 
-        form = QFormLayout()
-        form.addRow(self.tr("sentence"), self.sentence_edit)
-        form.addRow(self.tr("reference"), self.reference_edit)
+        self._form = form = QFormLayout()
+        form.addRow("", self.sentence_edit)
+        form.addRow("", self.reference_edit)
         options = QHBoxLayout()
         options.addWidget(self.method_combo)
         options.addWidget(self.width_spin)
         options.addWidget(self.translate_button)
         options.addStretch(1)
-        form.addRow(self.tr("decoding"), options)
+        form.addRow("", options)
+        self._options = options
         shown = QHBoxLayout()
         shown.addWidget(self.layer_combo)
         shown.addWidget(self.head_combo)
         shown.addStretch(1)
-        form.addRow(self.tr("cross-attention of"), shown)
+        form.addRow("", shown)
+        self._shown = shown
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.model_label)
@@ -92,22 +94,51 @@ class TranslateView(QWidget):
         self.layer_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.head_combo.currentIndexChanged.connect(self._on_view_combo_changed)
         self.width_spin.setEnabled(False)
-        self.set_model(None, None, None, 10, self.tr(NO_MODEL))
+        self.set_model(None, None, None, 10, Words(lambda: self.tr(NO_MODEL)))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force; the model's line, the translation's (it mixes our words with
+        the model's) and the map's title worded again (at build and on ``LanguageChange``)."""
+        self.reference_edit.setPlaceholderText(self.tr("optional: the expected translation, for BLEU "
+                                                       "(else the dataset's own, when the sentence is in it)"))
+        set_item_texts(self.method_combo, [self.tr("greedy"), self.tr("beam")])
+        self.width_spin.setPrefix(self.tr("width "))
+        self.translate_button.setText(self.tr("Translate"))
+        self.heatmap.set_axis_labels(self.tr("output tokens"), self.tr("input tokens"))
+        self.stack.hint_label.setText(self.tr(HEATMAP_HINT))
+        set_row_labels(self._form, [(self.sentence_edit, self.tr("sentence")),
+                                    (self.reference_edit, self.tr("reference")),
+                                    (self._options, self.tr("decoding")), (self._shown, self.tr("cross-attention of"))])
+        self.model_label.setText(again(self._model_words))
+        self.error_label.setText(again(self._error))
+        if self._model is not None:
+            self._fill_view_combos(self._model.config)
+        if self.result is not None:
+            self._show_result(self.result)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange and self.result is not None:
-            self._show_result(self.result)  # the translation's line mixes our words with the model's
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
         super().changeEvent(event)
+
+    def _say_error(self, text: str) -> None:
+        self._error = text
+        self.error_label.setText(text)
+
+    def _say_model(self, text: str) -> None:
+        self._model_words = text
+        self.model_label.setText(text)
 
     # ---- model -------------------------------------------------------------------------------
     @Slot(object)
     def show_record(self, record: Any) -> None:
         """Use the state's model on offer (a ``ModelRecord``), or forget the model and its results (None)."""
         if record is None:
-            self.set_model(None, None, None, 10, self.tr(NO_MODEL))
+            self.set_model(None, None, None, 10, Words(lambda: self.tr(NO_MODEL)))
         else:
             self.set_model(record.model, record.src_vocab, record.tgt_vocab, record.num_steps,
-                           self.tr("Model: {origin}.").format(origin=record.origin))
+                           Words.formatted(lambda: self.tr("Model: {origin}."), origin=record.origin))
 
     @Slot(object)
     def show_replay(self, speed: float | None) -> None:
@@ -127,12 +158,13 @@ class TranslateView(QWidget):
         if self._model is not None:
             return
         if self._replaying:
-            self.model_label.setText(self.tr("Replaying a recorded run: pause to translate with the model it "
-                                             "kept before that point, if any; its last model arrives at the end."))
+            self._say_model(Words(lambda: self.tr("Replaying a recorded run: pause to translate with the model it "
+                                                  "kept before that point, if any; its last model arrives at the "
+                                                  "end.")))
         elif run_state in ("starting", "running"):
-            self.model_label.setText(self.tr("Training… pause or stop to translate with the model as it is."))
+            self._say_model(Words(lambda: self.tr("Training… pause or stop to translate with the model as it is.")))
         elif run_state in ("paused", "stopping"):
-            self.model_label.setText(self.tr("The model of the last step is on its way…"))
+            self._say_model(Words(lambda: self.tr("The model of the last step is on its way…")))
 
     def set_model(self, model: Any, src_vocab: Any, tgt_vocab: Any, num_steps: int, description: str) -> None:
         """Use ``model`` (one no training touches) or ``None`` with the reason in ``description``; a new model
@@ -140,19 +172,22 @@ class TranslateView(QWidget):
         if model is not self._model:
             self.result = None
             self.output_label.clear()
-            self.error_label.clear()
+            self._say_error("")
             self.stack.show_hint()
         self._model = model
         self._vocabs = (src_vocab, tgt_vocab) if model is not None else None
         self._num_steps = int(num_steps)
-        self.model_label.setText(description)
+        self._say_model(description)
         self.translate_button.setEnabled(model is not None)
         if model is not None:
-            cfg = model.config
-            self._fill_combo(self.layer_combo, [self.tr("layer {number}").format(number=i + 1)
-                                                for i in range(cfg.num_layers)], cfg.num_layers - 1)
-            self._fill_combo(self.head_combo, [self.tr("mean of heads"), *(self.tr("head {number}").format(number=h + 1)
-                                                                          for h in range(cfg.num_heads))], 0)
+            self._fill_view_combos(model.config)
+
+    def _fill_view_combos(self, cfg: Any) -> None:
+        """The layers and heads to choose from, worded in the language in force."""
+        self._fill_combo(self.layer_combo, [self.tr("layer {number}").format(number=i + 1)
+                                            for i in range(cfg.num_layers)], cfg.num_layers - 1)
+        self._fill_combo(self.head_combo, [self.tr("mean of heads"), *(self.tr("head {number}").format(number=h + 1)
+                                                                      for h in range(cfg.num_heads))], 0)
 
     @property
     def has_model(self) -> bool:
@@ -161,6 +196,9 @@ class TranslateView(QWidget):
     @staticmethod
     def _fill_combo(combo: QComboBox, items: list[str], current: int) -> None:
         if [combo.itemText(i) for i in range(combo.count())] == items:
+            return
+        if combo.count() == len(items):  # the same choices in other words: the choice stays
+            set_item_texts(combo, items)
             return
         combo.blockSignals(True)
         combo.clear()
@@ -171,16 +209,16 @@ class TranslateView(QWidget):
     # ---- translating ---------------------------------------------------------------------------
     def translate_now(self) -> Translation | None:
         """Translate the sentence box; shows the result or an inline message. Returns the translation."""
-        self.error_label.clear()
+        self._say_error("")
         if self._model is None or self._vocabs is None:
-            self.error_label.setText(self.tr("There is no model to translate with yet."))
+            self._say_error(Words(lambda: self.tr("There is no model to translate with yet.")))
             return None
         method = self.method_combo.currentData()
         try:
             result = translate(self._model, *self._vocabs, self.sentence_edit.text(), self._num_steps,
                                method=method, beam_width=self.width_spin.value())
         except ValueError as exc:  # DatasetError / DecodingError carry user-facing messages
-            self.error_label.setText(str(exc))
+            self._say_error(str(exc))
             return None
         self.result = result
         self._show_result(result)
