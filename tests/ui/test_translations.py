@@ -167,7 +167,7 @@ def test_language_switches_live_both_ways(qtbot, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------------- each panel on its own
 #: The panels that set their own texts in ``retranslate()`` (no main window, so no one else re-sets them).
 SELF_TRANSLATING = ["multihead", "scoring", "positional", "attention_cues", "architecture_comparison",
-                    "kernel_regression", "transformer_anatomy"]
+                    "kernel_regression", "transformer_anatomy", "studio", "inspector"]
 
 
 def _settle(qtbot, panel) -> None:  # type: ignore[no-untyped-def]

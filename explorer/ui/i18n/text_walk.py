@@ -1,10 +1,10 @@
 """Every text a widget tree shows, listed: labels, buttons, group boxes, tabs, combo items, actions and menus,
 tool tips, window titles, table items, pyqtgraph titles, axis labels, legends and text items, each with a setter.
 
-It parses nothing and translates nothing: tests use it to check that a screen has nothing left in English (or in
-Chinese), and :mod:`explorer.ui.i18n.retranslate` to re-set the texts of the widgets that do not yet re-word
-themselves. A widget whose text is data (a sentence the user typed, a translation produced by the model) says so
-with the dynamic property ``i18n_data`` = True: its own text is skipped (its tool tip is not).
+It parses nothing and translates nothing (every widget re-sets its own texts in ``retranslate()``): tests use it
+to check that a screen has nothing left in English (or in Chinese). A widget whose text is data (a sentence the
+user typed, a translation produced by the model) says so with the dynamic property ``i18n_data`` = True: its own
+text is skipped (its tool tip is not).
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 The build compiles each ``.ts`` into a ``.qm`` beside it (``setup.py``); a source checkout or an editable install
 compiles it on first use into a cache folder, again whenever the ``.ts`` changes. :class:`LanguageManager`
 installs and removes the ``QTranslator`` objects; Qt then sends ``QEvent.Type.LanguageChange`` to every widget,
-and each widget re-sets its texts in its ``retranslate()`` (widgets that do not have one yet are re-set by the main
-window, :mod:`explorer.ui.i18n.retranslate`).
+and each widget re-sets its texts in its ``retranslate()``; texts built from values are
+:class:`~explorer.ui.i18n.words.Words`, worded again from the values they keep.
 """
 from __future__ import annotations
 

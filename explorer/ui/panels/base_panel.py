@@ -68,7 +68,7 @@ class BasePanel(QWidget):
     formula_html: str = ""
     explanation_html: str = ""
 
-    status_message = Signal(str)
+    status_message = Signal(object)  # a str, or Words: the status bar words it again when the language changes
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -8,10 +8,11 @@ from importlib import metadata
 
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot, qVersion
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal, Slot, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 import explorer
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.worker import LatestOnlyRunner
 
 
@@ -75,7 +76,7 @@ class DeviceStatus(QLabel):
         self._after_module = after_module
         self._runner: LatestOnlyRunner | None = None
         self._closed = False
-        self._show(self.tr("not detected yet") if probe else self.tr("unknown"))
+        self._show(Words(lambda: self.tr("not detected yet")) if probe else Words(lambda: self.tr("unknown")))
 
     def maybe_start(self, force: bool = False) -> None:
         """Start the probe if it has not run and (unless ``force``) its module is already loaded."""
@@ -83,7 +84,7 @@ class DeviceStatus(QLabel):
             return
         if not force and self._after_module and self._after_module not in sys.modules:
             return
-        self._show(self.tr("detecting…"))
+        self._show(Words(lambda: self.tr("detecting…")))
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
         self._runner.failed.connect(self._on_runner_failed)
@@ -97,7 +98,17 @@ class DeviceStatus(QLabel):
 
     def _show(self, name: str) -> None:
         self.name = name
-        self.setText(self.tr("Device: {name}").format(name=name))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The label in the language in force (on ``LanguageChange``), its device's name worded again."""
+        self.setText(self.tr("Device: {name}").format(name=again(self.name)))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
 
     @Slot(object)
     def _on_runner_result_ready(self, name: object) -> None:
@@ -106,7 +117,8 @@ class DeviceStatus(QLabel):
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
-        self._on_runner_result_ready(self.tr("unknown ({error})").format(error=message))
+        self._show(Words.formatted(lambda: self.tr("unknown ({error})"), error=message))
+        self.detected.emit(self.name)
 
 
 class AboutDialog(QDialog):

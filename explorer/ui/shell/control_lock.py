@@ -6,7 +6,7 @@ shortcuts keep working, and unlocking has nothing to restore. A status-bar label
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QAbstractSpinBox,
                                QApplication, QComboBox, QLabel, QLineEdit, QPlainTextEdit, QScrollBar, QTextEdit,
                                QWidget)
@@ -17,6 +17,25 @@ INPUT_WIDGETS: tuple[type[QWidget], ...] = (QAbstractButton, QAbstractSlider, QA
 _BLOCKED = {QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick,
             QEvent.Type.Wheel, QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.ContextMenu}
 _NOTICE = {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress}
+
+
+class LockIndicator(QLabel):
+    """The status bar's "Controls locked" while the lock is on."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the texts in the language in force (at build and on ``LanguageChange``)."""
+        self.setText(QCoreApplication.translate("ControlLock", "Controls locked"))
+        self.setToolTip(QCoreApplication.translate(
+            "ControlLock", "View → Lock controls: the panels' controls ignore clicks and keys."))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class ControlLock(QObject):
@@ -35,9 +54,8 @@ class ControlLock(QObject):
         super().__init__(parent)
         self._area = area
         self.locked = False
-        self.indicator = QLabel(self.tr("Controls locked"))
+        self.indicator = LockIndicator()
         self.indicator.setObjectName("control_lock_indicator")
-        self.indicator.setToolTip(self.tr("View → Lock controls: the panels' controls ignore clicks and keys."))
         self.indicator.setStyleSheet("QLabel#control_lock_indicator { font-weight: bold; padding: 0 6px;"
                                      " border: 1px solid #c77c02; border-radius: 3px; color: #c77c02; }")
         self.indicator.setVisible(False)

@@ -236,10 +236,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("{panel} — Attention Explorer").format(
             panel=panel_title(self.specs[max(self.nav.currentRow(), 0)])))
 
-    @Slot(object)
-    def _on_language_retranslated(self, convert: Callable[[str], str | None]) -> None:
+    @Slot()
+    def _on_language_retranslated(self) -> None:
         self.set_navigation_texts()  # built from the panel registry, in the language in force
-        self.panel_status.retranslate(convert)  # kept messages are drawn by the bar, not a widget's text
+        self.menu_actions.retranslate()
+        self.panel_status.retranslate()  # kept messages are drawn by the bar, not a widget's text
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange and not self._shut_down:  # (a closing window stays as it is)

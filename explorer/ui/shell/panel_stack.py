@@ -10,9 +10,10 @@ import logging
 import traceback
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
+from explorer.ui.i18n.words import Words, again
 from explorer.ui.shell.panel_registry import PanelLoadError, PanelSpec, load_panel_class, panel_title
 from explorer.ui.panels.base_panel import BasePanel
 
@@ -37,9 +38,8 @@ class ErrorPage(QWidget):
 
     def __init__(self, title: str, message: str, details: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.message = message
-        heading = QLabel(self.tr("<h3>{title} could not be opened</h3><p>{message}</p>").format(
-            title=html.escape(title), message=html.escape(message)), self)
+        self.message, self._title = message, title
+        self.heading = heading = QLabel(self)
         heading.setWordWrap(True)
         heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text = QPlainTextEdit(details, self)
@@ -47,12 +47,36 @@ class ErrorPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(text, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The sentence in the language in force (at build and on ``LanguageChange``)."""
+        self.heading.setText(self.tr("<h3>{title} could not be opened</h3><p>{message}</p>").format(
+            title=html.escape(again(self._title)), message=html.escape(again(self.message))))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class Placeholder(QLabel):
     """The page shown until a panel is built; says when it has been painted."""
 
     painted = Signal()
+
+    def __init__(self, words: str, parent: QWidget | None = None) -> None:
+        super().__init__(words, parent)
+        self._words = words
+
+    def retranslate(self) -> None:
+        """"Opening …" in the language in force (on ``LanguageChange``)."""
+        self.setText(again(self._words))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
         super().paintEvent(event)
@@ -79,7 +103,8 @@ class PanelStack(QStackedWidget):
         self._panels: dict[str, BasePanel] = {}
         self._errors: dict[str, str] = {}
         for spec in self.specs:
-            page = Placeholder(self.tr("Opening {title}…").format(title=panel_title(spec)), self)
+            page = Placeholder(Words(lambda spec=spec: self.tr("Opening {title}…").format(title=panel_title(spec))),
+                               self)
             page.setAlignment(Qt.AlignmentFlag.AlignCenter)
             page.painted.connect(functools.partial(self.placeholder_painted.emit, spec.key))
             self._pages[spec.key] = page
@@ -126,7 +151,7 @@ class PanelStack(QStackedWidget):
             message = str(exc) if isinstance(exc, PanelLoadError) else f"{type(exc).__name__}: {exc}"
             log.warning("panel %s could not be built: %s", key, message)
             self._errors[key] = message
-            self._install(key, ErrorPage(panel_title(spec), message, traceback.format_exc()))
+            self._install(key, ErrorPage(Words(lambda: panel_title(spec)), message, traceback.format_exc()))
             self.panel_failed.emit(key, message)
             return None
         self._panels[key] = panel

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Slot
 
+from explorer.ui.i18n.words import again
+
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QStatusBar
 
@@ -41,18 +43,13 @@ class PanelStatus(QObject):
         else:
             bar.clearMessage()
 
-    def retranslate(self, convert: Callable[[str], str | None]) -> None:
-        """Put the kept messages and the one on screen into the new language (the bar draws it: not a widget's text).
+    def retranslate(self) -> None:
+        """Word the kept messages again in the language in force, and the one on screen (the bar draws it: not a
+        widget's text); messages that are data stay as they are."""
+        self._messages = {key: (again(text), expiry) for key, (text, expiry) in self._messages.items()}
+        self.show_for(self._current_key())
 
-        ``convert`` returns the text in the new language, or None for a text that is no known message.
-        """
-        self._messages = {key: (convert(text) or text, expiry) for key, (text, expiry) in self._messages.items()}
-        bar = self._bar
-        message = bar.currentMessage()
-        if message:
-            bar.showMessage(convert(message) or message, STATUS_MESSAGE_MS)
-
-    @Slot(str)
+    @Slot(object)
     def _on_panel_status_message(self, text: str) -> None:
         key = next((k for k, panel in self._panels.items() if panel is self.sender()), None)
         if key is None:

@@ -1,5 +1,5 @@
-"""The main window's language: View → Language chooses it (remembered), and when the language in force changes
-every text of the window, its panels, menus and dialogs is re-set in it (:mod:`explorer.ui.i18n.retranslate`)."""
+"""The main window's language: View → Language chooses it (remembered). When the language in force changes, Qt
+sends ``LanguageChange`` to every widget and each re-sets its own texts; the window re-sets what it draws itself."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -21,11 +21,11 @@ class WindowLanguage(QObject):
 
     Signals
     -------
-    retranslated(object): the texts on screen were re-set; carries ``convert(text)``, which returns a text of the
-    old language in the new one (or None for a text that is no known message), for texts kept elsewhere.
+    retranslated(): the language on screen changed: the window re-sets the texts no widget of its own holds
+    (menus, navigation, status messages).
     """
 
-    retranslated = Signal(object)
+    retranslated = Signal()
 
     def __init__(self, settings: AppSettings, actions: MenuActions, root: QWidget,
                  parent: QObject | None = None) -> None:
@@ -44,16 +44,12 @@ class WindowLanguage(QObject):
         language_manager().apply(choice)
 
     def retranslate(self) -> None:
-        """Re-set every text of the window, its panels, menus and dialogs in the language in force."""
-        from explorer.ui.i18n.converter import converter_for
-        from explorer.ui.i18n.retranslate import own_popups, retranslate_tree
-
+        """Called on the window's ``LanguageChange``: says so once per language."""
         new = language_manager().language
         if new == self.shown:
             return
-        old, self.shown = self.shown, new
-        retranslate_tree([self._root, *own_popups(self._root)], old, new)
-        self.retranslated.emit(converter_for(old, new).convert)
+        self.shown = new
+        self.retranslated.emit()
 
     @Slot(QAction)
     def _on_language_group_triggered(self, action: QAction) -> None:
