@@ -924,8 +924,8 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>还没有加载数据：请在 Transformer 工作室中选择数据源（或使用探针或数据文件）</translation>
     </message>
     <message>
-        <source>no model: open one in the Inspect tab (or train one) first</source>
-        <translation>没有模型：请先在“查看”标签页中打开一个（或训练一个）</translation>
+        <source>no model: open one in the Inspect tab (or train one in the studio) first</source>
+        <translation>没有模型：请先在“查看”标签页中打开一个（或在工作室中训练一个）</translation>
     </message>
     <message>
         <source>explaining a cell needs an inspected text: use Inspect or Generate first</source>
@@ -1602,8 +1602,8 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>没有可从中取出这个头的查看结果</translation>
     </message>
     <message>
-        <source>No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), open a saved model, or train one.</source>
-        <translation>没有可查看的模型：请打开一个 Hugging Face 模型文件夹（模型 → 打开 Hugging Face 模型文件夹…）、打开已保存的模型，或者训练一个。</translation>
+        <source>No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), open a saved model, or train one in the Transformer studio.</source>
+        <translation>没有可查看的模型：请打开一个 Hugging Face 模型文件夹（模型 → 打开 Hugging Face 模型文件夹…）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
     </message>
     <message>
         <source>Inspecting {name}: {summary}</source>
@@ -1625,8 +1625,8 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
 <context>
     <name>InspectView</name>
     <message>
-        <source>No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding config.json here), open a saved model, or train one.</source>
-        <translation>还没有可查看的模型：模型 → 打开 Hugging Face 模型文件夹…（或把含有 config.json 的文件夹拖到这里）、打开已保存的模型，或者训练一个。</translation>
+        <source>No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding config.json here), open a saved model, or train one in the Transformer studio.</source>
+        <translation>还没有可查看的模型：模型 → 打开 Hugging Face 模型文件夹…（或把含有 config.json 的文件夹拖到这里）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
     </message>
     <message>
         <source>The attention grid appears here once a text is inspected.</source>

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal, Slot
 
 from explorer.ui.panels.inspector.inspect_state import InspectState
 from explorer.ui.i18n.words import Words
@@ -14,8 +14,14 @@ from explorer.ui.worker import LatestOnlyRunner, generator_worker
 
 Head = tuple[str, int, int]
 PAIR_SOURCES = ("data", "probe", "file")
+NO_MODEL = QT_TRANSLATE_NOOP("DebugState", "no model: open one in the Inspect tab (or train one in the studio) first")
 #: One lock for every job on a model: they use the model's own modules (ablation hooks, recorded inputs).
 _MODEL_LOCK = threading.Lock()
+
+
+def _no_model() -> Words:
+    """Why a tool cannot run yet, worded again when the language changes."""
+    return Words(lambda: QCoreApplication.translate("DebugState", NO_MODEL))
 
 
 def _locked(fn: Any, *args: Any) -> Any:
@@ -168,7 +174,7 @@ class DebugState(QObject):
     def _submit(self, tool: str, fn: Any, *args: Any) -> bool:
         model = self.model()
         if model is None:
-            self.failed.emit(tool, Words(lambda: self.tr("no model: open one in the Inspect tab (or train one) first")))
+            self.failed.emit(tool, _no_model())
             return False
         self._runners[tool].submit(_locked, fn, model, *args)
         return True
@@ -181,8 +187,7 @@ class DebugState(QObject):
         """Switch off each head in turn (with :attr:`ablated` off throughout); rows arrive as ``sweep_row``."""
         model, info = self.model(), self.inspect.info()
         if model is None or info is None:
-            self.failed.emit("ablation",
-                             Words(lambda: self.tr("no model: open one in the Inspect tab (or train one) first")))
+            self.failed.emit("ablation", _no_model())
             return False
         self.cancel_sweep()
         self._sweep_total = 1 + sum(info.layers[k] * info.heads[k] for k in info.kinds) - len(self.ablated)

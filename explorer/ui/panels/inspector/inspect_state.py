@@ -212,7 +212,7 @@ class InspectState(QObject):
         if model is None:
             self.message_posted.emit(Words(lambda: self.tr(
                 "No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), "
-                "open a saved model, or train one.")), "error")
+                "open a saved model, or train one in the Transformer studio.")), "error")
         return model
 
     # ------------------------------------------------------------------ slots

@@ -18,7 +18,8 @@ from explorer.ui.panels.inspector.inspect_state import InspectState
 from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 
 NO_MODEL = QT_TRANSLATE_NOOP("InspectView", "No model to inspect yet: Model → Open Hugging Face model folder… (or "
-                             "drop a folder holding config.json here), open a saved model, or train one.")
+                             "drop a folder holding config.json here), open a saved model, or train one in the "
+                             "Transformer studio.")
 GRID_ROOM = QT_TRANSLATE_NOOP("InspectView", "The attention grid appears here once a text is inspected.")
 #: Decoding methods (the method combo's data) as shown.
 METHODS = {"greedy": QT_TRANSLATE_NOOP("InspectView", "greedy"), "beam": QT_TRANSLATE_NOOP("InspectView", "beam")}
