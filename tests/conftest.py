@@ -96,21 +96,3 @@ def studio_panel(qtbot):  # type: ignore[no-untyped-def]
     qtbot.addWidget(p)
     yield p
     p.shutdown(3000)
-
-
-@pytest.fixture(autouse=True)
-def _garbage_collected_on_the_gui_thread() -> Iterator[None]:
-    """As in the app: once a test has made the QApplication, Python's cyclic collector runs on the GUI thread only
-    (a widget freed by a collection on a worker thread crashes the test process). Core tests import no Qt."""
-
-    def install() -> None:
-        widgets = sys.modules.get("PySide6.QtWidgets")
-        app = widgets.QApplication.instance() if widgets is not None else None
-        if app is not None:
-            from explorer.ui.process_settings import collect_garbage_on_gui_thread
-
-            collect_garbage_on_gui_thread(app)
-
-    install()
-    yield
-    install()  # the first Qt test made the application during its setup, after this fixture's

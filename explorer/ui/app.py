@@ -175,9 +175,6 @@ def start(argv: list[str] | None = None) -> Startup | int:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setDesktopFileName("attention-explorer")
-    from explorer.ui.process_settings import collect_garbage_on_gui_thread
-
-    collect_garbage_on_gui_thread(app)  # a Qt object freed by a collection on a worker thread crashes the app
 
     from explorer.ui import theme
     from explorer.ui.shell.about_dialog import device_description
