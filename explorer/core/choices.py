@@ -15,3 +15,7 @@ DEVICE_CHOICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
 
 #: How a model chooses its next token: greedy (d2l §10.7.6), beam search (§10.8), or sampling.
 DECODING_METHODS: tuple[str, ...] = ("greedy", "beam", "sample")
+
+#: The methods that need no settings of their own, offered by ``translate`` and a model's ``generate`` (sampling
+#: needs a temperature, top-k and top-p: see ``explorer.core.debug.sampling``).
+GENERATE_METHODS: tuple[str, ...] = tuple(m for m in DECODING_METHODS if m != "sample")

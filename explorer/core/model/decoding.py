@@ -14,13 +14,13 @@ import torch
 from torch import Tensor
 
 from explorer.core.checks import non_negative, positive_int
-from explorer.core.choices import DECODING_METHODS
+from explorer.core.choices import GENERATE_METHODS
 from explorer.core.data.text import EncodedSentence, encode_sentence
 from explorer.core.model.search import Beam, Found, Greedy, search
 from explorer.core.model.transformer import Seq2SeqTransformer
 
-#: The methods of :func:`translate` (sampling needs its settings: see ``explorer.core.debug.sampling``).
-METHODS = tuple(m for m in DECODING_METHODS if m != "sample")
+#: The methods of :func:`translate`.
+METHODS = GENERATE_METHODS
 
 
 class DecodingError(ValueError):

@@ -13,6 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSignalB
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
+from explorer.core.choices import GENERATE_METHODS
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.inspect_state import InspectState
 from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
@@ -22,7 +23,8 @@ NO_MODEL = QT_TRANSLATE_NOOP("InspectView", "No model to inspect yet: Model → 
                              "Transformer studio.")
 GRID_ROOM = QT_TRANSLATE_NOOP("InspectView", "The attention grid appears here once a text is inspected.")
 #: Decoding methods (the method combo's data) as shown.
-METHODS = {"greedy": QT_TRANSLATE_NOOP("InspectView", "greedy"), "beam": QT_TRANSLATE_NOOP("InspectView", "beam")}
+#: How each of core's generate methods is shown (a table of literals, so that lupdate finds them).
+METHOD_LABELS = {"greedy": QT_TRANSLATE_NOOP("InspectView", "greedy"), "beam": QT_TRANSLATE_NOOP("InspectView", "beam")}
 translate = QCoreApplication.translate
 
 
@@ -40,7 +42,7 @@ def describe_inspection(inspection: Any) -> str:
     if inspection.method:
         output = (translate("InspectView", "<b>{method} output:</b> {text}") if inspection.finished else
                   translate("InspectView", "<b>{method} output:</b> {text} (stopped at the length limit)")).format(
-            method=translate("InspectView", METHODS.get(inspection.method, inspection.method)),
+            method=translate("InspectView", METHOD_LABELS.get(inspection.method, inspection.method)),
             text=escape(inspection.output))
         line = f"{output}<br>{line}"
     return line
@@ -60,7 +62,7 @@ class InspectView(QWidget):
         self.target_edit = QLineEdit(state.target, self)
         self.inspect_button = QPushButton(self)
         self.method_combo = QComboBox(self)
-        for method in METHODS:  # the method is the item's data
+        for method in GENERATE_METHODS:  # the method is the item's data
             self.method_combo.addItem(method, method)
         self.width_spin = QSpinBox(self)
         self.width_spin.setRange(1, 16)
@@ -107,7 +109,7 @@ class InspectView(QWidget):
         self.target_edit.setPlaceholderText(self.tr("optional target: teacher-forced (none: the model's own output)"))
         self.inspect_button.setText(self.tr("Inspect"))
         self.inspect_button.setToolTip(self.tr("One forward pass: every head's attention for this text"))
-        set_item_texts(self.method_combo, [self.tr(label) for label in METHODS.values()])
+        set_item_texts(self.method_combo, [self.tr(METHOD_LABELS[m]) for m in GENERATE_METHODS])
         self.width_spin.setPrefix(self.tr("width "))
         self.generate_button.setText(self.tr("Generate"))
         set_row_labels(self._form, [(self.model_combo, self.tr("model")), (self.source_edit, self.tr("source")),
