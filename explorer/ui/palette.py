@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.render.colormaps import PALETTES, SAFE_ALTERNATIVES, lookup_table, resolve
+from explorer.render.colormaps import resolve
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-__all__ = ["PALETTES", "SAFE_ALTERNATIVES", "lookup_table", "resolve", "restyle_maps"]
+__all__ = ["restyle_maps"]
 
 
 def restyle_maps(root: QWidget, palette: str) -> int:
     """Switch every colour map inside ``root`` to ``palette``; returns how many items changed.
 
-    Image items and colour bars whose map has a partner in :data:`SAFE_ALTERNATIVES` are switched; a plot
-    widget with an ``apply_palette(palette)`` method is asked too (for maps it builds later, e.g. new tiles).
+    Image items and colour bars whose map has a partner (``render.colormaps.SAFE_ALTERNATIVES``) are switched; a
+    plot widget with an ``apply_palette(palette)`` method is asked too (for maps it builds later, e.g. new tiles).
     A colour bar that drives no image item describes pixels coloured elsewhere (pre-coloured thumbnails): it
     is left to its view's ``apply_palette``, so that bar and pixels never disagree.
     """

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from classroom_fakes import make_window
-from explorer.ui.palette import resolve
+from explorer.render.colormaps import resolve
 from explorer.ui.settings import AppSettings
 
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")

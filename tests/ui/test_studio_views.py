@@ -318,7 +318,7 @@ def test_model_menu_saves_and_opens_through_file_dialogs(qtbot, trained, panel, 
 
 
 def test_thumbnails_follow_the_colour_blind_palette(trained) -> None:
-    from explorer.ui.palette import lookup_table
+    from explorer.render.colormaps import lookup_table
 
     grid = trained.grid
     grid.apply_palette("colour_blind")

@@ -31,9 +31,7 @@ from explorer.core.model.transformer import ConfigError, Seq2SeqTransformer
 if TYPE_CHECKING:
     from explorer.core.training.distributed import DistContext  # torch.distributed is imported only for a distributed run
 
-__all__ = ["MAX_SEED", "OBJECTIVES", "TRAIN_BYTES_PER_PARAM", "ConfigError", "Trainer", "TrainerState",
-           "TrainingConfig", "TrainingHistory", "check_model_fits", "clip_grad_norm", "free_memory", "model_state",
-           "resolve_device"]
+__all__ = ["Trainer", "clip_grad_norm", "model_state"]
 
 _PAUSE_POLL_S = 0.05
 #: The book's ``grad_clipping`` (scale every gradient by ``max_norm / norm`` when the global norm exceeds it),

@@ -20,7 +20,7 @@ from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
 from explorer.core.choices import ATTENTION_KINDS
-from explorer.ui.palette import lookup_table, resolve
+from explorer.render.colormaps import lookup_table, resolve
 from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
 
 ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",

@@ -95,7 +95,7 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
 
     def apply_palette(self, palette: str) -> None:
         """Use the ``standard`` or ``colour_blind`` partner of this grid's colour map, tiles built later too."""
-        from explorer.ui.palette import resolve
+        from explorer.render.colormaps import resolve
 
         self.set_colormap(resolve(self.colormap, palette))
 

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 
 from explorer.core.chapter.attention_cues import PLANE, CueSet, clamp_to_plane
-from explorer.ui.palette import resolve
+from explorer.render.colormaps import resolve
 
 FIELD_COLORMAP = "CET-L17"
 KEY_COLOUR, QUERY_COLOUR, DARK_QUERY_COLOUR = "#e67e22", "#1f5f99", "#7fc8ff"
