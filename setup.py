@@ -1,17 +1,15 @@
 """Build steps that ``pyproject.toml`` cannot declare: list the packages (the top-level ``resources/`` is installed
 as ``explorer.resources``) and compile the translations (``resources/i18n/*.ts``) into the ``.qm`` files Qt loads,
-with the ``lrelease`` PySide6 ships. All other metadata lives in ``pyproject.toml``.
+with the ``lrelease`` that PySide6-Essentials ships. All other metadata lives in ``pyproject.toml``.
 
-Without ``lrelease`` (an isolated build environment has no PySide6) the wheel is built without ``.qm`` files and
-the app compiles them on first use instead (``explorer.ui.i18n.translators.compiled_qm``); a build that must carry
-them sets ``ATTENTION_EXPLORER_REQUIRE_QM=1``.
+PySide6-Essentials is a declared build requirement, so a standard (isolated) build has ``lrelease`` and every wheel
+carries the same ``.qm`` files. Only the PySide6 of the build's own interpreter is used, never a ``pyside6-lrelease``
+found on the PATH (that one belongs to another environment, and fails inside an isolated build).
 """
 from __future__ import annotations
 
-import os
-import shutil
+import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -21,17 +19,14 @@ I18N = Path("explorer", "resources", "i18n")
 
 
 def _lrelease() -> list[str] | None:
-    try:
-        import PySide6
-
+    """The ``lrelease`` in the build interpreter's PySide6 package folder (found without importing Qt)."""
+    spec = importlib.util.find_spec("PySide6")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
         for name in ("lrelease", "lrelease.exe"):
-            candidate = Path(PySide6.__file__).parent / name
+            candidate = Path(folder, name)
             if candidate.is_file():
                 return [str(candidate)]
-    except ImportError:
-        pass
-    found = shutil.which("pyside6-lrelease") or shutil.which("lrelease")
-    return [found] if found else None
+    return None
 
 
 class BuildPyWithTranslations(build_py):
@@ -44,11 +39,8 @@ class BuildPyWithTranslations(build_py):
         sources = sorted((Path(self.build_lib) / I18N).glob("*.ts"))
         command = _lrelease()
         if command is None:
-            message = "lrelease (shipped with PySide6) not found: the wheel carries no .qm translations"
-            if os.environ.get("ATTENTION_EXPLORER_REQUIRE_QM"):
-                raise SystemExit(message)
-            print(f"warning: {message}; the app compiles them on first use", file=sys.stderr)
-            return
+            raise SystemExit("cannot compile the translations: PySide6-Essentials (a build requirement in "
+                             "pyproject.toml, which ships lrelease) is missing from the build environment")
         for ts in sources:
             subprocess.run([*command, "-silent", str(ts), "-qm", str(ts.with_suffix(".qm"))], check=True)
 

@@ -2,8 +2,11 @@
 raised in a Qt slot or virtual fails the test it happens in; what CI must have is never skipped there."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from types import TracebackType
@@ -11,16 +14,40 @@ from typing import NoReturn
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ATTENTION_EXPLORER_TEST", "1")
-if "ATTENTION_EXPLORER_DATA_DIR" not in os.environ:  # runs trained by tests are recorded in a temp dir
-    import tempfile
 
-    os.environ["ATTENTION_EXPLORER_DATA_DIR"] = tempfile.mkdtemp(prefix="attention-explorer-tests-")
+# Every temporary file of the run (pytest's tmp_path, the per-process settings and translation caches, what the
+# child processes and apps the tests start write) goes below one folder, removed when the run passes and kept,
+# with its path printed, when it fails. Child processes inherit it through TMPDIR.
+SESSION_TMP = tempfile.mkdtemp(prefix="attention-explorer-tests-")
+os.environ["TMPDIR"] = SESSION_TMP
+tempfile.tempdir = SESSION_TMP
+if "ATTENTION_EXPLORER_DATA_DIR" not in os.environ:  # runs trained by tests are recorded there too
+    os.environ["ATTENTION_EXPLORER_DATA_DIR"] = tempfile.mkdtemp(prefix="data-")
 
 
 import pytest  # noqa: E402  (after the environment is set, before any Qt import)
 
 _CALL_REPORT = pytest.StashKey["pytest.TestReport"]()
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+
+
+_run_failed: list[bool] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _run_failed.append(session.testsfailed > 0 or exitstatus not in (0, 5))
+
+
+def _remove_session_tmp() -> None:
+    """At exit, after every other exit handler (multiprocessing removes its own folder in there): remove the
+    run's temporary folder if every test passed; a failure keeps it for inspection."""
+    if not _run_failed or any(_run_failed):
+        print(f"temporary files of this run kept in {SESSION_TMP}", file=sys.stderr)
+    else:
+        shutil.rmtree(SESSION_TMP, ignore_errors=True)
+
+
+atexit.register(_remove_session_tmp)  # registered first, so it runs last
 
 
 def in_ci() -> bool:

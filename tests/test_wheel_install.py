@@ -8,8 +8,10 @@ import hashlib
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,29 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return result
 
 
+def _site_folders() -> list[str]:
+    """The folders the running interpreter imports installed packages from (its venv's, or the system's)."""
+    folders = [*site.getsitepackages(), site.getusersitepackages()] if site.ENABLE_USER_SITE else site.getsitepackages()
+    return [folder for folder in dict.fromkeys(folders) if Path(folder).is_dir()]
+
+
+def _see_running_environment(python: Path, env: dict[str, str]) -> None:
+    """Let the new venv import what the running environment has installed (torch, PySide6 …), whether that is
+    a virtual environment or the system (``--system-site-packages`` would reach the base interpreter, which a
+    venv user's PySide6 is not in). The folders go on ``sys.path`` as plain entries after the venv's own, so
+    their ``.pth`` hooks, an editable install of this project among them, do not run."""
+    result = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], python.parent, env)
+    purelib = Path(result.stdout.strip())
+    purelib.mkdir(parents=True, exist_ok=True)
+    (purelib / "running_environment.pth").write_text("".join(f"{folder}\n" for folder in _site_folders()))
+
+
+def test_build_declares_what_compiles_translations() -> None:
+    """A standard (isolated) build installs only the declared build requirements: lrelease must come with them."""
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert any(r.replace("_", "-").lower().startswith("pyside6-essentials") for r in requires), requires
+
+
 @pytest.mark.slow
 def test_wheel_installs_every_module_and_resource(tmp_path: Path) -> None:
     source = tmp_path / "source"
@@ -98,9 +123,10 @@ def test_wheel_installs_every_module_and_resource(tmp_path: Path) -> None:
     wheels = list(dist.glob("attention_explorer-*.whl"))
     assert len(wheels) == 1, list(dist.iterdir())
 
-    venv = tmp_path / "venv"  # torch and PySide6 come from the system; the package only from the wheel
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], tmp_path, env)
+    venv = tmp_path / "venv"  # torch and PySide6 come from the running environment; the package only from the wheel
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path, env)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    _see_running_environment(python, env)
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
           "--ignore-installed", "-q", str(wheels[0])], tmp_path, env)
 
