@@ -9,16 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, FLOW_LIMIT_S, METHODS, SELF_KINDS
 from explorer.core.inspect.interface import ModelError
 
-#: The kinds rollout and flow are defined for: self-attention, where queries and keys are the same tokens.
-SELF_KINDS: tuple[str, ...] = ("encoder", "decoder")
-#: The two ways of following attention through the layers, as the CLI's ``--method`` and the grid's maps name them.
-METHODS: tuple[str, ...] = ("rollout", "flow")
-#: The paper's weight of the attention against the residual connection: Ã = r·A + (1 − r)·I.
-DEFAULT_RESIDUAL = 0.5
-#: Flow longer than this (estimated) is refused with the estimate, unless the caller allows more.
-FLOW_LIMIT_S = 30.0
 #: scipy's max-flow takes whole-number capacities: weights are scaled by this (precision ≈ 1e-6 per edge).
 CAPACITY_SCALE = 1 << 20
 #: Seconds per edge of the layered graph per (input, output) pair, measured with scipy's Dinic on random maps
@@ -194,3 +187,50 @@ def follow_all(maps: Mapping[str, Sequence[np.ndarray] | np.ndarray], residual: 
             continue
         out["flow"][kind] = flow(stacked, residual, limit_s=None).normalised
     return FollowedMaps(out, refused, seconds)
+
+
+@dataclass(frozen=True)
+class Followed:
+    """Rollout or flow of one kind of one text: ``matrix`` float32 ``(T, T)`` (rows: output tokens, columns: input
+    tokens, rows sum to 1), ``tokens`` the map's tokens, ``values`` flow's raw maximum flows (None for rollout)."""
+
+    method: str
+    kind: str
+    residual: float
+    matrix: np.ndarray
+    tokens: list[str]
+    values: np.ndarray | None
+    seconds: float
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The CLI's ``.npz``: ``rollout`` or ``flow`` (and ``flow_values``), ``source_tokens`` (encoder) or
+        ``target_tokens`` (decoder: the tokens the decoder reads), ``kind``, ``method``, ``residual``."""
+        arrays = {self.method: self.matrix, "kind": np.array(self.kind), "method": np.array(self.method),
+                  "residual": np.array(self.residual, dtype=np.float32)}
+        arrays["source_tokens" if self.kind == "encoder" else "target_tokens"] = np.array(self.tokens, dtype=str)
+        if self.values is not None:
+            arrays["flow_values"] = self.values
+        return arrays
+
+
+def default_kind(maps: Mapping[str, object]) -> str:
+    """The encoder's self-attention when the model has one, else the decoder's."""
+    return next((kind for kind in SELF_KINDS if kind in maps), "encoder")
+
+
+def follow(result: object, kind: str | None = None, method: str = "rollout", residual: float = DEFAULT_RESIDUAL,
+           limit_s: float | None = FLOW_LIMIT_S) -> Followed:
+    """Rollout or flow of ``result`` (an ``AttentionResult``: ``maps``, ``query_tokens``) for ``kind`` (default:
+    :func:`default_kind`)."""
+    if method not in METHODS:
+        raise ModelError(f"the method is one of {', '.join(METHODS)}, not {method}")
+    maps = result.maps  # type: ignore[attr-defined]
+    kind = kind or default_kind(maps)
+    stacked = self_attention(maps, kind)
+    tokens = [str(t) for t in result.query_tokens[kind]]  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    if method == "rollout":
+        return Followed(method, kind, residual, rollout(stacked, residual), tokens, None,
+                        time.perf_counter() - started)
+    found = flow(stacked, residual, limit_s=limit_s)
+    return Followed(method, kind, residual, found.normalised, tokens, found.values, found.seconds)
