@@ -7,6 +7,7 @@ import contextlib
 import errno
 import glob
 import os
+import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,13 @@ def temp_glob(path: str | os.PathLike[str]) -> str:
     """A glob pattern, for use in ``path``'s folder, that matches the temporary files of writes to ``path``."""
     target = Path(path)
     return f"{glob.escape(f'.{target.name}.')}*{TEMP_TAG}{glob.escape(target.suffix)}"
+
+
+def leftover_temps(folder: str | os.PathLike[str]) -> list[Path]:
+    """The temporary files of writes below ``folder`` (any depth) that never finished: what a killed writer leaves.
+    Only a caller that knows no write is in progress there (e.g. a run being resumed) may delete them."""
+    pattern = re.compile(rf"\..+\.[0-9a-f]{{8}}{re.escape(TEMP_TAG)}(\.[^.]+)?")
+    return sorted(p for p in Path(folder).rglob(".*") if p.is_file() and pattern.fullmatch(p.name))
 
 
 def create_temp(path: str | os.PathLike[str]) -> tuple[int, Path]:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from explorer.core import atomic_file
-from explorer.core.atomic_file import atomic_open, atomic_path, write_bytes_atomic, write_text_atomic
+from explorer.core.atomic_file import (atomic_open, atomic_path, create_temp, leftover_temps, write_bytes_atomic,
+                                       write_text_atomic)
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 
@@ -153,3 +154,14 @@ def test_an_unwritable_folder_raises_before_anything_is_written(tmp_path: Path) 
         with atomic_path(tmp_path / "absent" / "x.png"):
             pytest.fail("the block must not run")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_leftover_temps_are_only_unfinished_writes(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "last.safetensors"
+    target.parent.mkdir()
+    fd, tmp = create_temp(target)
+    os.close(fd)
+    (tmp_path / ".hidden.txt").write_text("mine")
+    (tmp_path / ".x.tmp.safetensors").write_text("no random part")
+    (tmp_path / "plain.0123abcd.tmp.txt").write_text("not hidden")
+    assert leftover_temps(tmp_path) == [tmp]

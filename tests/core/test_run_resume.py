@@ -32,22 +32,37 @@ def _epoch_losses(run: Path) -> list[float]:
     return [r["loss"] for r in read_metrics(run) if r["type"] == "epoch"]
 
 
-def test_trainer_resumed_from_a_checkpoint_matches_an_uninterrupted_run(tmp_path: Path) -> None:
+def _run_with_change(trainer: Trainer, change_after: int) -> list[float]:
+    """Iterate ``trainer``, raising the learning rate and dropout after step ``change_after``; the steps' rates."""
+    rates = []
+    for event in trainer:
+        if event.kind == "step":
+            rates.append(event.lr)
+            if event.step == change_after:
+                trainer.change_settings(lr=2 * trainer.config.lr, dropout=0.1)
+    return rates
+
+
+@pytest.mark.parametrize("schedule", [{}, {"lr_schedule": "inverse-sqrt", "warmup_steps": 4}])
+def test_trainer_resumed_from_a_checkpoint_matches_an_uninterrupted_run(tmp_path: Path, schedule: dict) -> None:
     ds = tiny_dataset()
     dropout = TransformerConfig(num_hiddens=16, num_heads=2, ffn_num_hiddens=32, dropout=0.2)
-    whole = Trainer(tiny_config(6, model=dropout), ds)
-    list(whole)
-    config = tiny_config(3, model=whole.config.model)
+    change_after = 5 if schedule else 0  # a schedule run also has its settings changed in the first part
+    whole = Trainer(tiny_config(6, model=dropout, **schedule), ds)
+    whole_rates = _run_with_change(whole, change_after)
+    config = tiny_config(3, model=whole.config.model, **schedule)
     first = Trainer(config, ds)
-    list(first)
+    first_rates = _run_with_change(first, change_after)
     path = save_training_checkpoint(tmp_path / "c.safetensors", first.state(), config, ds.src_vocab, ds.tgt_vocab)
     _, state = load_training_checkpoint(path)
-    config6 = tiny_config(6, model=whole.config.model)
+    config6 = tiny_config(6, model=whole.config.model, **schedule)
     resumed = Trainer(config6, ds, resume=state)
-    list(resumed)
-    # with dropout, too: its stream is reseeded per epoch, so nothing of it needs saving
+    resumed_rates = _run_with_change(resumed, change_after)
+    # with dropout, too: its stream is reseeded per epoch, so nothing of it needs saving; the schedule goes on from
+    # the step resumed at, with the rate and dropout changed before the checkpoint
     np.testing.assert_allclose(resumed.history.epoch_loss, whole.history.epoch_loss, rtol=1e-6)
     assert resumed.step == whole.step and len(resumed.history.step_loss) == whole.step
+    assert first_rates + resumed_rates == whole_rates and len(set(whole_rates)) > (2 if schedule else 0)
 
 
 def test_cli_resume_continues_the_run_and_its_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,3 +180,21 @@ def test_hostile_checkpoints_are_never_unpickled(tmp_path: Path) -> None:
                   tiny_dataset().src_vocab, tiny_dataset().tgt_vocab)
     with pytest.raises(CheckpointError, match="no training state"):
         load_training_checkpoint(plain)
+
+
+def test_resume_removes_what_a_killed_save_left(tmp_path: Path) -> None:
+    """``kill -9`` during a save leaves a complete temporary file beside the checkpoint; resuming (the run's only
+    writer now) removes it, however recent, and keeps every real file."""
+    run = tmp_path / "run"
+    data = tiny_dataset()
+    train_into(run, data, epochs=1)
+    last = run / "checkpoints" / "last.safetensors"
+    leftover = last.with_name(f".{last.name}.0123abcd.tmp{last.suffix}")
+    leftover.write_bytes(last.read_bytes())
+    unrelated = run / ".notes.txt"  # a hidden file of the user's, not a temporary of ours
+    unrelated.write_text("keep")
+    before = {p for p in run.rglob("*") if p.is_file()} - {leftover}
+    train_into(run, data, epochs=2, resume=True)
+    assert not leftover.exists()
+    assert unrelated.read_text() == "keep"
+    assert before - {p for p in run.rglob("*") if p.is_file()} <= {f for f in before if "snapshots" in f.parts}

@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
+from explorer.core.atomic_file import leftover_temps
 from explorer.core.checks import is_whole
 from explorer.core.training.checkpoint_read import CheckpointError
 
@@ -111,9 +112,13 @@ class RunWriter:
         every = int(info.get("checkpoint_every", 1)) if checkpoint_every is None else checkpoint_every
         keep = bool(info.get("keep_checkpoints", False)) if keep_checkpoints is None else keep_checkpoints
         _drop_cut_line(path / METRICS)
+        for leftover in leftover_temps(path):  # a killed writer's unfinished saves: no other writer is running
+            leftover.unlink(missing_ok=True)
         t = trainer
         now = time.time()
-        info.update(config=t.config.to_dict(), total_steps=t.total_steps, checkpoint_every=every,
+        # the resumed part may hold settings lines: a version-1 reader must not read the run as its constant rate
+        info.update(format_version=max(int(info["format_version"]), RUN_FORMAT_VERSION),
+                    config=t.config.to_dict(), total_steps=t.total_steps, checkpoint_every=every,
                     keep_checkpoints=keep, world_size=int(world_size))
         info.setdefault("resumes", []).append({"time": now, "step": t.step, "epoch": t.epoch,
                                                "num_epochs": t.config.num_epochs, "world_size": int(world_size)})
@@ -145,7 +150,12 @@ class RunWriter:
             self._append({"type": "step", "step": event.step, "epoch": event.epoch,
                           "epoch_fraction": event.epoch_fraction, "loss": event.loss, "book_loss": event.book_loss,
                           "tokens": event.tokens, "tokens_per_s": event.tokens_per_s, "time": event.elapsed_s,
-                          "wall": time.time(), "progress": event.progress, "grad_norm": event.grad_norm})
+                          "wall": time.time(), "progress": event.progress, "grad_norm": event.grad_norm,
+                          "lr": event.lr})
+        elif kind == "settings":
+            self._append({"type": "settings", "step": event.step, "epoch": event.epoch, "lr": event.lr,
+                          "grad_clip": event.grad_clip, "dropout": event.dropout, "changed": list(event.changed),
+                          "time": event.elapsed_s, "wall": time.time()})
         elif kind == "snapshot":
             path, size = write_snapshot(self._snapshot_dir, event)
             self._keep_snapshot(event.step, path, size)
