@@ -54,13 +54,14 @@ def load_source(spec: str | os.PathLike[str], num_examples: int | None = 600, se
     Raises :class:`DatasetError` with a user-facing message for an unknown task, a missing
     bundled corpus or any reader failure.
     """
-    if isinstance(spec, os.PathLike):
+    if isinstance(spec, os.PathLike) and not _is_bundled_corpus(Path(spec)):
         return _load_file(Path(spec), num_examples)
+    spec = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     if not isinstance(spec, str) or not spec.strip():
         raise DatasetError(f"choose a data source: {', '.join(known_specs())} or a file path")
     text = spec.strip()
     low = text.lower()
-    if low == BUILTIN_SPEC:
+    if low == BUILTIN_SPEC or _is_bundled_corpus(Path(text)):  # older runs recorded the bundled file's path
         path = resource_path(BUILTIN_FILE)
         if not path.is_file():
             raise DatasetError(f"the bundled corpus is missing: {path}")
@@ -78,6 +79,14 @@ def load_source(spec: str | os.PathLike[str], num_examples: int | None = 600, se
         pairs = make_task_pairs(task, n, seed=seed)
         return DataSource(pairs=pairs, skipped=0, kind="task", name=f"task: {task} ({len(pairs)} pairs)", task=task)
     return _load_file(Path(text), num_examples)
+
+
+def _is_bundled_corpus(path: Path) -> bool:
+    """Whether ``path`` is the bundled corpus file itself (it keeps its built-in name)."""
+    try:
+        return path.expanduser().resolve() == resource_path(BUILTIN_FILE).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _load_file(path: Path, num_examples: int | None) -> DataSource:

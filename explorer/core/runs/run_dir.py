@@ -18,13 +18,16 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from explorer.core.checks import is_whole
+from explorer.core.data.sources import BUILTIN_SPEC
 from explorer.core.training.checkpoint_read import CheckpointError
 
 from explorer.core.training.checkpoint import _atomic_write
 from explorer.core.training.events import SnapshotEvent
 
 RUN_FORMAT = "attention-explorer-run"
-RUN_FORMAT_VERSION = 1
+#: 2: runs with learning-rate schedules and settings changed while training (``settings`` lines), which a reader of
+#: version 1 would misread as trained at the constant rate of run.json (docs/RUNS.md, Compatibility).
+RUN_FORMAT_VERSION = 2
 SNAPSHOT_FORMAT = "attention-explorer-snapshot"
 RUN_JSON = "run.json"
 METRICS = "metrics.jsonl"
@@ -170,7 +173,8 @@ def describe_data(source: Any, spec: str, num_examples: int | None, seed: int) -
     """``run.json``'s ``data``: how to load the pairs again (``load_source(spec, num_examples, seed)``; a file
     as an absolute path) and their fingerprint, which a resumed run checks."""
     path = getattr(source, "path", None)
-    return {"spec": str(Path(path).resolve()) if path is not None else str(spec), "name": source.name,
+    bundled = str(spec).strip().lower() == BUILTIN_SPEC  # kept by name: the bundled file moves with the install
+    return {"spec": str(Path(path).resolve()) if path is not None and not bundled else str(spec), "name": source.name,
             "kind": source.kind, "num_examples": num_examples, "seed": int(seed), "num_pairs": len(source.pairs),
             "skipped": int(source.skipped), "fingerprint": data_fingerprint(source.pairs)}
 
