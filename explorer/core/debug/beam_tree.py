@@ -1,9 +1,9 @@
 """Beam search as a tree (book §10.8): every hypothesis a node with its parent, token, scores and the
-cross-attention row of the step that produced it, so a view can draw how the beams grew and were cut.
+attention row of the step that produced it, so a view can draw how the beams grew and were cut.
 
 The search is the one loop of :mod:`explorer.core.model.search` (the tree only watches it), so the best leaf's
 path is what translation's beam search returns; it runs on any
-:class:`~explorer.core.inspect.step_model.StepModel` (our checkpoints, Hugging Face encoder–decoders).
+:class:`~explorer.core.inspect.step_model.StepModel` (our checkpoints, Hugging Face encoder–decoders and decoders).
 """
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ class BeamNode:
     """One hypothesis. ``log_prob`` sums its tokens' log-probabilities; ``score`` = ``log_prob / depth**α``
     (α the length penalty; the root's is 0). ``rank`` is the token's rank in its parent's distribution (0 =
     most probable). ``cross_attention`` ``(layers, heads, source tokens)`` is the row of the step that produced
-    the token (None for the root or a model without cross-attention). ``next_*`` hold the most probable next
-    tokens of a node that was expanded."""
+    the token (None for the root or a model without cross-attention); a decoder-only model's ``self_attention``
+    ``(layers, heads, prompt tokens + depth - 1)`` is over the prompt and the tokens of the path before it
+    (:meth:`BeamTree.key_tokens`). ``next_*`` hold the most probable next tokens of a node that was expanded."""
 
     id: int
     parent: int | None
@@ -42,19 +43,26 @@ class BeamNode:
     status: str
     rank: int = 0
     cross_attention: np.ndarray | None = None
+    self_attention: np.ndarray | None = None
     next_ids: list[int] = field(default_factory=list)
     next_tokens: list[str] = field(default_factory=list)
     next_probs: list[float] = field(default_factory=list)
 
+    @property
+    def attention(self) -> np.ndarray | None:
+        """The attention row of the step that produced this node (cross or self), ``(layers, heads, keys)``."""
+        return self.cross_attention if self.cross_attention is not None else self.self_attention
+
     def to_dict(self) -> dict[str, object]:
-        """JSON-able (the cross-attention row left out)."""
-        return {k: v for k, v in self.__dict__.items() if k != "cross_attention"}
+        """JSON-able (the attention rows left out)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("cross_attention", "self_attention")}
 
 
 @dataclass
 class BeamTree:
     """All nodes (``nodes[i].id == i``, parents before children), the best candidate ``best`` and the steps'
-    alive beams ``beams[t]`` (node ids kept after step t + 1)."""
+    alive beams ``beams[t]`` (node ids kept after step t + 1). ``attends`` is what the nodes' attention rows
+    cover: ``"cross"`` (the source) or ``"decoder"`` (the prompt and the path before the node)."""
 
     source_tokens: list[str]
     beam_width: int
@@ -62,6 +70,7 @@ class BeamTree:
     nodes: list[BeamNode]
     best: int
     beams: list[list[int]]
+    attends: str = "cross"
 
     def path(self, node: int) -> list[int]:
         """Node ids from the root's first child down to ``node``."""
@@ -71,6 +80,11 @@ class BeamTree:
             out.append(current)
             current = self.nodes[current].parent
         return out[::-1]
+
+    def key_tokens(self, node: int) -> list[str]:
+        """The labels of ``node``'s attention row: the source, or the prompt and the path's tokens before it."""
+        before = [self.nodes[i].token for i in self.path(node)[:-1]] if self.attends == "decoder" else []
+        return list(self.source_tokens) + before
 
     def children(self, node: int) -> list[int]:
         return [n.id for n in self.nodes if n.parent == node]
@@ -104,7 +118,8 @@ def beam_tree(sm: StepModel, source: str, beam_width: int = 4, length_penalty: f
     stepper = sm.begin(source)
     first = int(stepper.first[0])
     tree = BeamTree(list(stepper.source_tokens), beam_width, float(length_penalty),
-                    [BeamNode(0, None, 0, first, sm.tokens([first])[0], 0.0, 0.0, 0.0, "root")], 0, [])
+                    [BeamNode(0, None, 0, first, sm.tokens([first])[0], 0.0, 0.0, 0.0, "root")], 0, [],
+                    stepper.attends)
     alive = [0]
     made: dict[tuple[int, int], int] = {}  # (step, expansion) -> node id
 
@@ -118,10 +133,11 @@ def beam_tree(sm: StepModel, source: str, beam_width: int = 4, length_penalty: f
                 exp.kept.tolist())):
             status = "finished" if ended else ("stopped" if step.t == limit - 1 else "kept") if keep else "pruned"
             row = step.log_probs[parent]
+            seen = None if step.cross is None else step.cross[parent].detach().cpu().float().numpy().copy()
             node = BeamNode(len(tree.nodes), alive[parent], step.t + 1, token, sm.tokens([token])[0],
                             float(row[token]), value, value / (step.t + 1) ** length_penalty, status,
-                            int((row > row[token]).sum()),
-                            None if step.cross is None else step.cross[parent].detach().cpu().float().numpy().copy())
+                            int((row > row[token]).sum()), seen if stepper.attends == "cross" else None,
+                            seen if stepper.attends == "decoder" else None)
             tree.nodes.append(node)
             made[(step.t, i)] = node.id
             if keep:

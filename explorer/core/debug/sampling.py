@@ -57,7 +57,9 @@ class DecodeStep:
     ``top_*``: the model's most probable next tokens (temperature 1, descending); ``top_choice_probs``: the
     same tokens' probability under the rule that chose (temperature / top-k / top-p; greedy and beam put 1 on
     the chosen token); ``support``: how many tokens that rule could have chosen. ``chosen_rank`` is 0 for the
-    argmax. ``cross_attention``: this step's row ``(layers, heads, source tokens)`` or None.
+    argmax. ``cross_attention``: this step's cross-attention row ``(layers, heads, source tokens)`` or None;
+    ``self_attention``: a decoder-only model's row ``(layers, heads, prompt tokens + index)`` over the prompt and
+    the tokens produced before this one (:meth:`DecodeTrace.key_tokens`), or None.
     """
 
     index: int
@@ -72,25 +74,37 @@ class DecodeStep:
     chosen_log_prob: float
     support: int
     cross_attention: np.ndarray | None = None
+    self_attention: np.ndarray | None = None
+
+    @property
+    def attention(self) -> np.ndarray | None:
+        """The attention row this step has (cross or self), ``(layers, heads, keys)``."""
+        return self.cross_attention if self.cross_attention is not None else self.self_attention
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-able (the cross-attention row left out)."""
-        return {k: v for k, v in self.__dict__.items() if k != "cross_attention"}
+        """JSON-able (the attention rows left out)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("cross_attention", "self_attention")}
 
 
 @dataclass
 class DecodeTrace:
     """A decoded output step by step: ``ids``/``tokens`` as produced (the end token included when produced),
-    ``text`` readable, ``log_prob`` the sum of the chosen tokens' log-probabilities under the model."""
+    ``text`` readable, ``log_prob`` the sum of the chosen tokens' log-probabilities under the model. ``attends``
+    is what the steps' attention rows cover: ``"cross"`` (the source) or ``"decoder"`` (prompt and output)."""
 
     choice: DecodeChoice
     source_tokens: list[str]
+    attends: str = "cross"
     steps: list[DecodeStep] = field(default_factory=list)
     ids: list[int] = field(default_factory=list)
     tokens: list[str] = field(default_factory=list)
     text: str = ""
     finished: bool = False
     log_prob: float = 0.0
+
+    def key_tokens(self, index: int) -> list[str]:
+        """The labels of step ``index``'s attention row: the source, or the prompt and the tokens before it."""
+        return list(self.source_tokens) + (self.tokens[:index] if self.attends == "decoder" else [])
 
     def to_dict(self) -> dict[str, object]:
         return {"choice": self.choice.__dict__, "source_tokens": self.source_tokens, "ids": self.ids,
@@ -99,8 +113,10 @@ class DecodeTrace:
 
 
 def make_step(sm: StepModel, index: int, logits: Tensor, choice_probs: Tensor, chosen: int, top: int,
-              cross: Tensor | None) -> DecodeStep:
-    """A :class:`DecodeStep` from one hypothesis's logits ``(V,)`` and the choosing rule's probabilities ``(V,)``."""
+              rows: Tensor | None, attends: str = "cross") -> DecodeStep:
+    """A :class:`DecodeStep` from one hypothesis's logits ``(V,)``, the choosing rule's probabilities ``(V,)`` and
+    its attention rows ``(L, h, keys)`` (cross-attention, or ``attends == "decoder"``: self-attention)."""
+    row = None if rows is None else rows.detach().cpu().float().numpy().copy()
     log_probs = torch.log_softmax(logits.float(), dim=-1)  # (V,)
     probs = log_probs.exp()
     values, ids = probs.topk(min(max(1, top), probs.shape[-1]))
@@ -110,7 +126,8 @@ def make_step(sm: StepModel, index: int, logits: Tensor, choice_probs: Tensor, c
                       chosen_token=sm.tokens([chosen])[0], chosen_prob=float(probs[chosen]),
                       chosen_rank=int((probs > probs[chosen]).sum()),
                       chosen_log_prob=float(log_probs[chosen]), support=int((choice_probs > 0).sum()),
-                      cross_attention=None if cross is None else cross.detach().cpu().float().numpy().copy())
+                      cross_attention=row if attends == "cross" else None,
+                      self_attention=row if attends == "decoder" else None)
 
 
 def decode_steps(sm: StepModel, source: str, choice: DecodeChoice | None = None, top: int = 5,
@@ -130,14 +147,14 @@ def decode_steps(sm: StepModel, source: str, choice: DecodeChoice | None = None,
         tree = beam_tree(sm, source, choice.beam_width, choice.length_penalty, limit, top=top)
         return _best_path(tree, sm, choice)
     stepper = sm.begin(source)
-    trace = DecodeTrace(choice=choice, source_tokens=list(stepper.source_tokens))
+    trace = DecodeTrace(choice=choice, source_tokens=list(stepper.source_tokens), attends=stepper.attends)
     temperature = 0.0 if choice.method == "greedy" else choice.temperature
 
     def watch(step: SearchStep) -> None:
         exp = step.expansions
         assert exp.probs is not None
         made = make_step(sm, step.t, step.logits[0].float().cpu(), exp.probs[0], int(exp.tokens[0]), top,
-                         None if step.cross is None else step.cross[0])
+                         None if step.cross is None else step.cross[0], stepper.attends)
         trace.steps.append(made)
         trace.log_prob += made.chosen_log_prob
 
@@ -153,7 +170,7 @@ def decode_steps(sm: StepModel, source: str, choice: DecodeChoice | None = None,
 
 def _best_path(tree: BeamTree, sm: StepModel, choice: DecodeChoice) -> DecodeTrace:
     """The best hypothesis of a beam tree as a :class:`DecodeTrace`: each step's top tokens are its parent's."""
-    trace = DecodeTrace(choice=choice, source_tokens=list(tree.source_tokens))
+    trace = DecodeTrace(choice=choice, source_tokens=list(tree.source_tokens), attends=tree.attends)
     for index, nid in enumerate(tree.path(tree.best)):
         node, parent = tree.nodes[nid], tree.nodes[tree.nodes[nid].parent or 0]
         trace.steps.append(DecodeStep(
@@ -161,7 +178,7 @@ def _best_path(tree: BeamTree, sm: StepModel, choice: DecodeChoice) -> DecodeTra
             top_choice_probs=[1.0 if i == node.token_id else 0.0 for i in parent.next_ids],
             chosen_id=node.token_id, chosen_token=node.token, chosen_prob=float(np.exp(node.token_log_prob)),
             chosen_rank=node.rank, chosen_log_prob=node.token_log_prob, support=1,
-            cross_attention=node.cross_attention))
+            cross_attention=node.cross_attention, self_attention=node.self_attention))
         trace.ids.append(node.token_id)
         trace.log_prob = node.log_prob
     trace.finished = tree.nodes[tree.best].status == "finished"

@@ -21,10 +21,13 @@ from explorer.core.model.search import Greedy, Stepper, search
 
 class SourceStepper(Stepper, ABC):
     """A :class:`~explorer.core.model.search.Stepper` for one source: ``first`` is the token to feed at the
-    first step ``(1,)``; ``source_tokens`` label the cross-attention columns; logits come as float32."""
+    first step ``(1,)``; logits come as float32. ``attends`` says what each step's attention rows are:
+    ``"cross"``, over the source (``source_tokens`` label the columns), or ``"decoder"``, a decoder-only model's
+    self-attention over the prompt (``source_tokens``) and the tokens produced before the step."""
 
     first: Tensor
     source_tokens: list[str]
+    attends: str = "cross"
 
     @abstractmethod
     def step(self, tokens: Tensor, parents: Tensor | None = None) -> tuple[Tensor, Tensor | None]:

@@ -16,8 +16,10 @@ class Stepper(Protocol):
     def step(self, tokens: Tensor, parents: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
         """Keep hypotheses ``parents`` (k,) (None: keep all, in order), append ``tokens`` (k,) to them.
 
-        Returns the next-token logits ``(k, V)`` and each hypothesis's cross-attention row of this step
-        ``(k, layers, heads, Ts)`` (None for a model without cross-attention or when not asked for).
+        Returns the next-token logits ``(k, V)`` and each hypothesis's attention row of this step
+        ``(k, layers, heads, keys)``: cross-attention over the source (``keys`` = Ts), or a decoder-only model's
+        self-attention over its prompt and the tokens fed before (one key more at each step); None when the
+        model has neither or they were not asked for.
         """
         ...
 
@@ -39,7 +41,8 @@ class Expansions:
 @dataclass
 class SearchStep:
     """One step as a trace sees it: step ``t``, the logits and log-probabilities ``(k, V)`` of the hypotheses
-    that were fed, their cross-attention rows ``(k, L, h, Ts)`` or None, and what the rule chose."""
+    that were fed, their attention rows ``(k, L, h, keys)`` (see :meth:`Stepper.step`) or None, and what the rule
+    chose."""
 
     t: int
     logits: Tensor
@@ -51,8 +54,9 @@ class SearchStep:
 @dataclass
 class Found:
     """A finished (``end`` is the end token) or length-stopped hypothesis: ``ids`` without the end token,
-    ``score`` = ``log P / length**length_penalty``, ``cross`` the rows ``(len(ids) + finished, L, h, Ts)`` of
-    the steps that produced its tokens (or None), ``at`` = (step, index among that step's expansions)."""
+    ``score`` = ``log P / length**length_penalty``, ``cross`` the attention rows ``(len(ids) + finished, L, h,
+    keys)`` of the steps that produced its tokens (or None; rows over a decoder's own tokens padded with zeros to
+    the last one's keys), ``at`` = (step, index among that step's expansions)."""
 
     ids: list[int]
     end: int | None
@@ -152,6 +156,17 @@ class Beam:
                           torch.tensor(kept, device=device))
 
 
+def _with_row(history: Tensor | None, rows: Tensor) -> Tensor:
+    """``history`` (k, t, L, h, K) with this step's ``rows`` (k, L, h, K') appended. Rows over a decoder's own
+    tokens grow by a key each step: earlier rows get zeros there (a query does not see later tokens)."""
+    if history is None:
+        return rows[:, None]
+    grown = rows.shape[-1] - history.shape[-1]
+    if grown > 0:
+        history = torch.nn.functional.pad(history, (0, grown))  # (k, t, L, h, K')
+    return torch.cat([history, rows[:, None]], dim=1)  # (k, t + 1, L, h, K')
+
+
 class Rule(Protocol):
     length_penalty: float
 
@@ -184,10 +199,10 @@ def search(stepper: Stepper, first: Tensor, rule: Rule, limit: int, eos_ids: Col
 
     y, parents = first, None
     for t in range(limit):
-        logits, cross = stepper.step(y, parents)  # (k, V), (k, L, h, Ts) | None
+        logits, cross = stepper.step(y, parents)  # (k, V), (k, L, h, keys) | None
         log_probs = torch.log_softmax(logits.float(), dim=-1)  # (k, V)
         if cross is not None:
-            history = cross[:, None] if history is None else torch.cat([history, cross[:, None]], dim=1)
+            history = _with_row(history, cross)
         exp = rule.expand(logp_sum, log_probs, logits, eos)
         if watch is not None:
             watch(SearchStep(t, logits, log_probs, cross, exp))

@@ -282,12 +282,20 @@ class HFModel(InspectableModel):
         if pad is None:
             pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else \
                 self.model.generation_config.eos_token_id
+        settings = {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids), "do_sample": False,
+                    "num_beams": beams, "num_return_sequences": 1, "max_new_tokens": max_new_tokens,
+                    "pad_token_id": pad}
         with self._lock, hf_session(), warnings.catch_warnings():
             # transformers warns about a model's sampling defaults that greedy and beam search do not use
             warnings.filterwarnings("ignore", category=UserWarning, module=r"transformers\.")
-            out = self.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                      do_sample=False, num_beams=beams, num_return_sequences=1,
-                                      max_new_tokens=max_new_tokens, pad_token_id=pad)
+            try:
+                out = self.model.generate(**settings)
+            except Exception as exc:
+                # transformers builds its cache from the config, which some folders contradict (a T5 with more
+                # decoder than encoder layers: an IndexError inside the cache); the search runs without it
+                if isinstance(exc, (MemoryError, torch.OutOfMemoryError)):
+                    raise
+                out = self.model.generate(**settings, use_cache=False)
         sequence = out[0] if isinstance(out, torch.Tensor) else out.sequences[0]
         return sequence.detach()
 

@@ -1,31 +1,40 @@
 """Hugging Face encoder–decoders and decoder-only models behind :class:`~explorer.core.inspect.step_model.StepModel`:
-next-token distributions (book §10.7.6 / §10.8 searches run by us, not by transformers' ``generate``),
-cross-attention rows of each step, and the teacher-forced loss of sentence pairs."""
+next-token distributions (book §10.7.6 / §10.8 searches run by us, not by transformers' ``generate``), each
+step's attention row (cross-attention over the source, or a decoder-only model's self-attention over the prompt
+and the tokens before it), and the teacher-forced loss of sentence pairs."""
 from __future__ import annotations
 
+import inspect
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from explorer.core.inspect.hf.folder import HFModelError, find_taps, hf_session
-from explorer.core.inspect.hf.taps import weights_of
+from explorer.core.inspect.hf.folder import HFModelError, hf_session
 from explorer.core.inspect.interface import InspectableModel
 from explorer.core.inspect.step_model import LossSum, SourceStepper, StepModel
 from explorer.core.model.loss import masked_cross_entropy
+
+#: Models whose key/value cache failed once (transformers builds some caches from a config that does not match
+#: the decoder, e.g. a T5 with more decoder than encoder layers): their steps re-run the prefix from then on.
+_NO_CACHE: weakref.WeakSet[torch.nn.Module] = weakref.WeakSet()
 
 
 class HFSteps(StepModel):
     """An opened :class:`~explorer.core.inspect.hf.models.HFModel` (encoder–decoder or decoder-only).
 
-    Each step re-runs the model on the whole prefix (no cache: simple, exact, fine for sentences). The search
-    is ours, so transformers' generation settings (forced tokens, repetition penalties) do not apply.
+    Decoding keeps transformers' key/value cache: the prompt (or the source, through the encoder) is read once and
+    each step feeds one token per hypothesis; beams reorder the cache. A model whose cache fails re-runs the whole
+    prefix at every step instead (same numbers, slower). The search is ours, so transformers' generation settings
+    (forced tokens, repetition penalties) do not apply.
     """
 
-    def __init__(self, model: InspectableModel) -> None:
+    def __init__(self, model: InspectableModel, cache: bool = True) -> None:
         self.hf = model
+        self.cache = cache  # False: every step re-runs the prefix (what the cache must equal)
         self.model: Any = getattr(model, "model")
         self.tokenizer: Any = getattr(model, "tokenizer")
         info = model.describe()
@@ -40,8 +49,18 @@ class HFSteps(StepModel):
         if not self.decoder_only and start is None:
             raise HFModelError(f"{info.name}: the model names no decoder start token")
         self.start = start
-        self.cross_taps = sorted(((layer, m) for m, kind, layer in find_taps(self.model, getattr(model, "family"))
-                                  if kind == "cross"), key=lambda item: item[0])
+        # transformers 5 renamed ``past_key_values`` to ``cache`` (the old name warns, then goes)
+        params = inspect.signature(self.model.forward).parameters
+        self.cache_arg = "cache" if "cache" in params else "past_key_values"
+
+    @property
+    def use_cache(self) -> bool:
+        """Whether steps keep transformers' key/value cache (False once it failed on this model)."""
+        return self.cache and self.model not in _NO_CACHE
+
+    def cache_failed(self) -> None:
+        """Decode without the cache from now on (every stepper of this model)."""
+        _NO_CACHE.add(self.model)
 
     # ------------------------------------------------------------------------------------------ tokens
     def ids(self, text: str, target: bool = False, special: bool = True) -> list[int]:
@@ -114,16 +133,49 @@ class HFSteps(StepModel):
 
 
 class _HFStepper(SourceStepper):
+    """One source's hypotheses. ``prefix`` holds every fed token ``(k, t)`` whatever the mode, so a failed cache
+    can hand over to full passes at any step."""
+
     def __init__(self, steps: HFSteps, src: Tensor, source_tokens: list[str]) -> None:
         self.steps = steps
         self.source_tokens = source_tokens
         self.src = src  # (1, Ts)
-        if steps.decoder_only:  # the source is the prefix; its last token is fed at the first step
+        self.attends = "decoder" if steps.decoder_only else "cross"
+        self.cache: Any = None
+        self.encoded: Any = None  # the encoder's output, computed once (encoder–decoders)
+        if steps.decoder_only:  # the source is the prompt; its last token is fed at the first step
             self.prefix = src[:, :-1]  # (1, Ts - 1)
             self.first = src[0, -1:]
         else:
             self.prefix = src.new_zeros((1, 0))  # (1, 0)
             self.first = torch.tensor([steps.start], device=src.device)
+        with torch.no_grad(), hf_session():
+            if not steps.decoder_only:
+                self.encoded = steps.model.get_encoder()(input_ids=src, attention_mask=torch.ones_like(src))
+            if steps.use_cache:
+                self._start_cache()
+
+    def _start_cache(self) -> None:
+        """A fresh cache, filled with the prompt but its last token (decoder-only). Transformers builds a model's
+        cache from its config, which some models contradict (a T5 with more decoder than encoder layers); an empty
+        dynamic cache grows a layer for each layer that calls it, so it fits any decoder, and it keeps every key
+        (a sliding window's masked keys are then shown as zeros, not cut off)."""
+        from transformers import DynamicCache, EncoderDecoderCache
+
+        cache = DynamicCache() if self.steps.decoder_only else EncoderDecoderCache(DynamicCache(), DynamicCache())
+        try:
+            if self.prefix.shape[1]:
+                self.steps.model(input_ids=self.prefix, use_cache=True, **{self.steps.cache_arg: cache})
+        except Exception as exc:  # noqa: BLE001 (whatever the cache raised: decode without it)
+            self._give_up_cache(exc)
+            return
+        self.cache = cache
+
+    def _give_up_cache(self, exc: Exception) -> None:
+        if isinstance(exc, (MemoryError, torch.OutOfMemoryError)):
+            raise exc  # a pass without the cache needs more memory still
+        self.cache = None
+        self.steps.cache_failed()
 
     @torch.no_grad()
     def step(self, tokens: Tensor, parents: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
@@ -131,26 +183,45 @@ class _HFStepper(SourceStepper):
         if prefix.shape[0] != tokens.shape[0]:
             prefix = prefix.expand(tokens.shape[0], -1)  # (k, t): the first expansion of one hypothesis
         self.prefix = torch.cat([prefix, tokens[:, None]], dim=1)  # (k, t + 1)
-        model = self.steps.model
-        k = self.prefix.shape[0]
-        rows: dict[int, Tensor] = {}
+        with hf_session():
+            out = None
+            if self.cache is not None:
+                try:
+                    out = self._cached(tokens, parents)
+                except Exception as exc:  # noqa: BLE001 (the cache failed: this step and the rest in full)
+                    self._give_up_cache(exc)
+            if out is None:
+                out = self._full()
+        found = out.attentions if self.steps.decoder_only else out.cross_attentions
+        rows = None
+        if found and all(isinstance(a, Tensor) for a in found):
+            rows = torch.stack([a[:, :, -1, :] for a in found], dim=1).float()  # (k, L, h, keys)
+        return out.logits[:, -1].float(), rows
 
-        def keep(layer: int) -> Any:
-            def hook(module: Any, args: Any, output: Any) -> None:
-                rows[layer] = weights_of(module, output)[:, :, -1, :].detach().float()  # (k, h, Ts)
-            return hook
+    def _cached(self, tokens: Tensor, parents: Tensor | None) -> Any:
+        """One token per hypothesis on the cache (first reordered to the hypotheses kept)."""
+        if parents is not None:
+            self.cache.reorder_cache(parents)
+        model, k = self.steps.model, tokens.shape[0]
+        kwargs: dict[str, Any] = {self.steps.cache_arg: self.cache, "use_cache": True, "output_attentions": True}
+        if self.steps.decoder_only:
+            return model(input_ids=tokens[:, None], **kwargs)  # (k, 1)
+        return model(encoder_outputs=self._encoded(k), attention_mask=self._source_mask(k),
+                     decoder_input_ids=tokens[:, None], **kwargs)
 
-        handles = [m.register_forward_hook(keep(layer)) for layer, m in self.steps.cross_taps]
-        try:
-            with hf_session():
-                if self.steps.decoder_only:
-                    out = model(input_ids=self.prefix, attention_mask=torch.ones_like(self.prefix), use_cache=False)
-                else:
-                    src = self.src.expand(k, -1)  # (k, Ts)
-                    out = model(input_ids=src, attention_mask=torch.ones_like(src), decoder_input_ids=self.prefix,
-                                use_cache=False)
-        finally:
-            for handle in handles:
-                handle.remove()
-        cross = torch.stack([rows[i] for i in sorted(rows)], dim=1) if rows else None  # (k, L, h, Ts)
-        return out.logits[:, -1].float(), cross
+    def _full(self) -> Any:
+        """The whole prefix again, without a cache."""
+        model, k = self.steps.model, self.prefix.shape[0]
+        if self.steps.decoder_only:
+            return model(input_ids=self.prefix, attention_mask=torch.ones_like(self.prefix), use_cache=False,
+                         output_attentions=True)
+        return model(encoder_outputs=self._encoded(k), attention_mask=self._source_mask(k),
+                     decoder_input_ids=self.prefix, use_cache=False, output_attentions=True)
+
+    def _encoded(self, k: int) -> Any:
+        """The encoder's output for ``k`` hypotheses of the one source (a view, no copy)."""
+        hidden = self.encoded.last_hidden_state  # (1, Ts, d)
+        return type(self.encoded)(last_hidden_state=hidden.expand(k, -1, -1))  # (k, Ts, d)
+
+    def _source_mask(self, k: int) -> Tensor:
+        return torch.ones_like(self.src).expand(k, -1)  # (k, Ts)
