@@ -10,20 +10,23 @@ import argparse
 import dataclasses
 import inspect
 import io
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from explorer.cli.errors import CliError
-from explorer.cli.options import add_device, add_json, epoch_list, positive_float, positive_int, probability, seed_int
+from explorer.cli.options import (add_device, add_json, epoch_list, non_negative_int, positive_float, positive_int,
+                                  probability, seed_int)
 from explorer.cli.output import print_json
 from explorer.cli.progress import PROBES, Progress, run_probes, stop_on_sigint
 
 T = TypeVar("T")
 #: Settings a resumed run keeps: flag dest -> (where in TrainingConfig.to_dict(), key).
 KEPT_SETTINGS = {"num_hiddens": "model", "num_layers": "model", "num_heads": "model", "ffn_num_hiddens": "model",
-                 "dropout": "model", "batch_size": "", "num_steps": "", "lr": "", "seed": ""}
+                 "dropout": "model", "batch_size": "", "num_steps": "", "lr": "", "seed": "", "lr_schedule": "",
+                 "warmup_steps": ""}
 
 
 def _field_defaults(cls: type) -> dict[str, Any]:
@@ -77,6 +80,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         ("--lr", "lr", positive_float, "LR", "Adam learning rate"),
     ):
         hp.add_argument(flag, type=kind, default=d[key], metavar=meta, help=text + " (default: %(default)s)")
+    from explorer.core.training.schedule import LR_SCHEDULES
+
+    hp.add_argument("--lr-schedule", choices=LR_SCHEDULES, default=d["lr_schedule"],
+                    help="learning-rate schedule: the book's constant rate, warm-up then inverse square root "
+                         "(Vaswani et al. 2017, peak = --lr), or cosine decay to a tenth of --lr over the run "
+                         "(default: %(default)s)")
+    hp.add_argument("--warmup-steps", type=non_negative_int, default=d["warmup_steps"], metavar="N",
+                    help="warm-up steps of the schedule: linear for constant and cosine, the inverse square root's "
+                         "own for inverse-sqrt (default: %(default)s)")
     _add_run_options(train, d)
     return train
 
@@ -96,9 +108,9 @@ def _add_run_options(train: argparse.ArgumentParser, d: dict[str, Any]) -> None:
                       help="also save the model alone (no optimiser state, a quarter of a checkpoint) after these "
                            "epochs into models/epoch-XXXX.safetensors, e.g. 1,5,20: a replay then translates with "
                            "the model as it was")
-    runs.add_argument("--snapshot-every", type=positive_int, default=d["snapshot_every"], metavar="K",
-                      help="save the probe's attention maps every K steps into the run directory "
-                           "(default: %(default)s)")
+    runs.add_argument("--snapshot-every", type=positive_int, default=None, metavar="K",
+                      help="save the probe's attention maps every K steps into the run directory (default: adapts "
+                           "to the run's length, about 100 snapshots and at least one every 50 steps)")
     runs.add_argument("--dist-timeout", type=positive_float, default=45.0, metavar="S",
                       help="under torchrun: a rank that waits S seconds for the others gives up (default: %(default)s)")
 
@@ -121,6 +133,7 @@ class _Plan:
     info: dict[str, Any] | None = None  # run.json of a resumed run
     loaded: Any = None  # LoadedModel of a resumed run's checkpoint
     state: Any = None  # its TrainerState
+    adaptive_snapshots: bool = False  # the snapshot cadence follows the run's length, known once the data is loaded
 
 
 def _check_out_path(out: str | None) -> Path | None:
@@ -171,12 +184,14 @@ def _new_plan(args: argparse.Namespace, main: bool) -> _Plan:
     model_config = TransformerConfig(num_hiddens=args.num_hiddens, num_layers=args.num_layers,
                                      num_heads=args.num_heads, ffn_num_hiddens=args.ffn_num_hiddens,
                                      dropout=args.dropout)
-    snapshots = args.snapshot_every if (args.run_dir and main) else 0  # without a run dir nobody draws them
+    snapshots = (args.snapshot_every or 1) if (args.run_dir and main) else 0  # without a run dir nobody draws them
     config = TrainingConfig(model=model_config, batch_size=args.batch_size, num_steps=args.num_steps, lr=args.lr,
-                            num_epochs=args.epochs, seed=args.seed, device=args.device, snapshot_every=snapshots)
+                            num_epochs=args.epochs, seed=args.seed, device=args.device, snapshot_every=snapshots,
+                            lr_schedule=args.lr_schedule, warmup_steps=args.warmup_steps)
     config.validate()
     return _Plan(config=config, data_spec=args.data, num_examples=args.num_examples, data_seed=args.seed,
-                 run_dir=Path(args.run_dir) if args.run_dir else None)
+                 run_dir=Path(args.run_dir) if args.run_dir else None,
+                 adaptive_snapshots=bool(snapshots) and args.snapshot_every is None)
 
 
 def _resume_plan(args: argparse.Namespace, main: bool) -> _Plan:
@@ -279,6 +294,10 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
 
         torch.set_num_threads(args.threads)
     source, dataset, data = _agreed(ctx, lambda: _load_data(plan))
+    if plan.adaptive_snapshots:
+        from explorer.core.training.config import adaptive_snapshot_every
+
+        config.snapshot_every = adaptive_snapshot_every(math.ceil(len(dataset) / config.batch_size) * config.num_epochs)
     probe = tuple(plan.info["probe"]) if plan.info and plan.info.get("probe") else None
     trainer = _agreed(ctx, lambda: Trainer(config, dataset, probe=probe, resume=plan.state, dist=ctx))
     src_vocab, tgt_vocab = dataset.src_vocab, dataset.tgt_vocab

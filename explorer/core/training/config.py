@@ -10,6 +10,7 @@ from typing import Any
 from explorer.core.checks import is_number
 from explorer.core.choices import DEVICE_CHOICES
 from explorer.core.model.transformer import ConfigError, TransformerConfig, _check_int, checked_mapping
+from explorer.core.training.schedule import LR_SCHEDULES
 
 OBJECTIVES = ("book", "token_mean")
 MAX_SEED = 2**32 - 1  # as the CLI; torch.manual_seed overflows past 2**64 - 1 (and seed + 1 is used)
@@ -24,6 +25,18 @@ def _check_number(name: str, value: Any, low: float, high: float = math.inf, low
                           + f", got {value}")
 
 
+#: An adaptive snapshot cadence aims at this many attention snapshots over a run (a time-lapse of that many frames)…
+SNAPSHOT_FRAMES = 100
+#: …and takes one at least this often, however long the run.
+SNAPSHOT_EVERY_MOST = 50
+
+
+def adaptive_snapshot_every(total_steps: int) -> int:
+    """Steps between attention snapshots for a run of ``total_steps``: about :data:`SNAPSHOT_FRAMES` snapshots,
+    never fewer than one per 50 steps, so any run of 30 steps or more gives 30 or more time-lapse frames."""
+    return max(1, min(SNAPSHOT_EVERY_MOST, int(total_steps) // SNAPSHOT_FRAMES))
+
+
 @dataclass
 class TrainingConfig:
     """Everything a training run needs besides the data (defaults: the book's §11.7 settings).
@@ -32,6 +45,9 @@ class TrainingConfig:
     over ``num_steps``, summed over the batch (clipping sees that scale); ``"token_mean"`` minimises the
     mean per-token cross-entropy. ``grad_clip=0`` disables clipping; ``snapshot_every=0`` disables snapshots.
     ``amp`` turns on bfloat16 autocast on CUDA GPUs that support it (it is ignored elsewhere).
+    ``lr_schedule`` (one of ``schedule.LR_SCHEDULES``) scales ``lr`` step by step (``schedule.lr_factor``);
+    ``warmup_steps`` is its warm-up: linear for ``constant`` and ``cosine``, the inverse square root's own for
+    ``inverse-sqrt``. The book's run: ``constant`` with no warm-up.
     """
 
     model: TransformerConfig = field(default_factory=TransformerConfig)
@@ -46,6 +62,8 @@ class TrainingConfig:
     min_freq: int = 2
     amp: bool = False
     objective: str = "book"
+    lr_schedule: str = "constant"
+    warmup_steps: int = 0
 
     def validate(self) -> TrainingConfig:
         """Raise :class:`ConfigError` naming the first bad setting; return ``self`` when all is well."""
@@ -66,6 +84,9 @@ class TrainingConfig:
         _check_int("min_freq", self.min_freq, 0)
         if not isinstance(self.amp, bool):
             raise ConfigError(f"amp must be true or false, got {self.amp!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ConfigError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
+        _check_int("warmup_steps", self.warmup_steps, 0)
         if self.objective not in OBJECTIVES:
             raise ConfigError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
         if not isinstance(self.device, str) or not (self.device in DEVICE_CHOICES
@@ -88,6 +109,29 @@ class TrainingConfig:
         config = cls(model=TransformerConfig.from_dict(model) if model is not None else TransformerConfig(),
                      **values)
         return config.validate()
+
+
+#: The settings a running trainer takes between steps (``Trainer.change_settings``).
+LIVE_SETTINGS = ("lr", "grad_clip", "dropout")
+
+
+def check_live_settings(values: dict[str, Any]) -> dict[str, float]:
+    """``values`` (some of :data:`LIVE_SETTINGS`) as floats, or :class:`ConfigError` naming the first bad one:
+    a learning rate in (0, 10], a gradient clip ≥ 0 (0 = off), a dropout in [0, 1)."""
+    unknown = sorted(set(values) - set(LIVE_SETTINGS))
+    if unknown:
+        raise ConfigError(f"only {', '.join(LIVE_SETTINGS)} can change while training, not {', '.join(unknown)}")
+    if not values:
+        raise ConfigError("no setting to change")
+    if "lr" in values:
+        _check_number("lr", values["lr"], 0.0, 10.0)
+    if "grad_clip" in values:
+        _check_number("grad_clip", values["grad_clip"], 0.0, low_open=False)
+    if "dropout" in values:
+        value = values["dropout"]
+        if not is_number(value) or not 0.0 <= value < 1.0:
+            raise ConfigError(f"dropout must be a number in [0, 1), got {value!r}")
+    return {name: float(values[name]) for name in LIVE_SETTINGS if name in values}
 
 
 @dataclass
