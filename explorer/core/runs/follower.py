@@ -17,8 +17,8 @@ from explorer.core.checks import is_number
 from explorer.core.training.checkpoint_read import CheckpointError
 
 from explorer.core.training.checkpoint import LoadedModel, load_model
-from explorer.core.training.events import (EpochEvent, ErrorEvent, FinishedEvent, ResumedEvent, SnapshotEvent, StartedEvent,
-                                  StepEvent, TrainingEvent, TranslationsEvent)
+from explorer.core.training.events import (EpochEvent, ErrorEvent, FinishedEvent, ResumedEvent, SettingsEvent,
+                                           SnapshotEvent, StartedEvent, StepEvent, TrainingEvent, TranslationsEvent)
 from explorer.core.runs.run_dir import (METRICS, RUN_JSON, SNAPSHOTS, RunDirError, checkpoint_path, parse_line,
                                    read_run_json, read_snapshot, snapshot_files)
 
@@ -50,8 +50,8 @@ class RunFollower:
     version. Then call :meth:`poll` as often as you like (e.g. every 100 ms from a worker): the first call
     returns a :class:`StartedEvent`, later ones what was written since, in order: :class:`StepEvent`,
     :class:`EpochEvent` (+ :class:`TranslationsEvent` with the probe translations and BLEU),
-    :class:`SnapshotEvent`, :class:`FinishedEvent`, :class:`ErrorEvent`, :class:`ResumedEvent` (drop what you
-    hold after its step). ``info`` is the latest ``run.json``; ``finished`` is True after a finished line (a
+    :class:`SnapshotEvent`, :class:`SettingsEvent`, :class:`FinishedEvent`, :class:`ErrorEvent`,
+    :class:`ResumedEvent` (drop what you hold after its step). ``info`` is the latest ``run.json``; ``finished`` is True after a finished line (a
     resume can clear it); ``ended`` is True once the run was deleted or replaced (poll returns nothing more).
     """
 
@@ -175,7 +175,7 @@ class RunFollower:
             return [StepEvent(step=_i(r, "step"), epoch=_i(r, "epoch"), loss=_f(r, "loss"), book_loss=_f(r, "book_loss"),
                               tokens=_i(r, "tokens"), tokens_per_s=_f(r, "tokens_per_s"), elapsed_s=_f(r, "time"),
                               epoch_fraction=_f(r, "epoch_fraction"), progress=_f(r, "progress"),
-                              grad_norm=_f(r, "grad_norm"))]
+                              grad_norm=_f(r, "grad_norm"), lr=_f(r, "lr"))]
         if kind == "epoch":
             epoch, step = _i(r, "epoch"), _i(r, "step")
             out: list[TrainingEvent] = [EpochEvent(
@@ -188,6 +188,12 @@ class RunFollower:
                              for p in probes if isinstance(p, dict))
                 out.append(TranslationsEvent(epoch=epoch, step=step, translations=rows, bleu=_f(r, "bleu")))
             return out
+        if kind == "settings":
+            changed = r.get("changed")
+            return [SettingsEvent(step=_i(r, "step"), epoch=_i(r, "epoch"), lr=_f(r, "lr"),
+                                  grad_clip=_f(r, "grad_clip"), dropout=_f(r, "dropout"),
+                                  changed=tuple(str(c) for c in changed) if isinstance(changed, list) else (),
+                                  elapsed_s=_f(r, "time"))]
         if kind == "finished":
             self.finished = True
             return [FinishedEvent(step=_i(r, "step"), epoch=_i(r, "epoch"), loss=_f(r, "loss"),

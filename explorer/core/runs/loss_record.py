@@ -70,6 +70,8 @@ class LossRecord:
     def __init__(self) -> None:
         self.steps = RowBuffer(len(STEP_COLUMNS))
         self.epochs = RowBuffer(len(EPOCH_COLUMNS))
+        #: settings changed while the run trained (``SettingsEvent``s, by step): the plot marks each one
+        self.changes: list[Any] = []
         self.overlays: dict[str, np.ndarray] = {}
         self.timed = True
         self.generation = 0  # bumped when rows are replaced rather than appended
@@ -94,12 +96,17 @@ class LossRecord:
     def append_epoch(self, epoch: int, step: int, seconds: float, loss: float) -> None:
         self.epochs.append(step, epoch, seconds, loss)
 
+    def add_change(self, event: Any) -> None:
+        """Keep a ``SettingsEvent`` (settings changed while training, in force from ``event.step``)."""
+        self.changes.append(event)
+
     def new_run(self) -> None:
         """Keep the current run's steps as the "previous run" overlay and start empty."""
         if self.steps.size:
             self.overlays[PREVIOUS] = self.steps.copy()
         self.steps.clear()
         self.epochs.clear()
+        self.changes = []
         self.timed = True
         self.generation += 1
 
@@ -108,6 +115,7 @@ class LossRecord:
         self.overlays.clear()
         self.steps.clear()
         self.epochs.clear()
+        self.changes = []
         self.timed = True
         self.generation += 1
 
@@ -130,6 +138,7 @@ class LossRecord:
         for rows in (self.steps, self.epochs):
             view = rows.view()
             rows.size = int((view[:, 0] <= step).sum()) if rows.size else 0
+        self.changes = [c for c in self.changes if c.step <= step]
         self.generation += 1
 
     def step_table(self) -> tuple[list[str], np.ndarray]:

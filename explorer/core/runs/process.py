@@ -1,13 +1,14 @@
 """Training (book §11.7) in a child process that trains on its own main thread and streams plain events back.
 
 The parent builds a :class:`TrainingJob`, starts a :class:`TrainingProcess` and iterates :meth:`events` on a
-background thread; pause/resume/step/stop travel the other way. Both pipes carry pickles, which is safe
+background thread; pause/resume/step/stop and changed settings travel the other way. Both pipes carry pickles, which is safe
 here because both ends are our own processes; nothing is unpickled from files.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
@@ -30,10 +31,11 @@ from explorer.core.runs.run_dir import RunDirError, check_new_run_dir, describe_
 from explorer.core.runs.writer import RunWriter
 from explorer.core.data.text import build_dataset
 from explorer.core.training.trainer import Trainer, _is_oom
-from explorer.core.training.config import TrainingConfig
+from explorer.core.training.config import TrainingConfig, check_live_settings
 from explorer.core.model.transformer import ConfigError
 
 _COMMANDS = {b"pause": "pause", b"resume": "resume", b"step": "request_step", b"stop": "stop"}
+_SETTINGS = b"settings:"  # followed by a JSON object of the settings to change (Trainer.change_settings)
 _END = None  # the child's last message: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
@@ -237,6 +239,12 @@ class TrainingProcess:
         """End the run between steps: a FinishedEvent(stopped=True), then the final ModelStateEvent."""
         self._send(b"stop")
 
+    def change_settings(self, **values: float) -> None:
+        """Change ``lr`` (the schedule's base rate), ``grad_clip`` and/or ``dropout`` before the child's next step
+        (a ``SettingsEvent`` follows). Raises ``ConfigError`` for a bad value, sending nothing."""
+        checked = check_live_settings(values)
+        self._send(_SETTINGS + json.dumps(checked).encode("ascii"))
+
     def _send(self, command: bytes) -> None:
         with self._send_lock:
             if self._control_w.closed:
@@ -344,8 +352,14 @@ class _Remote:
                 return
 
     def _apply(self, command: bytes) -> None:
+        if self._trainer is None:
+            return
+        if command.startswith(_SETTINGS):  # checked by the parent; a bad one changes nothing here either
+            with contextlib.suppress(ValueError, TypeError):
+                self._trainer.change_settings(**json.loads(command[len(_SETTINGS):]))
+            return
         name = _COMMANDS.get(command)
-        if name is not None and self._trainer is not None:
+        if name is not None:
             getattr(self._trainer, name)()
 
 

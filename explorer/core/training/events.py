@@ -1,7 +1,7 @@
 """The plain events a training run yields (book §11.7 training loop): numbers and numpy copies only.
 
 Each event has a ``kind`` string (``step``, ``epoch``, ``snapshot``, ``finished``, ``error``, ``model_state``,
-``started``; from a followed run directory also ``translations`` and ``resumed``) so a consumer (the CLI, the
+``started``, ``settings``; from a followed run directory also ``translations`` and ``resumed``) so a consumer (the CLI, the
 GUI worker) can dispatch without importing these classes; consumers ignore kinds they do not use.
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ class StepEvent:
     prints (per-token loss divided by ``num_steps``). ``tokens`` counts the batch's target tokens;
     ``tokens_per_s`` and ``elapsed_s`` cover the run so far, pauses excluded. ``epoch_fraction`` counts
     epochs done, with the current one as a fraction (e.g. 3.5); ``progress`` is the share of the whole run
-    done, in [0, 1]. ``grad_norm`` is the global gradient norm before clipping.
+    done, in [0, 1]. ``grad_norm`` is the global gradient norm before clipping; ``lr`` the learning rate this step
+    used (the schedule's rate; NaN when not recorded).
     """
 
     step: int
@@ -32,6 +33,7 @@ class StepEvent:
     epoch_fraction: float
     progress: float
     grad_norm: float = float("nan")
+    lr: float = float("nan")
     kind: str = field(default="step", init=False)
 
 
@@ -163,5 +165,21 @@ class ResumedEvent:
     kind: str = field(default="resumed", init=False)
 
 
+@dataclass(frozen=True)
+class SettingsEvent:
+    """Settings changed while the run trains (``Trainer.change_settings``), in force from training step ``step``
+    on (the first step trained with them). ``lr`` is the base rate the schedule scales, ``grad_clip`` the clipping
+    norm (0 = off), ``dropout`` the probability of every dropout layer; ``changed`` names those asked for."""
+
+    step: int
+    epoch: int
+    lr: float
+    grad_clip: float
+    dropout: float
+    changed: tuple[str, ...]
+    elapsed_s: float
+    kind: str = field(default="settings", init=False)
+
+
 TrainingEvent = (StepEvent | EpochEvent | SnapshotEvent | FinishedEvent | ErrorEvent | ModelStateEvent
-                 | StartedEvent | TranslationsEvent | ResumedEvent)
+                 | StartedEvent | TranslationsEvent | ResumedEvent | SettingsEvent)

@@ -20,7 +20,8 @@ from explorer.core.checks import is_number, is_whole
 from explorer.core.training.checkpoint import (TRAIN_STATE_PREFIX, LoadedModel, build_loaded_model, model_meta,
                                                save_checkpoint)
 from explorer.core.training.checkpoint_read import CheckpointError, load_checkpoint
-from explorer.core.training.config import TrainingHistory
+from explorer.core.model.transformer import ConfigError
+from explorer.core.training.config import TrainingHistory, check_live_settings
 
 if TYPE_CHECKING:
     from explorer.core.data.text import Vocab
@@ -44,7 +45,9 @@ class TrainerState:
 
     ``model`` is a CPU copy of ``state_dict()``; ``exp_avg``/``exp_avg_sq`` are Adam's moments over the flat
     parameter buffer (N,) in ``model.parameters()`` order; ``shuffle_rng`` the batch-shuffling generator's
-    state (uint8); ``elapsed_s``/``tokens`` the active training time and target tokens so far.
+    state (uint8); ``elapsed_s``/``tokens`` the active training time and target tokens so far. ``settings`` holds
+    what changed while training (``lr`` the base rate, ``grad_clip``, ``dropout``) and ``schedule_steps`` (the
+    steps a cosine schedule spans); None: the run's config as started.
     """
 
     step: int
@@ -57,11 +60,15 @@ class TrainerState:
     history: TrainingHistory = field(default_factory=TrainingHistory)
     elapsed_s: float = 0.0
     tokens: int = 0
+    settings: dict[str, float] | None = None
 
     def counters(self) -> dict[str, Any]:
         """The scalar part, as stored in a checkpoint's metadata."""
-        return {"step": self.step, "epoch": self.epoch, "adam_steps": self.adam_steps,
-                "elapsed_s": self.elapsed_s, "tokens": self.tokens}
+        out: dict[str, Any] = {"step": self.step, "epoch": self.epoch, "adam_steps": self.adam_steps,
+                               "elapsed_s": self.elapsed_s, "tokens": self.tokens}
+        if self.settings is not None:
+            out["settings"] = dict(self.settings)
+        return out
 
 
 def save_training_checkpoint(path: str | os.PathLike[str], state: TrainerState, train_config: TrainingConfig,
@@ -123,8 +130,28 @@ def load_training_checkpoint(path: str | os.PathLike[str],
     except RuntimeError as exc:
         raise CheckpointError(f"{name} has a damaged training state: shuffle_rng ({exc})") from exc
     history = loaded.history if isinstance(loaded.history, TrainingHistory) else TrainingHistory()
+    settings = _settings(counters.get("settings"), name)
     state = TrainerState(step=step, epoch=epoch, model={k: v.detach().cpu().clone() for k, v in
                                                         loaded.model.state_dict().items()},
                          exp_avg=extra["exp_avg"], exp_avg_sq=extra["exp_avg_sq"], adam_steps=adam_steps,
-                         shuffle_rng=rng, history=history, elapsed_s=float(elapsed), tokens=tokens)
+                         shuffle_rng=rng, history=history, elapsed_s=float(elapsed), tokens=tokens,
+                         settings=settings)
     return loaded, state
+
+
+def _settings(value: Any, name: str) -> dict[str, float] | None:
+    """The live settings a checkpoint holds (None in checkpoints written before they could change)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{name} has a damaged training state: settings = {value!r}")
+    steps = value.get("schedule_steps")
+    try:
+        checked: dict[str, float] = check_live_settings({k: v for k, v in value.items() if k != "schedule_steps"})
+    except ConfigError as exc:
+        raise CheckpointError(f"{name} has a damaged training state: {exc}") from exc
+    if steps is not None:
+        if not is_whole(steps) or steps < 1:
+            raise CheckpointError(f"{name} has a damaged training state: schedule_steps = {steps!r}")
+        checked["schedule_steps"] = int(steps)
+    return checked
