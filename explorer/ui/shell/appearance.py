@@ -50,6 +50,7 @@ class Appearance(QObject):
         self._root = root
         self._loaded_panels = loaded_panels
         self.dark = theme.resolve_dark(settings.theme)
+        self._folded_for_presenter = False
         actions.theme_group.triggered.connect(self._on_theme_group_triggered)
         actions.explanation.toggled.connect(self._on_explanation_action_toggled)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
@@ -63,8 +64,22 @@ class Appearance(QObject):
     def panel_built(self, panel: BasePanel) -> None:
         """Give a panel built just now the explanation box's state and the theme; its box's folding is followed."""
         panel.explanation_box.toggled.connect(self._on_explanation_box_toggled)
-        panel.set_explanation_visible(self._settings.get("view/explanation_visible"))
+        panel.set_explanation_visible(self._actions.explanation.isChecked())
         self.apply_to(panel)
+
+    @Slot(bool)
+    def fold_for_presenter(self, fold: bool) -> None:
+        """Fold every formula box while presenter mode needs the room (True); False unfolds them again if the
+        user had them open. The remembered choice is the user's, never the one presenter mode made."""
+        if fold == self._folded_for_presenter:
+            return
+        self._folded_for_presenter = fold
+        wanted = False if fold else bool(self._settings.get("view/explanation_visible"))
+        if self._actions.explanation.isChecked() != wanted:
+            self._actions.explanation.setChecked(wanted)
+        else:
+            for panel in self._loaded_panels():
+                panel.set_explanation_visible(wanted)
 
     def apply_to(self, panel: BasePanel) -> None:
         """Restyle ``panel`` for the theme in force, then say so: the palette and presenter scale, which the theme
@@ -93,7 +108,8 @@ class Appearance(QObject):
 
     @Slot(bool)
     def _on_explanation_action_toggled(self, visible: bool) -> None:
-        self._settings.set("view/explanation_visible", visible)
+        if not self._folded_for_presenter or visible:  # unfolding by hand while presenting is the user's choice
+            self._settings.set("view/explanation_visible", visible)
         for panel in self._loaded_panels():
             panel.set_explanation_visible(visible)
 

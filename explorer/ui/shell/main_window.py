@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
                                    lambda: self.appearance.dark)
         self.language = WindowLanguage(settings, actions, self, self)  # View → Language, re-setting the texts
         self.appearance.panel_restyled.connect(self.classroom.restyle)  # the palette and scale go on top
+        self.classroom.presenter.fold_wanted.connect(self.appearance.fold_for_presenter)  # room for the plots
         self.classroom.lessons.theme_chosen.connect(self.appearance.set_theme_mode)
         self.classroom.lessons.language_chosen.connect(self.language.choose)
         self.language.retranslated.connect(self._on_language_retranslated)
@@ -167,7 +168,7 @@ class MainWindow(QMainWindow):
         """Build ``key`` if it is still a placeholder; failures become an error page."""
         if not self.stack.is_settled(key):
             theme.configure_pyqtgraph(self.appearance.dark)
-            self.stack.build(key)
+            self.stack.build(key, self.classroom.presenter.normal_font())
             self.shell_menus.update_panel_menu()
             self.device_label.maybe_start()
 

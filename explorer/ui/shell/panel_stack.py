@@ -18,7 +18,7 @@ from explorer.ui.shell.panel_registry import PanelLoadError, PanelSpec, load_pan
 from explorer.ui.panels.base_panel import BasePanel
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QPaintEvent
+    from PySide6.QtGui import QFont, QPaintEvent
 
 log = logging.getLogger(__name__)
 
@@ -138,13 +138,21 @@ class PanelStack(QStackedWidget):
         """Make the page of ``key`` current (without building it)."""
         self.setCurrentWidget(self._pages[key])
 
-    def build(self, key: str) -> BasePanel | None:
-        """Construct ``key``'s panel if not done yet; on failure install an error page and return None."""
+    def build(self, key: str, font: QFont | None = None) -> BasePanel | None:
+        """Construct ``key``'s panel if not done yet; on failure install an error page and return None.
+
+        ``font``: the font to build it with (presenter mode passes the unscaled one), so that sizes a panel
+        derives from its font while it is built are those of the normal size, which presenter mode then scales.
+        """
         if self.is_settled(key):
             return self._panels.get(key)
         spec = next(s for s in self.specs if s.key == key)
+        holder = None
+        if font is not None:
+            holder = QWidget()
+            holder.setFont(font)
         try:
-            panel = load_panel_class(spec.target)(parent=None)
+            panel = load_panel_class(spec.target)(parent=holder)
             if not isinstance(panel, BasePanel):
                 raise PanelLoadError(self.tr("{target} is not a BasePanel.").format(target=spec.target))
         except Exception as exc:  # a broken panel must never take the window down
@@ -154,6 +162,9 @@ class PanelStack(QStackedWidget):
             self._install(key, ErrorPage(Words(lambda: panel_title(spec)), message, traceback.format_exc()))
             self.panel_failed.emit(key, message)
             return None
+        finally:
+            if holder is not None:  # the panel leaves it when installed; a failed one goes with it
+                holder.deleteLater()
         self._panels[key] = panel
         self._install(key, panel)
         self.panel_built.emit(key)

@@ -1,16 +1,17 @@
 """Presenter mode: the window full screen, with fonts and line widths scaled for a projector (1.25×–2×).
 
 The application font is scaled (widgets and plot axes follow it); widgets with a font of their own, plot
-labels and curve pens are scaled from the sizes they had, remembered per item, so leaving restores them.
+labels and curve pens are scaled from the sizes they had, remembered per item, so leaving restores them. On a
+small screen the formula boxes fold first, and no plot gets smaller than :data:`MIN_PLOT` (the panel scrolls).
 """
 from __future__ import annotations
 
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsTextItem, QGraphicsView, QWidget
 
 from explorer.ui.settings import PRESENTER_SCALES
 from explorer.ui.theme import repolish_style_sheets
@@ -22,6 +23,10 @@ SCALES = PRESENTER_SCALES
 _BASE_PT = "explorer_presenter_base_pt"  # dynamic property: a widget's own point size before scaling
 _BASE_MIN_W = "explorer_presenter_base_min_width"  # its minimum width before scaling, and as last scaled
 _APPLIED_MIN_W = "explorer_presenter_applied_min_width"
+_BASE_MIN_PLOT = "explorer_presenter_base_min_plot"  # a plot's minimum size (w, h) before presenter mode
+MIN_PLOT = QSize(300, 200)  # the smallest plot still readable on a projector
+FOLD_BELOW_PX = 720  # the formula boxes fold while the window, measured in unscaled pixels, is lower than this
+_FOLLOWS_APP = 0x5E4  # QGraphicsItem data key: whether a text item follows the application font
 
 
 def clamp_scale(value: float) -> float:
@@ -30,7 +35,15 @@ def clamp_scale(value: float) -> float:
 
 
 class Presenter(QObject):
-    """Full screen and scaling for one main window; :meth:`apply_to` scales panels built later."""
+    """Full screen and scaling for one main window; :meth:`apply_to` scales panels built later.
+
+    Signals
+    -------
+    fold_wanted(bool): the formula boxes should fold (True: presenting on a screen too low for them and the
+    plots) or go back to how the user left them (False).
+    """
+
+    fold_wanted = Signal(bool)
 
     def __init__(self, window: QMainWindow, scale: float = 1.5) -> None:
         super().__init__(window)
@@ -42,6 +55,8 @@ class Presenter(QObject):
         self._left_geometry: QRect | None = None
         self._pens: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._labels: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+        self.folding = False
+        window.installEventFilter(self)
 
     @property
     def factor(self) -> float:
@@ -58,12 +73,14 @@ class Presenter(QObject):
         self._apply_app_font()
         self.apply_to(self._window)
         self._window.showFullScreen()
+        self._update_fold()
 
     def leave(self) -> None:
         """Restore the window state and the sizes from before :meth:`enter`."""
         if not self.active:
             return
         self.active = False
+        self._update_fold()
         self._apply_app_font()
         self.apply_to(self._window)
         self._window.setWindowState(self._left_state)
@@ -78,6 +95,11 @@ class Presenter(QObject):
         if self.active:
             self._apply_app_font()
             self.apply_to(self._window)
+            self._update_fold()
+
+    def normal_font(self) -> QFont | None:
+        """The application font without the presenter scale while active (panels are built with it), else None."""
+        return QFont(self._app_font) if self.active and self._app_font is not None else None
 
     def apply_to(self, root: QWidget) -> None:
         """Scale the own fonts of ``root``'s widgets and its plots' labels and pens to :attr:`factor`."""
@@ -86,8 +108,42 @@ class Presenter(QObject):
             self._scale_minimum_width(widget)
         for view in root.findChildren(QGraphicsView):
             self._scale_plot_items(view)
+            self._plot_minimum(view)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        # getattr: Qt may deliver a last event while the window and this object are being torn down
+        if event.type() == QEvent.Type.Resize and getattr(self, "active", False) and watched is self._window:
+            self._update_fold()
+        return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ internals
+    def _update_fold(self) -> None:
+        """Fold the formula boxes while presenting in a window too low for them beside readable plots."""
+        fold = self.active and self._window.height() / self.scale < FOLD_BELOW_PX
+        if fold != self.folding:
+            self.folding = fold
+            self.fold_wanted.emit(fold)
+
+    def _plot_minimum(self, view: QGraphicsView) -> None:
+        """While presenting, a plot keeps at least :data:`MIN_PLOT` (the panel scrolls instead of squashing it);
+        a deliberately small inset (its height fixed) keeps its size."""
+        import pyqtgraph as pg
+
+        if not isinstance(view, pg.GraphicsView):
+            return
+        base = view.property(_BASE_MIN_PLOT)
+        if base is None:
+            if not self.active or view.minimumHeight() == view.maximumHeight():
+                return
+            base = (view.minimumWidth(), view.minimumHeight())
+            view.setProperty(_BASE_MIN_PLOT, base)
+        width, height = (int(v) for v in base)
+        if self.active:
+            view.setMinimumSize(max(width, MIN_PLOT.width()), max(height, MIN_PLOT.height()))
+        else:
+            view.setMinimumSize(width, height)
+            view.setProperty(_BASE_MIN_PLOT, None)
+
     def _apply_app_font(self) -> None:
         app = QApplication.instance()
         if not isinstance(app, QApplication):
@@ -118,6 +174,8 @@ class Presenter(QObject):
 
     def _scale_minimum_width(self, widget: QWidget) -> None:
         """A minimum width set for text of the normal size (a column, a label) grows with the text."""
+        if isinstance(widget, QGraphicsView):
+            return  # a plot's minimum is `_plot_minimum`'s
         now = widget.minimumWidth()
         base, applied = widget.property(_BASE_MIN_W), widget.property(_APPLIED_MIN_W)
         if base is None or now != applied:  # first seen, or its owner set a new minimum since
@@ -133,12 +191,43 @@ class Presenter(QObject):
     def _scale_plot_items(self, view: QGraphicsView) -> None:
         import pyqtgraph as pg
 
-        for item in view.scene().items():
+        items = view.scene().items()
+        for item in items:
+            if isinstance(item, QGraphicsTextItem):
+                self._follow_app_font(item)
+        for item in items:
+            if isinstance(item, pg.AxisItem) and item.label is not None:
+                item.label.setHtml(item.labelString())  # measured again in the font it follows
+                item.resizeEvent()
+            elif isinstance(item, pg.LabelItem) and not item.opts.get("size") and item.text:
+                item.setText(item.text)
+        for item in items:
             if isinstance(item, pg.LabelItem):
                 self._scale_label(item)
             elif isinstance(item, (pg.PlotDataItem, pg.InfiniteLine)) or (
                     isinstance(item, pg.PlotCurveItem) and not isinstance(item.parentItem(), pg.PlotDataItem)):
                 self._scale_pen(item)
+        for item in items:
+            if isinstance(item, pg.LegendItem):
+                _fit_legend(item)
+
+    def _follow_app_font(self, item: QGraphicsTextItem) -> None:
+        """A plot's text item (an axis caption, a label's text) takes the application font when it is made and
+        keeps it; one made with the normal or the scaled application font gets the one in force now."""
+        app = QApplication.instance()
+        normal = self._app_font if self._app_font is not None else app.font() if isinstance(app, QApplication) else None
+        font = item.font()
+        if normal is None or normal.pointSizeF() <= 0 or font.pointSizeF() <= 0:
+            return
+        follows = item.data(_FOLLOWS_APP)
+        if follows is None:
+            sizes = (normal.pointSizeF(), normal.pointSizeF() * self.scale)
+            follows = any(abs(font.pointSizeF() - pt) < 0.01 for pt in sizes)
+            item.setData(_FOLLOWS_APP, follows)
+        wanted = normal.pointSizeF() * self.factor
+        if follows and abs(font.pointSizeF() - wanted) > 0.01:
+            font.setPointSizeF(wanted)
+            item.setFont(font)
 
     def _scale_label(self, item: Any) -> None:
         size = str(item.opts.get("size") or "")
@@ -175,3 +264,12 @@ class Presenter(QObject):
             scaled = type(pen)(pen)
             scaled.setWidthF(target)
             item.setPen(scaled)
+
+
+def _fit_legend(legend: Any) -> None:
+    """Shrink (or grow) a legend to its labels as they are now: pyqtgraph sizes it from the geometry its rows
+    had, so a legend whose labels got smaller again (leaving presenter mode) would keep its presenter size."""
+    legend.layout.invalidate()
+    legend.resize(legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize))
+    legend.layout.activate()
+    legend.updateSize()

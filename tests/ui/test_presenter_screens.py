@@ -1,0 +1,117 @@
+"""Presenter mode with the app's real panels: leaving it gives every panel back its normal sizes (also panels first
+opened while presenting), and on a classroom screen the formula folds and no plot is squashed below readability."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QApplication, QTabWidget
+
+from explorer.ui.settings import AppSettings
+from explorer.ui.shell.main_window import MainWindow
+from explorer.ui.shell.panel_registry import PANELS
+from explorer.ui.shell.presenter import MIN_PLOT
+
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+
+def _window(qtbot, tmp_path: Path) -> MainWindow:
+    window = MainWindow(AppSettings(tmp_path), device_probe=lambda: "test-device", probe_after_module=None)
+    qtbot.addWidget(window)
+    window.confirm_close = lambda reasons: True
+    window.resize(1280, 820)
+    window.show()
+    return window
+
+
+def _sizes(panel) -> dict[str, object]:
+    """What presenter mode scales, as a user would see it: the formula's font, the legends and axis captions."""
+    legends, captions = [], []
+    for view in panel.findChildren(pg.GraphicsView):
+        for item in view.scene().items():
+            if isinstance(item, pg.LegendItem):
+                legends.append((round(item.width()), round(item.height())))
+            elif isinstance(item, pg.AxisItem) and item.label is not None and item.labelText:
+                captions.append((item.labelText, round(item.label.font().pointSizeF(), 2)))
+    return {"formula_pt": round(panel.formula_label.font().pointSizeF(), 2), "legends": sorted(legends),
+            "captions": sorted(captions)}
+
+
+def test_a_panel_opened_while_presenting_gets_its_normal_sizes_back(qtbot, tmp_path: Path) -> None:
+    normal = _window(qtbot, tmp_path / "a")
+    normal.show_panel("kernel_regression")
+    expected = _sizes(normal.panel("kernel_regression"))
+    normal.close()
+
+    window = _window(qtbot, tmp_path / "b")
+    app_pt = QApplication.font().pointSizeF()
+    window.classroom.set_presenter_scale(1.5)
+    window.menu_actions.classroom.presenter.setChecked(True)
+    window.show_panel("kernel_regression")  # built while presenting
+    panel = window.panel("kernel_regression")
+    presenting = _sizes(panel)
+    assert presenting["formula_pt"] == pytest.approx(1.5 * expected["formula_pt"])  # scaled once, not twice
+    window.menu_actions.classroom.presenter.setChecked(False)
+    assert QApplication.font().pointSizeF() == pytest.approx(app_pt)
+    assert _sizes(panel) == expected  # formula text, legend and axis captions as if never presented
+    window.close()
+
+
+def test_the_formula_folds_for_presenter_mode_and_the_users_choice_comes_back(qtbot, tmp_path: Path) -> None:
+    window = _window(qtbot, tmp_path)
+    window.show_panel("scoring")
+    panel = window.panel("scoring")
+    assert panel.explanation_visible()
+    window.classroom.set_presenter_scale(1.5)
+    window.menu_actions.classroom.presenter.setChecked(True)
+    window.showNormal()
+    window.resize(1024, 768)
+    assert not panel.explanation_visible()
+    window.show_panel("multihead")  # built while folded: folded too
+    assert not window.panel("multihead").explanation_visible()
+    window.menu_actions.classroom.presenter.setChecked(False)
+    assert panel.explanation_visible() and window.panel("multihead").explanation_visible()
+    assert AppSettings(tmp_path).get("view/explanation_visible") is True  # never remembered as folded
+    window.close()
+
+
+def _squashed_plots(qtbot, window: MainWindow, key: str) -> list[str]:
+    """Plots of panel ``key`` smaller than MIN_PLOT, on every page of every tab widget."""
+    panel = window.panel(key)
+    problems: list[str] = []
+
+    def check(where: str) -> None:
+        qtbot.wait(50)
+        for view in panel.findChildren(pg.GraphicsView):
+            fixed = view.minimumHeight() == view.maximumHeight()  # a deliberately small inset
+            if view.isVisible() and not fixed and (view.width() < MIN_PLOT.width() or
+                                                   view.height() < MIN_PLOT.height()):
+                problems.append(f"{key}{where}: {type(view).__name__} {view.size().toTuple()}")
+
+    check("")
+    for tabs in panel.findChildren(QTabWidget):
+        if not tabs.isVisible():
+            continue
+        for index in range(tabs.count()):
+            tabs.setCurrentIndex(index)
+            check(f" / {tabs.tabText(index)}")
+    return problems
+
+
+@pytest.mark.parametrize(("size", "scale"), [((1024, 768), 1.5), ((1280, 800), 2.0)], ids=["1024x768@150", "1280x800@200"])
+def test_presenter_mode_keeps_every_plot_usable_on_a_classroom_screen(qtbot, tmp_path: Path, size, scale) -> None:
+    window = _window(qtbot, tmp_path)
+    window.classroom.set_presenter_scale(scale)
+    window.menu_actions.classroom.presenter.setChecked(True)
+    window.showNormal()  # the offscreen screen is not a projector's: the window takes the projector's size
+    window.resize(*size)
+    problems = []
+    for spec in PANELS:
+        window.show_panel(spec.key)
+        window.resize(*size)
+        assert not window.panel(spec.key).explanation_visible()  # the formula folded first
+        problems += _squashed_plots(qtbot, window, spec.key)
+    window.menu_actions.classroom.presenter.setChecked(False)
+    window.close()
+    assert not problems, problems
