@@ -27,6 +27,7 @@ seed_int = _checked(int, lambda v: 0 <= v < 2**32, "a whole number from 0 to 429
 positive_float = _checked(float, lambda v: v > 0 and v < float("inf"), "a positive number")
 probability = _checked(float, lambda v: 0.0 <= v < 1.0, "a number in [0, 1)")
 index = _checked(int, lambda v: v >= 0, "a whole number ≥ 0")
+non_negative_int = index  # a count that may be 0 (e.g. --warmup-steps)
 
 
 def epoch_list(text: str) -> tuple[int, ...]:
