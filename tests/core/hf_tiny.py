@@ -44,7 +44,7 @@ def folder(family: str, root: Path) -> Path:
     if key not in _built:
         path = root / family
         path.mkdir(parents=True, exist_ok=True)
-        torch.manual_seed(FAMILIES.index(family))
+        torch.manual_seed((*FAMILIES, *ARCHITECTURES).index(family))
         from explorer.core.inspect.hf.folder import hf_session
 
         with hf_session():  # offline, and no progress bars on the stderr a test may be reading
@@ -185,3 +185,87 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "bert": build_bert, "roberta": build_roberta, "gpt2": build_gpt2, "bart": build_bart,
     "mbart": build_mbart, "marian": build_marian, "t5": build_t5,
 }
+
+
+# ------------------------------------------------------------------------------------------ any architecture
+#: Tiny configs of more families: each is built from its config class with random weights, beside a word-level
+#: tokenizer (``tokenizers`` WordLevel in a PreTrainedTokenizerFast). ``(config class, model class, settings)``.
+_DECODER = {"hidden_size": 32, "intermediate_size": 37, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 1}
+_ENCODER = {"hidden_size": 32, "intermediate_size": 37, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0}
+ARCHITECTURES: dict[str, tuple[str, str, dict[str, object]]] = {
+    "llama": ("LlamaConfig", "LlamaForCausalLM", {**_DECODER, "num_key_value_heads": 2}),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {**_DECODER, "vocab_size": 300, "num_key_value_heads": 1, "use_sliding_window": True,
+                                                  "sliding_window": 3, "max_window_layers": 1}),
+    "mistral": ("MistralConfig", "MistralForCausalLM", {**_DECODER, "num_key_value_heads": 2, "sliding_window": 4}),
+    "gemma": ("GemmaConfig", "GemmaForCausalLM", {**_DECODER, "num_key_value_heads": 1, "head_dim": 8}),
+    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM", {**_DECODER, "num_key_value_heads": 2, "head_dim": 8,
+                                                     "sliding_window": 3}),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM", {**_DECODER, "num_key_value_heads": 4}),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM", {**_DECODER, "rotary_pct": 0.5}),
+    "opt": ("OPTConfig", "OPTForCausalLM", {"hidden_size": 32, "ffn_dim": 37, "num_hidden_layers": 2,
+                                            "num_attention_heads": 4, "word_embed_proj_dim": 32,
+                                            "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0,
+                                            "bos_token_id": 2, "eos_token_id": 1}),
+    "distilbert": ("DistilBertConfig", "DistilBertModel", {"dim": 32, "hidden_dim": 37, "n_layers": 2, "n_heads": 4,
+                                                           "max_position_embeddings": 64, "vocab_size": 64,
+                                                           "pad_token_id": 0}),
+    "albert": ("AlbertConfig", "AlbertModel", {**_ENCODER, "num_hidden_layers": 3, "embedding_size": 16}),
+    "electra": ("ElectraConfig", "ElectraModel", {**_ENCODER, "embedding_size": 16}),
+    "deberta-v2": ("DebertaV2Config", "DebertaV2Model", {**_ENCODER, "relative_attention": True,
+                                                        "pos_att_type": ["p2c", "c2p"], "position_buckets": 8,
+                                                        "max_relative_positions": 16}),
+    "xlm-roberta": ("XLMRobertaConfig", "XLMRobertaModel", {**_ENCODER, "pad_token_id": 0,
+                                                            "max_position_embeddings": 66}),
+    "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration", {
+        "d_model": 32, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
+        "decoder_attention_heads": 4, "encoder_ffn_dim": 37, "decoder_ffn_dim": 37, "max_position_embeddings": 64,
+        "vocab_size": 64, "pad_token_id": 0, "eos_token_id": 1, "decoder_start_token_id": 0}),
+}
+#: Types whose tokenizer transformers picks by model_type: given a byte-level BPE of that class.
+BYTE_LEVEL = {"qwen2": "Qwen2Tokenizer"}
+SPECIALS = ["[PAD]", "</s>", "<s>", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+TEXT_WORDS = sorted({w for line in LINES for w in line.split()})
+
+
+def word_tokenizer(path: Path, template: str | None) -> None:
+    """A word-level fast tokenizer saved in ``path``: ``template`` (e.g. "[CLS] $A [SEP]") adds special tokens."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate([*SPECIALS, *TEXT_WORDS])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    if template:
+        core.post_processor = processors.TemplateProcessing(
+            single=template, special_tokens=[(t, vocab[t]) for t in SPECIALS if t in template])
+    tok = PreTrainedTokenizerFast(tokenizer_object=core, unk_token="[UNK]", pad_token="[PAD]", eos_token="</s>",
+                                  bos_token="<s>", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    tok.save_pretrained(path)
+
+
+def build_architecture(name: str, path: Path) -> None:
+    """A tiny random ``name`` model (see :data:`ARCHITECTURES`) and its word-level tokenizer in ``path``."""
+    import transformers
+
+    config_class, model_class, settings = ARCHITECTURES[name]
+    config = getattr(transformers, config_class)(**settings)
+    model = getattr(transformers, model_class)(config)
+    model.save_pretrained(path)
+    if name in BYTE_LEVEL:  # transformers builds these types' own tokenizer class whatever the folder names
+        vocab = write_byte_bpe(path, ["<|endoftext|>"], MERGES)
+        tok = getattr(transformers, BYTE_LEVEL[name])(str(path / "vocab.json"), str(path / "merges.txt"),
+                                                      unk_token=None, eos_token="<|endoftext|>",
+                                                      pad_token="<|endoftext|>")
+        assert len(vocab) <= config.vocab_size
+        tok.save_pretrained(path)
+        return
+    template = None if model_class.endswith("ForCausalLM") else \
+        "$A </s>" if config.is_encoder_decoder else "[CLS] $A [SEP]"
+    word_tokenizer(path, template)
+
+
+for _name in ARCHITECTURES:
+    BUILDERS[_name] = lambda path, _name=_name: build_architecture(_name, path)
+ALL_ARCHITECTURES = (*FAMILIES, *ARCHITECTURES)

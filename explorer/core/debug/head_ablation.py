@@ -79,13 +79,13 @@ def attention_modules(model: InspectableModel) -> dict[tuple[str, int], tuple[nn
             found[("decoder", layer)] = (block.attention1, block.attention1.W_o)
             found[("cross", layer)] = (block.attention2, block.attention2.W_o)
         return found
-    hf_model, family = getattr(model, "model", None), getattr(model, "family", None)
-    if not isinstance(hf_model, nn.Module) or family is None:
+    hf_model = getattr(model, "model", None)
+    if not isinstance(hf_model, nn.Module):
         raise ModelError(f"{type(model).__name__} does not expose its attention modules")
-    from explorer.core.inspect.hf.folder import find_taps
+    from explorer.core.inspect.hf.taps import find_taps
 
     out: dict[tuple[str, int], tuple[nn.Module, nn.Module | None]] = {}
-    for module, kind, layer in find_taps(hf_model, family):
+    for module, kind, layer in find_taps(hf_model):
         proj = next((getattr(module, n) for n in _PROJECTIONS if isinstance(getattr(module, n, None), nn.Module)),
                     None)
         out[(kind, layer)] = (module, proj)

@@ -42,6 +42,17 @@ class ModelInfo:
     vocab_size: int  # the (source) vocabulary
     target_vocab_size: int | None = None  # only where the target side has its own vocabulary
     max_positions: int | None = None  # longest input the model can read, where it has a limit
+    #: key/value heads per kind where query heads share them (grouped- or multi-query attention); absent: one each
+    kv_heads: dict[str, int] = field(default_factory=dict)
+    #: per kind, the sliding window of each layer (0: the layer sees every key its mask allows); absent: none
+    windows: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def kv_head(self, kind: str, head: int) -> int | None:
+        """The key/value head that query ``head`` of ``kind`` shares, or None where each head has its own."""
+        kv = self.kv_heads.get(kind)
+        if not kv or kv >= self.heads[kind]:
+            return None
+        return head // (self.heads[kind] // kv)
 
     def summary(self) -> str:
         """One line for a window title or a status bar."""
@@ -165,6 +176,23 @@ def pooled_maps(maps: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np
     by_both = np.add.reduceat(by_key, q_edges[:-1], axis=-2)  # (..., qbins, kbins)
     by_both /= np.diff(q_edges).astype(np.float32)[:, None]
     return by_both.astype(np.float32, copy=False), q_edges, k_edges
+
+
+def masked_bins(window: int, queries: int, keys: int, qbins: int | None = None,
+                kbins: int | None = None) -> np.ndarray:
+    """Where a causal self-attention map with a sliding ``window`` (0: none) masks every key: bool ``(qbins, kbins)``,
+    True for a bin none of whose cells a query may see (keys after the query, or ``window`` or more before it).
+    Bins as :func:`pool_edges` cuts ``queries × keys`` to at most ``qbins × kbins`` (default: one per token)."""
+    q = np.arange(queries)[:, None]  # (Tq, 1)
+    k = np.arange(keys)[None, :]  # (1, Tk)
+    seen = k <= q
+    if window:
+        seen &= q - k < window  # (Tq, Tk)
+    q_edges, k_edges = pool_edges(queries, qbins or queries), pool_edges(keys, kbins or keys)
+    if queries == 0 or keys == 0:
+        return np.zeros((len(q_edges) - 1, len(k_edges) - 1), bool)
+    counts = np.add.reduceat(np.add.reduceat(seen.astype(np.int32), k_edges[:-1], axis=1), q_edges[:-1], axis=0)
+    return counts == 0  # (qbins, kbins)
 
 
 class InspectableModel(ABC):
