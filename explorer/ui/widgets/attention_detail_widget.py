@@ -1,6 +1,8 @@
-"""The large attention view (book §11.7) of the studio and the inspector: one head (or the head average) with token
-axes, a hover readout and PNG/SVG/CSV export; for an inspected model whose maps were only pooled (long texts), the
-head is computed at full resolution on demand, off the GUI thread, while the view says so."""
+"""The large attention view (book §11.7) of the studio and the inspector: one head (or the head average), or the
+rollout or flow of all layers, as a heatmap with token axes or as lines between tokens (one token selection for
+both), a hover readout and PNG/SVG/CSV export; rollout and flow add a bar chart of one output token's inputs. For an
+inspected model whose maps were only pooled (long texts), the head is computed at full resolution on demand, off the
+GUI thread, while the view says so."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,14 +10,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
-from PySide6.QtWidgets import QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabBar,
+                               QVBoxLayout, QWidget)
 
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.export import ExportError, export_target
+from explorer.ui.widgets.followed_maps import FollowedMapsRunner, self_kinds, split_extra
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
+from explorer.ui.widgets.token_bars_widget import TokenBars
+from explorer.ui.widgets.token_lines_widget import TokenLinesView
+from explorer.ui.widgets.token_selection import TokenSelection
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -34,6 +41,8 @@ class HeadSource(Protocol):
 HINT = QT_TRANSLATE_NOOP("AttentionDetail", "Click a thumbnail in the attention grid to look at it here.")
 #: Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB).
 MASK_LIMIT = 1024
+#: Above this many tokens the token-line view says to use the heatmap (its picture would pass Qt's 32k-pixel limit).
+LINES_LIMIT = 1500
 
 
 def causal_keep(size: int) -> np.ndarray:
@@ -51,14 +60,27 @@ class AttentionDetail(QWidget):
         self.title = QLabel(self)
         self.title.setWordWrap(True)
         self.average_box = QCheckBox(self)
+        self.selection = TokenSelection(self)  # the token chosen: one for the heatmap, the lines and the bars
         self.heatmap = HeatmapWidget()
-        self.stack = HintStack(self.heatmap, "", self)
+        self.token_lines = TokenLinesView(self.selection)
+        self.view_tabs = QTabBar(self)  # Heatmap | Token lines
+        self.view_tabs.addTab("")
+        self.view_tabs.addTab("")
+        self.views = QStackedWidget(self)
+        self.views.addWidget(self.heatmap)
+        self.views.addWidget(self.token_lines)
+        self.stack = HintStack(self.views, "", self)
+        self.bars = TokenBars(self)  # rollout and flow: what one output token draws on
+        self.bars.hide()
+        self._followed = FollowedMapsRunner(self)
+        self._lines_stale = True  # the token lines wait until their view is shown
         self._hint: str = Words(lambda: self.tr("No attention map yet."))
         self.readout = QLabel("", self)
         self._readout = ""  # what the line under the map says (hover, export)
         self.export_buttons = {fmt: QPushButton(self) for fmt in ("png", "svg", "csv")}
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
+        top.addWidget(self.view_tabs)
         top.addWidget(self.average_box)
         bottom = QHBoxLayout()
         bottom.addWidget(self.readout, 1)
@@ -68,7 +90,8 @@ class AttentionDetail(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.stack, 3)
+        layout.addWidget(self.bars, 1)
         layout.addLayout(bottom)
         self._snapshot: Any = None
         self._selected = False
@@ -80,6 +103,11 @@ class AttentionDetail(QWidget):
             inspect.head_failed.connect(self._on_inspect_head_failed)
         self.average_box.toggled.connect(self._on_average_box_toggled)
         self.heatmap.cell_hovered.connect(self._on_heatmap_cell_hovered)
+        self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
+        self.selection.changed.connect(self._on_selection_changed)
+        self.view_tabs.currentChanged.connect(self._on_view_tabs_current_changed)
+        self._followed.computed.connect(self._on_followed_computed)
+        self._followed.failed.connect(self._on_followed_failed)
         self.export_buttons["png"].clicked.connect(self._on_png_button_clicked)
         self.export_buttons["svg"].clicked.connect(self._on_svg_button_clicked)
         self.export_buttons["csv"].clicked.connect(self._on_csv_button_clicked)
@@ -89,10 +117,15 @@ class AttentionDetail(QWidget):
         """Set the texts in the language in force, those about the map shown worded again (at build and on
         ``LanguageChange``)."""
         self.average_box.setText(self.tr("average over heads"))
+        self.view_tabs.setTabText(0, self.tr("Heatmap"))
+        self.view_tabs.setTabText(1, self.tr("Token lines"))
+        self.view_tabs.setTabToolTip(1, self.tr("A line from each query token to each key token, its opacity the "
+                                                "weight; hover a token to see its lines alone"))
         self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
         for fmt, button in self.export_buttons.items():
             button.setText(self.tr("Export {format}…").format(format=fmt.upper()))
         self.stack.hint_label.setText(again(self._hint))
+        self.bars.retranslate()
         self.readout.setText(again(self._readout))
         if self.has_map:
             self._show_titles()
@@ -138,6 +171,8 @@ class AttentionDetail(QWidget):
             self._show_hint(Words(lambda: self.tr("No attention map yet.")))
             self.title.setText(self.tr(HINT))
             self._say("")
+            self.bars.hide()
+            self.token_lines.clear()
             for button in self.export_buttons.values():
                 button.setEnabled(False)
             return
@@ -151,8 +186,14 @@ class AttentionDetail(QWidget):
         snap = self._snapshot
         if snap is None or not self._selected:
             return
+        extra = split_extra(self.kind)
+        if extra is not None and extra[1] in self_kinds(snap):
+            self._draw_followed(snap, *extra)
+            return
+        self.bars.hide()
+        self.average_box.setEnabled(True)
         shapes = {kind: (layers, heads) for kind, layers, heads in grid_layout(snap)}
-        if self.kind not in shapes:  # a model without this kind (BERT has no cross-attention)
+        if self.kind not in shapes:  # a model without this kind (BERT has no cross-attention), or without rollout
             self.kind = next(iter(shapes))
         self.layer = min(self.layer, shapes[self.kind][0] - 1)
         self.head = min(self.head, shapes[self.kind][1] - 1)
@@ -168,12 +209,106 @@ class AttentionDetail(QWidget):
         self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None, owned=owned)
         self.stack.show_content()
         self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")  # exported pictures carry it too
+        self.heatmap.highlight_row(self.selection.query)
         for button in self.export_buttons.values():
             button.setEnabled(True)
+        self._lines_stale = True
+        self._draw_lines()
+
+    def _layer_heads(self, snap: Any, matrix: np.ndarray) -> tuple[np.ndarray, list[str], list[int]]:
+        """The token-line view's maps: every head of the layer shown ``(h, q, k)`` with their names and the heads
+        to overlay (the one chosen, or all for the mean); a pooled inspection's head computed alone."""
+        if split_extra(self.kind) is not None:
+            return matrix[None], [self._followed_label()], [0]
+        maps = snap.maps.get(self.kind) if getattr(snap, "maps", None) else None
+        if maps is None or len(maps) <= self.layer:
+            label = self.tr("all heads (mean)") if self.average_box.isChecked() else \
+                self.tr("head {number}").format(number=self.head + 1)
+            return matrix[None], [label], [0]
+        heads = np.asarray(maps[self.layer])  # (h, q, k)
+        labels = [self.tr("head {number}").format(number=h + 1) for h in range(heads.shape[0])]
+        shown = list(range(heads.shape[0])) if self.average_box.isChecked() else [self.head]
+        return heads, labels, shown
+
+    def _draw_lines(self) -> None:
+        """Draw the token lines of the map on display, when their view is shown (else when it is)."""
+        if not self._lines_stale or self.view_tabs.currentIndex() != 1 or self.heatmap.matrix is None:
+            return
+        self._lines_stale = False
+        matrix = self.heatmap.matrix
+        if max(matrix.shape) > LINES_LIMIT:
+            self.token_lines.clear()
+            count = max(matrix.shape)
+            self._say(Words(lambda: self.tr("{count:,} tokens are too many for lines; the heatmap shows them.").format(
+                count=count)))
+            return
+        weights, labels, shown = self._layer_heads(self._snapshot, matrix)
+        self.token_lines.set_maps(weights, self.heatmap.row_labels, self.heatmap.col_labels, labels, shown)
+
+    def _followed_label(self) -> str:
+        method, _kind = split_extra(self.kind) or ("rollout", "")
+        return self.tr("rollout") if method == "rollout" else self.tr("flow")
+
+    def _draw_followed(self, snap: Any, method: str, kind: str) -> None:
+        """Rollout or flow of ``kind``'s self-attention over all layers: asked of core on a worker, drawn when it
+        arrives (with the bar chart of one output token)."""
+        self.average_box.setEnabled(False)
+        result = self._followed.result_for(snap)
+        title = self._followed_title(method, kind)
+        self.title.setText(f"<b>{title}</b> · {self._where()}")
+        if result is None:
+            self._followed.request(snap)
+            self._show_hint(Words(lambda: self.tr("Computing {what}…").format(what=self._followed_title(method,
+                                                                                                         kind))))
+            self.bars.hide()
+            return
+        matrix = result.maps[method].get(kind)
+        if matrix is None:  # flow of a long text: refused with its estimate
+            reason = result.refused.get(kind, "")
+            self._show_hint(Words(lambda: self.tr("Attention flow is not computed here: {reason}").format(
+                reason=reason)))
+            self.bars.hide()
+            return
+        rows, cols = axis_labels(kind, snap)
+        causal = kind == "decoder" and matrix.shape[0] <= MASK_LIMIT
+        self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None)
+        self.stack.show_content()
+        self.heatmap.set_title(f"{title} · {self._where()}")
+        self.heatmap.highlight_row(self.selection.query)
+        for button in self.export_buttons.values():
+            button.setEnabled(True)
+        self.bars.show()
+        self._show_bars()
+        self._lines_stale = True
+        self._draw_lines()
+
+    def _followed_title(self, method: str, kind: str) -> str:
+        name = kind_title(kind)
+        if method == "rollout":
+            return self.tr("Rollout of the {kind}").format(kind=name)
+        return self.tr("Flow of the {kind}").format(kind=name)
+
+    def _show_bars(self) -> None:
+        """The bar chart: how much the chosen output token (or the last) draws on each input token."""
+        matrix = self.heatmap.matrix
+        if matrix is None or split_extra(self.kind) is None:
+            return
+        row = self.selection.query if self.selection.query is not None else matrix.shape[0] - 1
+        row = min(row, matrix.shape[0] - 1)
+        token = self.heatmap.row_labels[row] if row < len(self.heatmap.row_labels) else str(row)
+        self.bars.show_row(matrix[row], self.heatmap.col_labels, Words(lambda: self.tr(
+            "Output token {number} “{token}” draws on these input tokens (click a row or a token to choose another)"
+        ).format(number=row + 1, token=token)))
 
     def _where(self) -> str:
         """Which map is shown: layer, head (or the mean), and the model or the training step."""
         snap = self._snapshot
+        if split_extra(self.kind) is not None:  # rollout and flow: every layer, every head
+            r = self._followed.residual
+            if getattr(snap, "thumbnails", None) is not None:
+                return self.tr("all layers · r = {r:g} · {model}").format(r=r, model=snap.model_name)
+            return self.tr("all layers · r = {r:g} · step {step}, epoch {epoch}").format(r=r, step=snap.step,
+                                                                                        epoch=snap.epoch)
         who = (self.tr("all heads (mean)") if self.average_box.isChecked() else
                self.tr("head {number}").format(number=self.head + 1))
         if getattr(snap, "thumbnails", None) is not None:
@@ -184,9 +319,13 @@ class AttentionDetail(QWidget):
 
     def _show_titles(self) -> None:
         """The line above the map and the map's own title (exported pictures carry it), worded anew."""
-        self.title.setText(f"<b>{kind_title(self.kind)}</b> · {self._where()}")
+        extra = split_extra(self.kind)
+        title = kind_title(self.kind) if extra is None else self._followed_title(*extra)
+        self.title.setText(f"<b>{title}</b> · {self._where()}")
         if self.heatmap.matrix is not None and self._waiting is None:
-            self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")
+            self.heatmap.set_title(f"{title} · {self._where()}")
+        if extra is not None and self.bars.isVisible():
+            self._show_bars()
 
     def _matrix(self, snap: Any, head: int | None) -> Any:
         """The map to draw: from a training snapshot, an inspection's held maps, or the head computed on demand
@@ -224,10 +363,29 @@ class AttentionDetail(QWidget):
         return target
 
     def export_to(self, path: str | Path, fmt: str | None = None) -> Path:
-        """Write the view to ``path`` (format from ``fmt`` or the suffix); raises ``ExportError``."""
+        """Write the view shown to ``path`` (format from ``fmt`` or the suffix): the heatmap, or the token lines as
+        SVG or PNG; raises ``ExportError``."""
         if self.heatmap.matrix is None:
             raise ExportError(self.tr("There is no attention map to export yet."))
+        fmt = (fmt or Path(path).suffix.lstrip(".")).lower()
+        if self.view_tabs.currentIndex() == 1 and fmt in ("svg", "png"):
+            self._draw_lines()
+            return self.token_lines.export_to(path, fmt)
         return export_target(self.export_target(), path, fmt)
+
+    def show_view(self, which: str) -> None:
+        """Show the ``"heatmap"`` or the ``"lines"``."""
+        self.view_tabs.setCurrentIndex(1 if which == "lines" else 0)
+
+    def apply_theme(self, dark: bool) -> None:
+        """Colours of the heatmap, the token lines and the bars."""
+        self.heatmap.apply_theme(dark)
+        self.token_lines.apply_theme(dark)
+        self.bars.apply_theme(dark)
+
+    def shutdown(self, timeout_ms: int = 1000) -> bool:
+        """Stop the rollout worker (called when the panel closes)."""
+        return self._followed.shutdown(timeout_ms)
 
     # ---- slots -------------------------------------------------------------------------------
     @Slot(object)
@@ -246,6 +404,30 @@ class AttentionDetail(QWidget):
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
         self._draw()
+
+    @Slot(int, int)
+    def _on_heatmap_cell_clicked(self, row: int, _col: int) -> None:
+        self.selection.select_query(row)
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        self.heatmap.highlight_row(self.selection.query)
+        self._show_bars()
+
+    @Slot(int)
+    def _on_view_tabs_current_changed(self, index: int) -> None:
+        self.views.setCurrentIndex(index)
+        self._draw_lines()
+
+    @Slot(object, object)
+    def _on_followed_computed(self, snapshot: Any, _maps: Any) -> None:
+        if snapshot is self._snapshot and split_extra(self.kind) is not None:
+            self._draw()
+
+    @Slot(str)
+    def _on_followed_failed(self, message: str) -> None:
+        if split_extra(self.kind) is not None:
+            self._show_hint(Words(lambda: self.tr("Could not compute this map: {error}").format(error=message)))
 
     @Slot(int, int, float)
     def _on_heatmap_cell_hovered(self, row: int, col: int, value: float) -> None:

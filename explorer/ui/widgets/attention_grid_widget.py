@@ -2,7 +2,8 @@
 the kinds a model has, each with its own number of layers and heads (an inspected BERT: encoder only; mBART 2+3).
 
 Rows are layers, columns heads, one shared colour scale; for synthetic tasks each cross-attention
-thumbnail carries its alignment score against the ideal pattern. Clicking a thumbnail asks for a large view.
+thumbnail carries its alignment score against the ideal pattern. A last block shows the rollout and flow of each
+self-attention over all layers, computed by core on a worker. Clicking a thumbnail asks for a large view.
 Thumbnails are bare view boxes showing pixels coloured once in numpy (no axes, no per-paint colour table),
 so a grid of dozens repaints in a few milliseconds while training runs; an inspected model's long maps arrive
 already pooled to at most 64 × 64 bins (``core.inspection``), so 144 heads colour in ~10 ms.
@@ -20,7 +21,9 @@ from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 
 from explorer.core.choices import ATTENTION_KINDS
+from explorer.core.debug.rollout_settings import METHODS, SELF_KINDS
 from explorer.render.colormaps import lookup_table, resolve
+from explorer.ui.widgets.followed_maps import FollowedMapsRunner, extra_name
 from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
 
 ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
@@ -149,6 +152,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._stage_timer.setSingleShot(True)
         self._stage_timer.setInterval(0)
         self._stage_timer.timeout.connect(self._on_stage_timer)
+        self.followed = FollowedMapsRunner(self)  # rollout and flow, the extra maps, computed on a worker
+        self.followed.computed.connect(self._on_followed_computed)
         self.clear_grid()
         self.setBackground("w")
         self.setMinimumHeight(180)
@@ -175,6 +180,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 "Start training (or open a model) to see every head's attention here."))
             self._last = None
         self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in ATTENTION_KINDS}
+        self.extra_plots: dict[str, Thumbnail] = {}  # rollout and flow of each self-attention kind, by name
         self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
         self._layout: GridLayout | None = None
@@ -193,6 +199,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._staged_layout = layout
         self._stages = [partial(self._build_block, col, kind, layers, heads)
                         for col, (kind, layers, heads) in enumerate(layout)]
+        extra_kinds = [kind for kind, _, _ in layout if kind in SELF_KINDS]
+        if extra_kinds:
+            self._stages.append(partial(self._build_extra, len(layout), extra_kinds))
         self._stages.append(partial(self._finish_build, layout))
         if staged:
             self._stage_timer.start()
@@ -255,10 +264,47 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             block.addItem(thumb)
             self.plots[kind][layer].append(thumb)
 
+    def _build_extra(self, col: int, kinds: list[str]) -> None:
+        """The block of the extra maps: rollout and flow (rows) of each self-attention kind (columns), each over
+        all layers and heads; filled when core has computed them."""
+        fg = "#dddddd" if self._dark else "#222222"
+        block = self.ci.addLayout(row=0, col=col)
+        block.setSpacing(2)
+        self._word(block.addLabel("", colspan=len(kinds) + 1, color=fg, size="9pt").setText,
+                   lambda: self.tr("All layers"))
+        block.nextRow()
+        block.addLabel("", color=fg)
+        for kind in kinds:
+            self._word(block.addLabel("", color=fg, size="8pt").setText, partial(self._kind_short, kind))
+        for method in METHODS:
+            block.nextRow()
+            self._word(block.addLabel("", angle=-90, color=fg, size="8pt").setText,
+                       partial(self._method_word, method))
+            for kind in kinds:
+                thumb = Thumbnail(self._lut)
+                name = extra_name(method, kind)
+                thumb.image_item.clicked.connect(partial(self._on_extra_clicked, name))
+                self._word(thumb.image_item.setToolTip, partial(self._extra_tip, method, kind))
+                block.addItem(thumb)
+                self.extra_plots[name] = thumb
+
+    def _kind_short(self, kind: str) -> str:
+        return self.tr("encoder") if kind == "encoder" else self.tr("decoder")
+
+    def _method_word(self, method: str) -> str:
+        return self.tr("rollout") if method == "rollout" else self.tr("flow")
+
+    def _extra_tip(self, method: str, kind: str) -> str:
+        if method == "rollout":
+            return self.tr("Attention rollout of the {map} over all layers (Abnar & Zuidema 2020): which input tokens "
+                           "each output token draws on; click for a large view").format(map=kind_title(kind))
+        return self.tr("Attention flow of the {map} over all layers (maximum flow, Abnar & Zuidema 2020); click for "
+                       "a large view").format(map=kind_title(kind))
+
     def _finish_build(self, layout: GridLayout) -> None:
         colormap = pg.colormap.get(resolve(DEFAULT_COLORMAP, self._palette))
         self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=12)
-        self.ci.addItem(self.color_bar, row=0, col=len(layout))
+        self.ci.addItem(self.color_bar, row=0, col=len(layout) + (1 if self.extra_plots else 0))
         # titles, head/layer labels and the colour-bar axis never change during a run: draw them from a cache
         for item in self.scene().items():
             if isinstance(item, (pg.LabelItem, pg.AxisItem)):
@@ -271,6 +317,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         """Thumbnails shrink with the window down to :data:`MIN_THUMBNAIL_PX`; below that the grid (in a scroll
         area) scrolls. Once ``layout`` is built, its titles and labels may ask for more (a long block title)."""
         width = sum(heads * (MIN_THUMBNAIL_PX + 4) + 24 for _, _, heads in layout) + 70
+        extra = sum(kind in SELF_KINDS for kind, _, _ in layout)
+        width += extra * (MIN_THUMBNAIL_PX + 4) + 24 if extra else 0
         height = max(layers for _, layers, _ in layout) * (MIN_THUMBNAIL_PX + 22) + 40
         if self.layout == tuple(layout):
             self.setMinimumSize(self.content_minimum().expandedTo(QSize(width, height)))
@@ -307,9 +355,39 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 for h in range(len(labels)):
                     text = f"{float(scores[layer, h]):.2f}" if self.scores else ""
                     labels[h].setText(text, color=color, size="8pt")
+        self._show_followed(snapshot)
+        self.followed.request(snapshot)
+
+    def _show_followed(self, snapshot: Any) -> None:
+        """Fill the extra maps with the rollout and flow of ``snapshot`` when known; blank until then, and where
+        flow was refused (its tool tip says why) or the maps are pooled (a long text)."""
+        result = self.followed.result_for(snapshot)
+        for name, thumb in self.extra_plots.items():
+            method, kind = name.split(":")
+            matrix = None if result is None else result.maps[method].get(kind)
+            if matrix is not None:
+                thumb.set_matrix(matrix)
+            elif thumb.matrix is not None and (result is not None or not self._same_shape(thumb, snapshot, kind)):
+                thumb.matrix = None
+                thumb.image_item.clear()
+            if result is not None and kind in result.refused and method == "flow":
+                thumb.image_item.setToolTip(result.refused[kind])
+
+    @staticmethod
+    def _same_shape(thumb: Thumbnail, snapshot: Any, kind: str) -> bool:
+        """Whether the thumbnail's old map has the size of ``snapshot``'s (then it stays until the new arrives)."""
+        maps = grid_maps(snapshot).get(kind)
+        return maps is not None and thumb.matrix is not None and thumb.matrix.shape == tuple(maps.shape[-2:])
+
+    @Slot(object, object)
+    def _on_followed_computed(self, snapshot: Any, _maps: Any) -> None:
+        if self._last is not None and self._last[0] is snapshot:
+            self._show_followed(snapshot)
 
     def matrix(self, kind: str, layer: int, head: int) -> np.ndarray | None:
-        """The matrix a thumbnail shows, or None."""
+        """The matrix a thumbnail shows (an extra map by its name, ``rollout:encoder``), or None."""
+        if kind in self.extra_plots:
+            return self.extra_plots[kind].matrix
         if not self.plots.get(kind):
             return None
         return self.plots[kind][layer][head].matrix
@@ -349,3 +427,6 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     def _on_thumbnail_clicked(self, kind: str, layer: int, head: int) -> None:
         self.thumbnail_clicked.emit(kind, layer, head)
+
+    def _on_extra_clicked(self, name: str) -> None:
+        self.thumbnail_clicked.emit(name, 0, 0)
