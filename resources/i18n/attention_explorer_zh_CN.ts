@@ -33,7 +33,7 @@
     </message>
     <message>
         <source>the Inspect tab&apos;s source and target</source>
-        <translation>“查看”标签页中的源文本和目标文本</translation>
+        <translation>“检查”标签页中的源文本和目标文本</translation>
     </message>
     <message>
         <source>a data file…</source>
@@ -93,7 +93,7 @@
     </message>
     <message>
         <source>&lt;b&gt;{off} head(s) off&lt;/b&gt; · BLEU {bleu:.4f} (all heads {base_bleu:.4f}) · loss {loss:.4f} (all heads {base_loss:.4f}) · {tokens} tokens</source>
-        <translation>&lt;b&gt;关闭了 {off} 个头&lt;/b&gt; · BLEU {bleu:.4f}（全部头 {base_bleu:.4f}）· 损失 {loss:.4f}（全部头 {base_loss:.4f}）· {tokens} 个词元</translation>
+        <translation>&lt;b&gt;关闭了 {off} 个头&lt;/b&gt; · BLEU {bleu:.4f}（不关闭任何头时 {base_bleu:.4f}）· 损失 {loss:.4f}（不关闭任何头时 {base_loss:.4f}）· {tokens} 个词元</translation>
     </message>
     <message>
         <source> &lt;i&gt;(was: {was})&lt;/i&gt;</source>
@@ -116,7 +116,7 @@
     </message>
     <message>
         <source>The attention chapter of &lt;i&gt;Dive into Deep Learning&lt;/i&gt; (§11.1–11.7), made visible: kernel regression, scoring functions, multi-head attention, positional encoding and a small Transformer you can train and inspect.</source>
-        <translation>把《动手学深度学习》的注意力机制一章（中文版 §10.1–10.7）变成看得见的图：核回归、注意力评分函数、多头注意力、位置编码，以及一个可以亲手训练和查看的小型 Transformer。</translation>
+        <translation>把《动手学深度学习》的注意力机制一章（中文版 §10.1–10.7）变成看得见的图：核回归、注意力评分函数、多头注意力、位置编码，以及一个可以亲手训练和检查的小型 Transformer。</translation>
     </message>
 </context>
 <context>
@@ -167,7 +167,7 @@
     </message>
     <message>
         <source>Every block stacks sublayers, each wrapped in a residual connection and layer normalization (add &amp;amp; norm): attention mixes positions; the position-wise FFN transforms each position on its own, so a repeated word without positions gives the same output. LayerNorm normalizes each token over its features; BatchNorm&apos;s statistics mix the batch and its padding. The decoder adds masked self-attention and encoder–decoder attention. Click a box to see the tensors entering and leaving it: the shape (batch, steps, num_hiddens) never changes.</source>
-        <translation>每个块由若干子层堆叠而成，每个子层外面都套着残差连接和层归一化（“加法和归一化”）：注意力在位置之间混合信息；基于位置的前馈网络对每个位置单独变换，所以没有位置编码时，重复出现的词得到相同的输出。LayerNorm 在每个词元的特征上做归一化；BatchNorm 的统计量则混合了整个批量及其填充。解码器还多了遮蔽自注意力和编码器-解码器注意力。点击一个方框，查看进出它的张量：形状（批量, 步数, num_hiddens）始终不变。</translation>
+        <translation>每个块由若干子层堆叠而成，每个子层外面都套着残差连接和层归一化（“加法和归一化”）：注意力在位置之间混合信息；基于位置的前馈网络对每个位置单独变换，所以没有位置编码时，重复出现的词得到相同的输出。LayerNorm 在每个词元的特征上做归一化；BatchNorm 的统计量则混合了整个批量及其填充。解码器还多了掩蔽自注意力和编码器-解码器注意力。点击一个方框，查看进出它的张量：形状（批量, 步数, num_hiddens）始终不变。</translation>
     </message>
     <message>
         <source>source sentence (encoder input)</source>
@@ -250,11 +250,11 @@
     <name>ArchitecturePanel</name>
     <message>
         <source>multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &amp;nbsp;|&amp;nbsp; sequential operations: 1, n, 1 &amp;nbsp;|&amp;nbsp; maximum path length: ⌈(n−1)/((k−1)/2)⌉, n, 1</source>
-        <translation>乘加次数：CNN k·n·d²，RNN 2·n·d²，自注意力 2·n²·d &amp;nbsp;|&amp;nbsp; 顺序操作：1, n, 1 &amp;nbsp;|&amp;nbsp; 最大路径长度：⌈(n−1)/((k−1)/2)⌉, n, 1</translation>
+        <translation>乘加次数：CNN k·n·d²，RNN 2·n·d²，自注意力 2·n²·d &amp;nbsp;|&amp;nbsp; 顺序操作：1, n, 1 &amp;nbsp;|&amp;nbsp; 最大路径长度：⌈(n−1)/⁠((k−1)/2)⌉, n, 1</translation>
     </message>
     <message>
         <source>Three layers turn n tokens of width d into n outputs. A convolution of kernel size k mixes neighbours in parallel but needs a stack of layers before the first token reaches the last (O(n/k)); an RNN walks the sequence one step at a time (O(n) sequential operations and path); self-attention joins every pair in one hop at a cost that grows with n² (O(n²d)). The counts are exact multiply–adds, equal to what torch counts on real layers: two d×d products per RNN step; QKᵀ and the product with V for self-attention (tick the box to add its four d×d projections). Self-attention is cheaper than the RNN while n &amp;lt; d; the dashed line marks the n from which it is the dearest of the three.</source>
-        <translation>三种层都把 n 个宽度为 d 的词元变成 n 个输出。卷积核大小为 k 的卷积神经网络（CNN）并行地混合相邻位置，但要堆叠多层，第一个词元才能到达最后一个位置（O(n/k)）；循环神经网络（RNN）一步一步地走过序列（O(n) 的顺序操作和路径长度）；自注意力一跳就连接任意两个位置，但计算量随 n² 增长（O(n²d)）。这里的计数是精确的乘加次数，与 torch 在真实层上统计的一致：RNN 每步两个 d×d 乘法；自注意力是 QKᵀ 以及与 V 的乘积（勾选复选框可加上它的四个 d×d 投影）。n &amp;lt; d 时自注意力比 RNN 便宜；虚线标出从哪个 n 起它是三者中最贵的。</translation>
+        <translation>三种层都把 n 个 d 维词元变成 n 个输出。卷积核大小为 k 的卷积神经网络（CNN）并行地混合相邻位置，但要堆叠多层，第一个词元才能到达最后一个位置（O(n/k)）；循环神经网络（RNN）一步一步地走过序列（O(n) 的顺序操作和路径长度）；自注意力一跳就连接任意两个位置，但计算量随 n² 增长（O(n²d)）。这里的计数是精确的乘加次数，与 torch 在真实层上统计的一致：RNN 每步两个 d×d 乘法；自注意力是 QKᵀ 以及与 V 的乘积（勾选复选框可加上它的四个 d×d 投影）。n &amp;lt; d 时自注意力比 RNN 便宜；虚线标出从哪个 n 起它是三者中计算量最大的。</translation>
     </message>
     <message>
         <source>n: number of tokens</source>
@@ -298,15 +298,15 @@
     </message>
     <message>
         <source>self-attention dearest from n = {n:,}</source>
-        <translation>从 n = {n:,} 起自注意力最贵</translation>
+        <translation>从 n = {n:,} 起自注意力计算量最大</translation>
     </message>
     <message>
         <source>Self-attention is the dearest for every n.</source>
-        <translation>对任何 n，自注意力都是最贵的。</translation>
+        <translation>对任何 n，自注意力的计算量都是最大的。</translation>
     </message>
     <message>
         <source>Self-attention is the dearest from n = &lt;b&gt;{n:,}&lt;/b&gt;.</source>
-        <translation>从 n = &lt;b&gt;{n:,}&lt;/b&gt; 起自注意力最贵。</translation>
+        <translation>从 n = &lt;b&gt;{n:,}&lt;/b&gt; 起自注意力计算量最大。</translation>
     </message>
     <message>
         <source>At n = {n:,}: &lt;b&gt;{name}&lt;/b&gt; costs the most.</source>
@@ -483,6 +483,18 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>还没有注意力图。</translation>
     </message>
     <message>
+        <source>Heatmap</source>
+        <translation type="unfinished">热图</translation>
+    </message>
+    <message>
+        <source>Token lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A line from each query token to each key token, its opacity the weight; hover a token to see its lines alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Export {format}…</source>
         <translation>导出 {format}…</translation>
     </message>
@@ -493,6 +505,46 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>head {number}</source>
         <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>{count:,} tokens are too many for lines; the heatmap shows them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rollout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>flow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computing {what}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention flow is not computed here: {reason}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rollout of the {kind}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flow of the {kind}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output token {number} “{token}” draws on these input tokens (click a row or a token to choose another)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all layers · r = {r:g} · {model}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all layers · r = {r:g} · step {step}, epoch {epoch}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>layer {layer} · {heads} · {model}</source>
@@ -523,6 +575,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>无法计算这个头：{error}</translation>
     </message>
     <message>
+        <source>Could not compute this map: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>query &lt;b&gt;{query}&lt;/b&gt; → key &lt;b&gt;{key}&lt;/b&gt;: weight {weight:.4f}</source>
         <translation>查询 &lt;b&gt;{query}&lt;/b&gt; → 键 &lt;b&gt;{key}&lt;/b&gt;：权重 {weight:.4f}</translation>
     </message>
@@ -539,7 +595,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>AttentionGrid</name>
     <message>
         <source>Alignment score of this cross-attention head: the mean weight it puts on the source position the task says each output should look at (1 = the ideal pattern, 0 = none of it)</source>
-        <translation>这个交叉注意力头的对齐分数：它在任务规定每个输出应关注的源位置上的平均权重（1 = 理想模式，0 = 完全没有）</translation>
+        <translation>这个编码器-解码器注意力头的对齐分数：它在任务规定每个输出应关注的源位置上的平均权重（1 = 理想模式，0 = 完全没有）</translation>
     </message>
     <message>
         <source>Encoder self-attention</source>
@@ -558,6 +614,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>开始训练（或打开模型），在这里查看每个头的注意力。</translation>
     </message>
     <message>
+        <source>head {number} · KV {kv}</source>
+        <translation>头 {number} · KV {kv}</translation>
+    </message>
+    <message>
         <source>head {number}</source>
         <translation>头 {number}</translation>
     </message>
@@ -572,6 +632,34 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>{map}, layer {layer}, head {head}: click for a large view</source>
         <translation>{map}，第 {layer} 层，头 {head}：点击放大查看</translation>
+    </message>
+    <message>
+        <source>All layers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>encoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>decoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rollout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>flow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention rollout of the {map} over all layers (Abnar &amp; Zuidema 2020): which input tokens each output token draws on; click for a large view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention flow of the {map} over all layers (maximum flow, Abnar &amp; Zuidema 2020); click for a large view</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -608,6 +696,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>{token} · {status} · log p {log_p:.3f} · 得分 {score:.3f}</translation>
     </message>
     <message>
+        <source>Build the tree of a beam search; click a node to see the attention of the step that produced it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>source text</source>
         <translation>源文本</translation>
     </message>
@@ -620,32 +712,12 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>构建树</translation>
     </message>
     <message>
-        <source>Build the tree of a beam search; click a node to see its cross-attention.</source>
-        <translation>构建束搜索的搜索树；点击一个节点查看它的交叉注意力。</translation>
-    </message>
-    <message>
-        <source>layer · head</source>
-        <translation>层 · 头</translation>
-    </message>
-    <message>
-        <source>source</source>
-        <translation>源</translation>
-    </message>
-    <message>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message>
         <source>&lt;b&gt;best:&lt;/b&gt; {text} · score {score:.3f} · {n} nodes · red: the best path</source>
         <translation>&lt;b&gt;最佳：&lt;/b&gt;{text} · 得分 {score:.3f} · {n} 个节点 · 红色：最佳路径</translation>
-    </message>
-    <message>
-        <source>“{t}” has no cross-attention (the start, or a decoder-only model)</source>
-        <translation>“{t}”没有交叉注意力（起始节点，或仅解码器模型）</translation>
-    </message>
-    <message>
-        <source>cross-attention of the step that produced “{t}”</source>
-        <translation>产生“{t}”的那一步的交叉注意力</translation>
     </message>
 </context>
 <context>
@@ -913,7 +985,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>DebugState</name>
     <message>
         <source>the probe needs a source and a target: type both in the Inspect tab</source>
-        <translation>探针需要源文本和目标文本：请在“查看”标签页中都填上</translation>
+        <translation>探针需要源文本和目标文本：请在“检查”标签页中都填上</translation>
     </message>
     <message>
         <source>choose a data file first</source>
@@ -925,11 +997,11 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>no model: open one in the Inspect tab (or train one in the studio) first</source>
-        <translation>没有模型：请先在“查看”标签页中打开一个（或在工作室中训练一个）</translation>
+        <translation>没有模型：请先在“检查”标签页中打开一个（或在工作室中训练一个）</translation>
     </message>
     <message>
         <source>explaining a cell needs an inspected text: use Inspect or Generate first</source>
-        <translation>解释格子需要一段已查看的文本：请先点击“查看”或“生成”</translation>
+        <translation>解释格子需要一段已检查的文本：请先点击“检查”或“生成”</translation>
     </message>
     <message>
         <source>choose the second model first</source>
@@ -964,7 +1036,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Cells are explained for a text read in the Inspect tab (a training snapshot&apos;s model is in another process).</source>
-        <translation>只能解释在“查看”标签页中读入的文本的格子（训练快照的模型在另一个进程中）。</translation>
+        <translation>只能解释在“检查”标签页中读入的文本的格子（训练快照的模型在另一个进程中）。</translation>
     </message>
 </context>
 <context>
@@ -1014,6 +1086,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>解码</translation>
     </message>
     <message>
+        <source>Each row is a decoding step: the model&apos;s probabilities (T = 1) of its most probable next tokens; the chosen one is highlighted. Pick a row to see that step&apos;s attention below</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Choose how to pick each token, then Decode.</source>
         <translation>选择每个词元的选取方式，然后点击“解码”。</translation>
     </message>
@@ -1028,10 +1104,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>top {i}</source>
         <translation>第 {i} 名</translation>
-    </message>
-    <message>
-        <source>Each row is a decoding step: the model&apos;s probabilities (T = 1) of its most probable next tokens; the chosen one is highlighted</source>
-        <translation>每一行是一个解码步：模型给出的最可能的下一个词元及其概率（T = 1）；选中的那个高亮显示</translation>
     </message>
     <message>
         <source>Decoding…</source>
@@ -1088,7 +1160,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Click a cell of the map to see how its weight is computed (for a text read in the Inspect tab).</source>
-        <translation>点击图中的一个格子，查看它的权重是如何算出来的（针对“查看”标签页中读入的文本）。</translation>
+        <translation>点击图中的一个格子，查看它的权重是如何算出来的（针对“检查”标签页中读入的文本）。</translation>
     </message>
     <message>
         <source>The mean over heads is not one computation: untick “average over heads” to explain a cell.</source>
@@ -1270,7 +1342,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>FollowedRun</name>
     <message>
         <source>run {name}, its checkpoint after epoch {epoch} (step {step})</source>
-        <translation>运行 {name}，第 {epoch} 轮后的检查点（第 {step} 步）</translation>
+        <translation>训练记录 {name}，第 {epoch} 轮后的检查点（第 {step} 步）</translation>
     </message>
 </context>
 <context>
@@ -1453,6 +1525,29 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>FormControls</name>
+    <message>
+        <source>{value} is not one of {allowed}</source>
+        <translation>{value} 不是 {allowed} 之一</translation>
+    </message>
+    <message>
+        <source>{value} is not true or false</source>
+        <translation>{value} 不是 true 或 false</translation>
+    </message>
+    <message>
+        <source>{value} is not a number</source>
+        <translation>{value} 不是数字</translation>
+    </message>
+    <message>
+        <source>{value} is not a whole number</source>
+        <translation>{value} 不是整数</translation>
+    </message>
+    <message>
+        <source>{value} is not between {low} and {high}</source>
+        <translation>{value} 不在 {low} 与 {high} 之间</translation>
+    </message>
+</context>
+<context>
     <name>GraphicsScene</name>
     <message>
         <source>Export...</source>
@@ -1511,7 +1606,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>the Inspect tab&apos;s text</source>
-        <translation>“查看”标签页中的文本</translation>
+        <translation>“检查”标签页中的文本</translation>
     </message>
     <message>
         <source>N = </source>
@@ -1599,15 +1694,15 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>there is no inspection to take the head from</source>
-        <translation>没有可从中取出这个头的查看结果</translation>
+        <translation>没有可从中取出这个头的检查结果</translation>
     </message>
     <message>
         <source>No model to inspect: open a Hugging Face model folder (Model → Open Hugging Face model folder…), open a saved model, or train one in the Transformer studio.</source>
-        <translation>没有可查看的模型：请打开一个 Hugging Face 模型文件夹（模型 → 打开 Hugging Face 模型文件夹…）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
+        <translation>没有可检查的模型：请打开一个 Hugging Face 模型文件夹（模型 → 打开 Hugging Face 模型文件夹…）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
     </message>
     <message>
         <source>Inspecting {name}: {summary}</source>
-        <translation>正在查看 {name}：{summary}</translation>
+        <translation>正在检查 {name}：{summary}</translation>
     </message>
     <message>
         <source>the model</source>
@@ -1619,18 +1714,18 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Could not inspect the text: {error}</source>
-        <translation>无法查看该文本：{error}</translation>
+        <translation>无法检查该文本：{error}</translation>
     </message>
 </context>
 <context>
     <name>InspectView</name>
     <message>
         <source>No model to inspect yet: Model → Open Hugging Face model folder… (or drop a folder holding config.json here), open a saved model, or train one in the Transformer studio.</source>
-        <translation>还没有可查看的模型：模型 → 打开 Hugging Face 模型文件夹…（或把含有 config.json 的文件夹拖到这里）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
+        <translation>还没有可检查的模型：模型 → 打开 Hugging Face 模型文件夹…（或把含有 config.json 的文件夹拖到这里）、打开已保存的模型，或者在 Transformer 工作室中训练一个。</translation>
     </message>
     <message>
         <source>The attention grid appears here once a text is inspected.</source>
-        <translation>查看一段文本后，注意力网格会显示在这里。</translation>
+        <translation>检查一段文本后，注意力网格会显示在这里。</translation>
     </message>
     <message>
         <source>greedy</source>
@@ -1670,7 +1765,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Inspect</source>
-        <translation>查看</translation>
+        <translation>检查</translation>
     </message>
     <message>
         <source>One forward pass: every head&apos;s attention for this text</source>
@@ -2094,7 +2189,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>{where}: {value} is not a run directory</source>
-        <translation>{where}：{value} 不是运行目录</translation>
+        <translation>{where}：{value} 不是训练记录目录</translation>
     </message>
     <message>
         <source>{where}: {value} is not a replay speed</source>
@@ -2136,6 +2231,41 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
 </context>
 <context>
+    <name>LiveSettings</name>
+    <message>
+        <source>Change while training</source>
+        <translation>训练中修改</translation>
+    </message>
+    <message>
+        <source>learning rate (base)</source>
+        <translation>学习率（基准）</translation>
+    </message>
+    <message>
+        <source>gradient clip (0 = off)</source>
+        <translation>梯度裁剪（0 = 关闭）</translation>
+    </message>
+    <message>
+        <source>dropout</source>
+        <translation>暂退法（dropout）</translation>
+    </message>
+    <message>
+        <source>Apply at the next step</source>
+        <translation>从下一步起生效</translation>
+    </message>
+    <message>
+        <source>The training process takes the new values before its next step; the loss curve marks the change. With a schedule, the learning rate set here is the base the schedule scales.</source>
+        <translation>训练进程在下一步之前采用新值；损失曲线会标出这次修改。使用学习率调度时，这里设置的学习率是调度所缩放的基准值。</translation>
+    </message>
+    <message>
+        <source>learning rate now: {rate}</source>
+        <translation>当前学习率：{rate}</translation>
+    </message>
+    <message>
+        <source>learning rate now: –</source>
+        <translation>当前学习率：–</translation>
+    </message>
+</context>
+<context>
     <name>LossPlotWidget</name>
     <message>
         <source>step</source>
@@ -2148,6 +2278,18 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>seconds</source>
         <translation>秒</translation>
+    </message>
+    <message>
+        <source>lr {value}</source>
+        <translation>学习率 {value}</translation>
+    </message>
+    <message>
+        <source>clip {value}</source>
+        <translation>裁剪 {value}</translation>
+    </message>
+    <message>
+        <source>dropout {value}</source>
+        <translation>暂退法 {value}</translation>
     </message>
     <message>
         <source>loss (per token)</source>
@@ -2323,7 +2465,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>cross-attention</source>
-        <translation>交叉注意力</translation>
+        <translation>编码器-解码器注意力</translation>
     </message>
     <message>
         <source>B: none chosen</source>
@@ -2339,7 +2481,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>A run directory (its last checkpoint) or a Hugging Face model folder</source>
-        <translation>运行目录（取其最后一个检查点）或 Hugging Face 模型文件夹</translation>
+        <translation>训练记录目录（取其最后一个检查点）或 Hugging Face 模型文件夹</translation>
     </message>
     <message>
         <source>optional: teacher-forced target and BLEU reference</source>
@@ -2351,7 +2493,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>A is the Inspect tab&apos;s model; choose B, then Compare.</source>
-        <translation>A 是“查看”标签页中的模型；选择 B，然后点击“对比”。</translation>
+        <translation>A 是“检查”标签页中的模型；选择 B，然后点击“对比”。</translation>
     </message>
     <message>
         <source>source</source>
@@ -2379,7 +2521,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Second model: a run directory or a model folder</source>
-        <translation>第二个模型：运行目录或模型文件夹</translation>
+        <translation>第二个模型：训练记录目录或模型文件夹</translation>
     </message>
     <message>
         <source>B: &lt;b&gt;{name}&lt;/b&gt;</source>
@@ -2406,7 +2548,7 @@ Quit anyway?</source>
     <name>ModelFiles</name>
     <message>
         <source>opened {name} ({layers} layers, {heads} heads, {hiddens} hidden)</source>
-        <translation>已打开 {name}（{layers} 层，{heads} 个头，隐藏单元 {hiddens}）</translation>
+        <translation>已打开 {name}（{layers} 层，{heads} 个头，隐藏单元数 {hiddens}）</translation>
     </message>
 </context>
 <context>
@@ -2433,27 +2575,27 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Open &amp;run…</source>
-        <translation>打开运行记录(&amp;R)…</translation>
+        <translation>打开训练记录(&amp;R)…</translation>
     </message>
     <message>
         <source>&amp;Recent runs</source>
-        <translation>最近的运行(&amp;R)</translation>
+        <translation>最近的训练记录(&amp;R)</translation>
     </message>
     <message>
         <source>Replay the d&amp;emo run</source>
-        <translation>回放演示运行(&amp;E)</translation>
+        <translation>回放演示训练记录(&amp;E)</translation>
     </message>
     <message>
         <source>Re&amp;play a run…</source>
-        <translation>回放某次运行(&amp;P)…</translation>
+        <translation>回放某个训练记录(&amp;P)…</translation>
     </message>
     <message>
         <source>Overlay a run&apos;s &amp;loss…</source>
-        <translation>叠加某次运行的损失(&amp;L)…</translation>
+        <translation>叠加某个训练记录的损失(&amp;L)…</translation>
     </message>
     <message>
         <source>&amp;Clear overlaid runs</source>
-        <translation>清除叠加的运行(&amp;C)</translation>
+        <translation>清除叠加的训练记录(&amp;C)</translation>
     </message>
     <message>
         <source>Open &amp;dataset…</source>
@@ -2465,23 +2607,23 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Open a model saved here or by the command line, to inspect and translate</source>
-        <translation>打开在这里或由命令行保存的模型，用于查看和翻译</translation>
+        <translation>打开在这里或由命令行保存的模型，用于检查和翻译</translation>
     </message>
     <message>
         <source>Open a run directory (finished, or still being trained by the command line) and follow it live</source>
-        <translation>打开一个运行目录（已完成的，或命令行仍在训练的）并实时跟踪</translation>
+        <translation>打开一个训练记录目录（已完成的，或命令行仍在训练的）并实时跟踪</translation>
     </message>
     <message>
         <source>Watch the book&apos;s model train (a run of 200 epochs recorded with this app) at any speed, without training it here</source>
-        <translation>以任意速度观看书中模型的训练过程（用本程序录制的一次 200 轮运行），无需在本机训练</translation>
+        <translation>以任意速度观看书中模型的训练过程（用本程序录制的一个 200 轮训练记录），无需在本机训练</translation>
     </message>
     <message>
         <source>Replay a recorded run directory as it was trained, at any speed</source>
-        <translation>按训练时的过程、以任意速度回放一个已录制的运行目录</translation>
+        <translation>按训练时的过程、以任意速度回放一个已录制的训练记录目录</translation>
     </message>
     <message>
         <source>Draw another run&apos;s loss curve over this one</source>
-        <translation>把另一次运行的损失曲线叠加到这条曲线上</translation>
+        <translation>把另一个训练记录的损失曲线叠加到这条曲线上</translation>
     </message>
     <message>
         <source>Attention Explorer model (*{suffix})</source>
@@ -2497,15 +2639,15 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Open run directory</source>
-        <translation>打开运行目录</translation>
+        <translation>打开训练记录目录</translation>
     </message>
     <message>
         <source>Replay run directory</source>
-        <translation>回放运行目录</translation>
+        <translation>回放训练记录目录</translation>
     </message>
     <message>
         <source>Overlay the loss of run</source>
-        <translation>叠加运行的损失</translation>
+        <translation>叠加训练记录的损失</translation>
     </message>
 </context>
 <context>
@@ -2603,7 +2745,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>The run&apos;s checkpoint could not be read yet: {error}</source>
-        <translation>暂时无法读取该运行的检查点：{error}</translation>
+        <translation>暂时无法读取该训练记录的检查点：{error}</translation>
     </message>
 </context>
 <context>
@@ -2775,7 +2917,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>§11.2 Attention pooling by similarity (Nadaraya–Watson)</source>
-        <translation>§10.2 注意力汇聚：Nadaraya-Watson 核回归</translation>
+        <translation>§10.2 注意力池化（注意力汇聚）：Nadaraya-Watson 核回归</translation>
     </message>
     <message>
         <source>§11.3 Attention scoring functions</source>
@@ -2984,11 +3126,11 @@ Quit anyway?</source>
     <name>RunFeed</name>
     <message>
         <source>Could not read that run&apos;s losses: {error}</source>
-        <translation>无法读取该运行的损失：{error}</translation>
+        <translation>无法读取该训练记录的损失：{error}</translation>
     </message>
     <message>
         <source>The run {name} has no losses yet.</source>
-        <translation>运行 {name} 还没有损失记录。</translation>
+        <translation>训练记录 {name} 还没有损失记录。</translation>
     </message>
 </context>
 <context>
@@ -3189,7 +3331,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>hidden h (additive)</source>
-        <translation>隐藏单元 h（加性）</translation>
+        <translation>隐藏单元数 h（加性）</translation>
     </message>
     <message>
         <source>seed</source>
@@ -3271,7 +3413,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>masked self-attention</source>
-        <translation>遮蔽自注意力</translation>
+        <translation>掩蔽自注意力</translation>
     </message>
     <message>
         <source>enc–dec attention</source>
@@ -3303,7 +3445,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>masked multi-head self-attention</source>
-        <translation>遮蔽多头自注意力</translation>
+        <translation>掩蔽多头自注意力</translation>
     </message>
     <message>
         <source>encoder–decoder attention</source>
@@ -3329,6 +3471,10 @@ Quit anyway?</source>
         <source>positions P</source>
         <translation>位置编码 P</translation>
     </message>
+    <message>
+        <source>block {number} output</source>
+        <translation>块 {number} 的输出</translation>
+    </message>
 </context>
 <context>
     <name>StageView</name>
@@ -3350,7 +3496,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>LayerNorm(X + sublayer(X)): residual connection, then layer normalization</source>
-        <translation>LayerNorm(X + sublayer(X))：先残差连接，再层归一化</translation>
+        <translation>LayerNorm(X&#xa0;+&#xa0;sublayer(X))：先残差连接，再层归一化</translation>
     </message>
     <message>
         <source>layer normalization of the sublayer&apos;s input (Pre-LN)</source>
@@ -3358,7 +3504,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>X + sublayer(LayerNorm(X)): the residual connection (Pre-LN)</source>
-        <translation>X + sublayer(LayerNorm(X))：残差连接（Pre-LN）</translation>
+        <translation>X&#xa0;+&#xa0;sublayer(LayerNorm(X))：残差连接（Pre-LN）</translation>
     </message>
     <message>
         <source>Linear → ReLU → Linear applied to every position alike</source>
@@ -3390,10 +3536,41 @@ Quit anyway?</source>
     </message>
 </context>
 <context>
+    <name>StepAttentionMap</name>
+    <message>
+        <source>prompt and output so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>source</source>
+        <translation type="unfinished">源</translation>
+    </message>
+    <message>
+        <source>layer · head</source>
+        <translation type="unfinished">层 · 头</translation>
+    </message>
+    <message>
+        <source>“{t}” has no attention row (the start token)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step {n}: “{t}” · self-attention over the prompt and the tokens before it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step {n}: “{t}” · cross-attention over the source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p(“{t}”) = {p:.3f} · most probable: {ranked}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>StudioBody</name>
     <message>
         <source>Start training (or open a saved model) to see its loss here. No time to train? Model → Replay the demo run.</source>
-        <translation>开始训练（或打开已保存的模型），在这里查看损失。没时间训练？模型 → 回放演示运行。</translation>
+        <translation>开始训练（或打开已保存的模型），在这里查看损失。没时间训练？模型 → 回放演示训练记录。</translation>
     </message>
     <message>
         <source>Training</source>
@@ -3412,7 +3589,7 @@ Quit anyway?</source>
     <name>StudioPanel</name>
     <message>
         <source>softmax(&lt;i&gt;QK&lt;/i&gt;&lt;sup&gt;T&lt;/sup&gt;/√&lt;i&gt;d&lt;/i&gt;)&lt;i&gt;V&lt;/i&gt; in every head of every layer: encoder self-attention, masked decoder self-attention, encoder–decoder attention</source>
-        <translation>每一层的每个头都计算 softmax(&lt;i&gt;QK&lt;/i&gt;&lt;sup&gt;T&lt;/sup&gt;/√&lt;i&gt;d&lt;/i&gt;)&lt;i&gt;V&lt;/i&gt;：编码器自注意力、解码器遮蔽自注意力、编码器-解码器注意力</translation>
+        <translation>每一层的每个头都计算 softmax(&lt;i&gt;QK&lt;/i&gt;&lt;sup&gt;T&lt;/sup&gt;/√&lt;i&gt;d&lt;/i&gt;)&lt;i&gt;V&lt;/i&gt;：编码器自注意力、解码器掩蔽自注意力、编码器-解码器注意力</translation>
     </message>
     <message>
         <source>Train the Transformer of &lt;i&gt;Dive into Deep Learning&lt;/i&gt; §11.7 on English–French pairs or a synthetic task. The attention of a fixed &lt;b&gt;probe pair&lt;/b&gt; is snapshotted every few steps: rows of the grid are layers, columns heads. Click a thumbnail for a large view, drag the &lt;b&gt;history&lt;/b&gt; slider (or click the loss curve) to replay how each head learned. Pause to translate with the model as it is.</source>
@@ -3482,20 +3659,32 @@ Quit anyway?</source>
         <translation>训练已继续。</translation>
     </message>
     <message>
+        <source>Settings change only while a run trains here.</source>
+        <translation>只有在此处训练时才能修改设置。</translation>
+    </message>
+    <message>
+        <source>Cannot change the settings: {error}</source>
+        <translation>无法修改设置：{error}</translation>
+    </message>
+    <message>
+        <source>The new settings apply from the next step.</source>
+        <translation>新设置从下一步起生效。</translation>
+    </message>
+    <message>
         <source>Reset.</source>
         <translation>已重置。</translation>
     </message>
     <message>
         <source>Stop training before opening a run.</source>
-        <translation>请先停止训练，再打开运行记录。</translation>
+        <translation>请先停止训练，再打开训练记录。</translation>
     </message>
     <message>
         <source>Could not open the run: {error}</source>
-        <translation>无法打开运行记录：{error}</translation>
+        <translation>无法打开训练记录：{error}</translation>
     </message>
     <message>
         <source>Following the run {name}: new steps appear as they are written.</source>
-        <translation>正在跟踪运行 {name}：新的步骤写入后即会显示。</translation>
+        <translation>正在跟踪训练记录 {name}：新的步骤写入后即会显示。</translation>
     </message>
     <message>
         <source>Stop training before opening a model.</source>
@@ -3519,7 +3708,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Training on {device}: {pairs:,} pairs, {steps:,} steps, {parameters:,} parameters. Recording the run in {folder}.</source>
-        <translation>在 {device} 上训练：{pairs:,} 个句子对，{steps:,} 步，{parameters:,} 个参数。运行记录保存在 {folder}。</translation>
+        <translation>在 {device} 上训练：{pairs:,} 个句子对，{steps:,} 步，{parameters:,} 个参数。训练记录保存在 {folder}。</translation>
     </message>
     <message>
         <source>Training on {device}: {pairs:,} pairs, {steps:,} steps, {parameters:,} parameters.</source>
@@ -3543,7 +3732,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Replaying the run {name} at {speed}× as it was recorded: Pause, Step and Stop work as in training; a pause translates with the model the run kept before it, if any.</source>
-        <translation>正在以 {speed}× 速度按录制过程回放运行 {name}：暂停、单步和停止的用法与训练时相同；暂停时可用这次运行在此之前保存的模型（如果有）做翻译。</translation>
+        <translation>正在以 {speed}× 速度按录制过程回放训练记录 {name}：暂停、单步和停止的用法与训练时相同；暂停时可用这个训练记录在此之前保存的模型（如果有）做翻译。</translation>
     </message>
     <message>
         <source>Replay stopped at step {step}.</source>
@@ -3551,7 +3740,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Replay paused at step {step}. This run kept no model before this step: its model arrives at the end.</source>
-        <translation>回放已暂停于第 {step} 步。这次运行在此之前没有保存模型：模型在回放结束时载入。</translation>
+        <translation>回放已暂停于第 {step} 步。这个训练记录在此之前没有保存模型：模型在回放结束时载入。</translation>
     </message>
     <message>
         <source>Replay paused at step {step}: translate with the model as it was after epoch {epoch}.</source>
@@ -3706,6 +3895,37 @@ Quit anyway?</source>
     </message>
 </context>
 <context>
+    <name>TokenLinesView</name>
+    <message>
+        <source>Heads:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hide lines below</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lines of smaller weights are not drawn, so that long texts stay readable; hover a token to see its lines alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no attention map to export yet.</source>
+        <translation type="unfinished">还没有可导出的注意力图。</translation>
+    </message>
+    <message>
+        <source>The token-line view is exported as SVG or PNG, not {format}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attention as lines between tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not write {path}: {error}</source>
+        <translation type="unfinished">无法写入 {path}：{error}</translation>
+    </message>
+</context>
+<context>
     <name>TrainingControls</name>
     <message>
         <source>Start</source>
@@ -3733,7 +3953,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Pause training (the model can then be inspected and used to translate)</source>
-        <translation>暂停训练（之后可以查看模型并用它翻译）</translation>
+        <translation>暂停训练（之后可以检查模型并用它翻译）</translation>
     </message>
     <message>
         <source>While paused: train on exactly one more batch</source>
@@ -3757,7 +3977,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Recorded seconds per second: the replay shows the run as it was trained, this many times as fast</source>
-        <translation>每秒回放的录制秒数：回放按训练时的过程展示这次运行，速度为原来的这么多倍</translation>
+        <translation>回放速度：每秒回放的录制秒数，即按训练时的过程展示这个训练记录的加速倍数</translation>
     </message>
     <message>
         <source>Starting the training process…</source>
@@ -3811,6 +4031,18 @@ Quit anyway?</source>
         <translation>自定义</translation>
     </message>
     <message>
+        <source>constant (the book&apos;s)</source>
+        <translation>恒定（书中设置）</translation>
+    </message>
+    <message>
+        <source>warm-up, then 1/√step (Vaswani et al.)</source>
+        <translation>预热，然后按 1/√步数 衰减（Vaswani 等人）</translation>
+    </message>
+    <message>
+        <source>cosine to a tenth</source>
+        <translation>余弦衰减至十分之一</translation>
+    </message>
+    <message>
         <source>hidden size</source>
         <translation>隐藏单元数</translation>
     </message>
@@ -3843,6 +4075,10 @@ Quit anyway?</source>
         <translation>学习率</translation>
     </message>
     <message>
+        <source>warm-up steps</source>
+        <translation>预热步数</translation>
+    </message>
+    <message>
         <source>epochs</source>
         <translation>轮数</translation>
     </message>
@@ -3867,8 +4103,16 @@ Quit anyway?</source>
         <translation>模型与训练</translation>
     </message>
     <message>
+        <source>How the learning rate changes step by step: the book keeps it constant; warm-up then 1/√step peaks at the learning rate after the warm-up steps; cosine falls to a tenth of it by the last step</source>
+        <translation>学习率如何逐步变化：书中保持恒定；“预热，然后按 1/√步数 衰减”在预热步数之后达到所设学习率的峰值；余弦调度到最后一步降至其十分之一</translation>
+    </message>
+    <message>
         <source>preset</source>
         <translation>预设</translation>
+    </message>
+    <message>
+        <source>learning-rate schedule</source>
+        <translation>学习率调度</translation>
     </message>
     <message>
         <source>Pre-LN (norm first)</source>
@@ -3939,7 +4183,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>cross-attention of</source>
-        <translation>交叉注意力：</translation>
+        <translation>编码器-解码器注意力：</translation>
     </message>
     <message>
         <source>Model: {origin}.</source>
@@ -3947,7 +4191,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Replaying a recorded run: pause to translate with the model it kept before that point, if any; its last model arrives at the end.</source>
-        <translation>正在回放已录制的运行：暂停后可用它在此之前保存的模型（如果有）做翻译；最终的模型在回放结束时载入。</translation>
+        <translation>正在回放已录制的训练记录：暂停后可用它在此之前保存的模型（如果有）做翻译；最终的模型在回放结束时载入。</translation>
     </message>
     <message>
         <source>Training… pause or stop to translate with the model as it is.</source>
@@ -4003,15 +4247,15 @@ Quit anyway?</source>
     </message>
     <message>
         <source>cross-attention · layer {layer} · mean of heads</source>
-        <translation>交叉注意力 · 第 {layer} 层 · 各头的平均</translation>
+        <translation>编码器-解码器注意力 · 第 {layer} 层 · 各头的平均</translation>
     </message>
     <message>
         <source>cross-attention · layer {layer} · head {head}</source>
-        <translation>交叉注意力 · 第 {layer} 层 · 头 {head}</translation>
+        <translation>编码器-解码器注意力 · 第 {layer} 层 · 头 {head}</translation>
     </message>
     <message>
         <source>Translation cross-attention</source>
-        <translation>翻译的交叉注意力</translation>
+        <translation>翻译的编码器-解码器注意力</translation>
     </message>
 </context>
 <context>

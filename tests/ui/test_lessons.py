@@ -201,3 +201,24 @@ def test_a_bad_run_entry_is_skipped_and_named(window, tmp_path: Path) -> None:
     report = window.classroom.last_report
     assert "panels.studio.run.replay_speed: -2" in report and "gone was not found" in report
     assert window.panel("studio").runs == []
+
+
+def test_values_a_real_panel_cannot_take_are_named(qtbot, monkeypatch, tmp_path: Path) -> None:
+    """Not a choice, not a number, out of range: each is listed in the report, the good values are applied."""
+    from explorer.ui.shell.panel_registry import PANELS
+
+    specs = tuple(spec for spec in PANELS if spec.key == "attention_cues")
+    window = make_window(qtbot, monkeypatch, tmp_path / "settings", specs)
+    window.show_panel("attention_cues")
+    path = tmp_path / "bad-values.json"
+    path.write_text(lesson_text(panels={"attention_cues": {"settings": {
+        "scorer": "banana", "num_keys": "many", "temperature": -5, "seed": 3, "query_x": 2.5}}}))
+    assert window.classroom.open_lesson(str(path))
+    panel = window.panel("attention_cues")
+    assert panel.seed_spin.value() == 3
+    report = window.classroom.last_report
+    for part in ('panels.attention_cues.settings.scorer: "banana" is not one of', "dot product",
+                 'panels.attention_cues.settings.num_keys: "many" is not a number',
+                 "panels.attention_cues.settings.temperature: -5 is not between 0.01 and 100"):
+        assert part in report, (part, report)
+    assert "seed" not in report and "query_x" not in report

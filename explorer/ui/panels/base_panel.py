@@ -74,6 +74,7 @@ class BasePanel(QWidget):
         super().__init__(parent)
         self._dark = False
         self._message_words: Callable[[], str] | None = None  # words the inline message in any language
+        self.setting_problems: list[str] = []  # "name: why" of values the last restore could not use as they were
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)

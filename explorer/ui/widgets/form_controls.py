@@ -2,14 +2,17 @@
 shared by the scoring, multi-head and positional panels."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QCoreApplication, QSignalBlocker, Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLayout,
                                QLineEdit, QSpinBox, QWidget)
 from superqt import QLabeledSlider
 
 from explorer.ui.settings import coerce
+
+translate = QCoreApplication.translate
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
@@ -98,6 +101,51 @@ def control_value(widget: QWidget) -> object:
     raise TypeError(f"no settings support for {type(widget).__name__}")
 
 
+def value_problem(widget: QWidget, stored: object) -> str | None:
+    """Why ``stored`` cannot be shown by ``widget`` as it is (not a number, not one of its choices, out of its
+    range), in words for the user; None when it can. A lesson lists these instead of dropping the value."""
+    if isinstance(widget, (QSpinBox, QLabeledSlider, QDoubleSpinBox)):
+        return number_problem(stored, widget.minimum(), widget.maximum(),
+                              whole=isinstance(widget, (QSpinBox, QLabeledSlider)))
+    if isinstance(widget, QComboBox):
+        text = str(stored)
+        if widget.findData(text) < 0 and widget.findText(text) < 0:
+            choices = [str(widget.itemData(i) if isinstance(widget.itemData(i), str) else widget.itemText(i))
+                       for i in range(widget.count())]
+            return translate("FormControls", "{value} is not one of {allowed}").format(
+                value=_shown(stored), allowed=", ".join(choices))
+    if isinstance(widget, QCheckBox) and coerce(stored, True) != coerce(stored, False):
+        return translate("FormControls", "{value} is not true or false").format(value=_shown(stored))
+    return None
+
+
+def number_problem(stored: object, low: float, high: float, whole: bool = False) -> str | None:
+    """Why ``stored`` is refused by a control that takes numbers ``low`` … ``high``; None if it is taken."""
+    number = _number(stored)
+    if number is None:
+        return translate("FormControls", "{value} is not a number").format(value=_shown(stored))
+    if whole and number != int(number):
+        return translate("FormControls", "{value} is not a whole number").format(value=_shown(stored))
+    if low <= number <= high:
+        return None
+    return translate("FormControls", "{value} is not between {low} and {high}").format(
+        value=f"{number:g}", low=f"{low:g}", high=f"{high:g}")
+
+
+def _number(stored: object) -> float | None:
+    if isinstance(stored, bool):
+        return None
+    try:
+        number = float(stored)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _shown(stored: object) -> str:
+    return f'"{stored}"' if isinstance(stored, str) else str(stored)
+
+
 def set_control_value(widget: QWidget, stored: object) -> None:
     """Show ``stored`` (converted to the control's type; unusable values are ignored) without signals."""
     current = control_value(widget)
@@ -124,8 +172,12 @@ def save_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWi
 
 
 def restore_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWidget]) -> None:
-    """Restore what `save_controls` stored; missing keys keep the current value. Emits nothing."""
+    """Restore what `save_controls` stored; missing keys keep the current value. Emits nothing. A value the
+    control cannot show as it is goes into ``panel.setting_problems`` (``"name: why"``) and is clamped or left."""
     for name, widget in controls.items():
         stored = settings.value(panel.settings_key(name))
         if stored is not None:
+            problem = value_problem(widget, stored)
+            if problem is not None:
+                panel.setting_problems.append(f"{name}: {problem}")
             set_control_value(widget, stored)

@@ -16,8 +16,8 @@ from explorer.ui.panels.attention_cues.cue_plane_widget import KEY_COLOUR, CuePl
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.settings import coerce
 from explorer.ui.widgets.fitting_title import fit_titles
-from explorer.ui.widgets.form_controls import (combo_box, form_group, restore_controls, save_controls,
-                                               set_item_texts, set_row_labels, spin_box)
+from explorer.ui.widgets.form_controls import (combo_box, form_group, number_problem, restore_controls,
+                                               save_controls, set_item_texts, set_row_labels, spin_box)
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.log_slider_widget import LogSlider
 from explorer.ui.widgets.side_column_widget import SideColumn
@@ -31,6 +31,7 @@ SCORER_NAMES = {"dot product": QT_TRANSLATE_NOOP("AttentionCuesPanel", "dot prod
                 "additive": QT_TRANSLATE_NOOP("AttentionCuesPanel", "additive"),
                 "gaussian": QT_TRANSLATE_NOOP("AttentionCuesPanel", "gaussian")}
 DEFAULT_QUERY = (0.5, -0.5)
+TEMPERATURE_RANGE = (0.01, 100.0)  # the softmax temperature slider's ends (log scale)
 
 
 def _coordinate_box(value: float) -> QDoubleSpinBox:
@@ -71,7 +72,7 @@ class AttentionCuesPanel(BasePanel):
         self.cues: CueSet | None = None
         self.result: CuesResult | None = None
         self.scorer_combo = combo_box([(s, s) for s in SCORERS], "gaussian")
-        self.temperature_slider = LogSlider(0.01, 100.0, 1.0, prefix="T = ")
+        self.temperature_slider = LogSlider(*TEMPERATURE_RANGE, 1.0, prefix="T = ")
         self.temperature_slider.slider.setMinimumWidth(70)
         self.temperature_slider.label.setMinimumWidth(52)
         self.keys_spin = spin_box(1, 12, 6)
@@ -263,6 +264,9 @@ class AttentionCuesPanel(BasePanel):
         restore_controls(self, settings, self.controls)
         stored = settings.value(self.settings_key("temperature"))
         if stored is not None:
+            problem = number_problem(stored, *TEMPERATURE_RANGE)
+            if problem is not None:
+                self.setting_problems.append(f"temperature: {problem}")
             self.temperature_slider.set_value(coerce(stored, 1.0))
         self._new_layout()
 

@@ -106,7 +106,8 @@ class LessonController(QObject):
             if panel is None:
                 self._pending[key] = values
             else:
-                safely(f"panels.{key}", lambda p=panel, v=values: apply_panel(p, v), skipped)
+                unused = safely(f"panels.{key}", lambda p=panel, v=values: apply_panel(p, v), skipped)
+                skipped.extend(f"panels.{key}.settings.{line}" for line in unused or ())
         if source is not None:
             studio = access.panel(STUDIO)
             if studio is None:
@@ -122,7 +123,8 @@ class LessonController(QObject):
         problems: list[str] = []
         values = self._pending.pop(key, None)
         if values is not None:
-            safely(f"panels.{key}", lambda: apply_panel(panel, values), problems)
+            unused = safely(f"panels.{key}", lambda: apply_panel(panel, values), problems)
+            problems.extend(f"panels.{key}.settings.{line}" for line in unused or ())
         if key == STUDIO and self._pending_source is not None:
             source, self._pending_source = self._pending_source, None
             open_source(panel, source, problems)

@@ -61,14 +61,18 @@ def capture_panel(panel: BasePanel) -> tuple[dict[str, Any], list[str]]:
         return settings_under(settings, panel.settings_key(""))
 
 
-def apply_panel(panel: BasePanel, values: dict[str, Any]) -> None:
-    """Give ``panel`` the settings ``values`` (JSON values by name) through its ``restore_settings``."""
+def apply_panel(panel: BasePanel, values: dict[str, Any]) -> list[str]:
+    """Give ``panel`` the settings ``values`` (JSON values by name) through its ``restore_settings``; returns
+    the values it could not use as they were (``"name: why"``: not a number, not a choice, out of range)."""
+    panel.setting_problems.clear()
     with scratch_settings() as settings:
         for name, value in values.items():
             decoded = decode_setting(value)
             settings.setValue(panel.settings_key(name), QByteArray(decoded) if isinstance(decoded, bytes)
                               else decoded)
         panel.restore_settings(settings)
+    problems, panel.setting_problems = list(panel.setting_problems), []
+    return problems
 
 
 def stored_panel(settings: QSettings, key: str) -> dict[str, Any]:
