@@ -55,5 +55,6 @@ def tensor_name(name: str) -> str:
     """The tensor core calls ``name`` (``X``, ``queries``, ``block 1 output`` …) as shown."""
     match = _BLOCK_OUTPUT.fullmatch(name)
     if match:
-        return QCoreApplication.translate(_CONTEXT, "block {number} output").format(number=match.group(1))
+        # the context spelled out: lupdate reads literal strings only
+        return QCoreApplication.translate("StageNames", "block {number} output").format(number=match.group(1))
     return _tr(TENSORS.get(name, name))
