@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from explorer.ui import palette as palettes
 from explorer.ui.shell.control_lock import ControlLock
 from explorer.ui.shell.lessons.lesson import SUFFIX, LessonError
 from explorer.ui.shell.lessons.actions import LessonController
 from explorer.ui.shell.presenter import Presenter
+from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name, save_file_name
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow, QWidget
@@ -241,16 +242,15 @@ class Classroom(QObject):
 
     @Slot()
     def _on_open_lesson_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self._window, self.tr("Open lesson"),
-                                              self._settings.get("lesson/last_dir"), self._lesson_filter())
+        path = open_file_name(self._window, self.tr("Open lesson"), self._lesson_filter(),
+                              self._settings.get("lesson/last_dir"))
         if path:
             self.open_lesson(path)
 
     @Slot()
     def _on_save_lesson_triggered(self) -> None:
-        folder = self._settings.get("lesson/last_dir") or str(Path.home())
-        path, _ = QFileDialog.getSaveFileName(self._window, self.tr("Save lesson"),
-                                              str(Path(folder) / f"lesson{SUFFIX}"), self._lesson_filter())
+        path, _ = save_file_name(self._window, self.tr("Save lesson"), f"lesson{SUFFIX}", self._lesson_filter(),
+                                 self._settings.get("lesson/last_dir"))
         if path:
             self.save_lesson(path if path.lower().endswith(SUFFIX) else f"{path}{SUFFIX}")
 
@@ -259,8 +259,8 @@ class Classroom(QObject):
 
     @Slot()
     def _on_export_all_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self._window, self.tr("Export all plots and tables into"),
-                                                  self._settings.get("export/all_last_dir"))
+        folder = open_folder_name(self._window, self.tr("Export all plots and tables into"),
+                                  self._settings.get("export/all_last_dir"))
         if folder:
             self._settings.set("export/all_last_dir", folder)
             self.export_all(folder, self._settings.get("export/png_width"))

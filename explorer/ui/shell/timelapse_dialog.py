@@ -14,6 +14,7 @@ from explorer.render.colormaps import lookup_table
 from explorer.render.timelapse_files import FORMAT_NAMES, available_formats, format_of
 from explorer.render.timelapse_frame import KIND_TITLES
 from explorer.ui.shell.timelapse_job import TimelapseJob
+from explorer.ui.widgets.file_dialogs import start_folder
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -165,7 +166,8 @@ def ask_timelapse(studio: QWidget | None, settings: AppSettings, bar: QStatusBar
         bar.showMessage(translate("Timelapse", NO_HISTORY), 10_000)
         return None
     state, snapshots = run
-    dialog = TimelapseDialog(snapshots[-1], state.attention.selected_head, settings.get("timelapse/last_dir"),
+    dialog = TimelapseDialog(snapshots[-1], state.attention.selected_head,
+                             start_folder(settings.get("timelapse/last_dir")),
                              settings.get("timelapse/fps"), settings.get("timelapse/max_frames"), parent)
     try:
         if not dialog.exec():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabBar,
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabBar,
                                QVBoxLayout, QWidget)
 
 from explorer.ui.i18n.words import Words, again
@@ -23,6 +23,7 @@ from explorer.ui.widgets.hint_stack_widget import HintStack
 from explorer.ui.widgets.token_bars_widget import TokenBars
 from explorer.ui.widgets.token_lines_widget import TokenLinesView
 from explorer.ui.widgets.token_selection import TokenSelection
+from explorer.ui.widgets.file_dialogs import save_file_name
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -437,9 +438,8 @@ class AttentionDetail(QWidget):
             query=query, key=key, weight=value)))
 
     def _export_with_dialog(self, fmt: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export attention as {format}").format(format=fmt.upper()),
-                                              f"attention_{self.kind}_L{self.layer + 1}.{fmt}",
-                                              f"{fmt.upper()} (*.{fmt})")
+        path, _ = save_file_name(self, self.tr("Export attention as {format}").format(format=fmt.upper()),
+                                 f"attention_{self.kind}_L{self.layer + 1}.{fmt}", f"{fmt.upper()} (*.{fmt})")
         if not path:
             return
         try:

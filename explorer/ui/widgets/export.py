@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 from explorer.core.atomic_file import write_bytes_atomic
 from explorer.ui.widgets.form_controls import set_row_labels
+from explorer.ui.widgets.file_dialogs import remember_choice, start_folder
 
 translate = QCoreApplication.translate
 
@@ -369,11 +370,12 @@ class ExportDialog(QDialog):
 def run_export_dialog(targets: list[ExportTarget], panel_key: str, settings: AppSettings,
                       parent: QWidget | None = None) -> Path | None:
     """Show the export dialog with remembered folder, format and width; returns the file written."""
-    dialog = ExportDialog(targets, panel_key, settings.get("export/last_dir"), settings.get("export/last_format"),
-                          settings.get("export/png_width"), parent)
+    dialog = ExportDialog(targets, panel_key, start_folder(settings.get("export/last_dir")),
+                          settings.get("export/last_format"), settings.get("export/png_width"), parent)
     if not dialog.exec() or dialog.written is None:
         return None
     settings.set("export/last_dir", str(dialog.written.parent))
+    remember_choice(str(dialog.written))
     settings.set("export/last_format", dialog.fmt())
     settings.set("export/png_width", dialog.width_spin.value())
     return dialog.written

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import (QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplication, QEvent, QModelIndex,
                             QPersistentModelIndex, QSignalBlocker, QSortFilterProxyModel, Qt, Slot)
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QListWidget,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QListWidget,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
@@ -16,6 +16,7 @@ from explorer.core.choices import ATTENTION_KINDS
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState, Head
 from explorer.ui.widgets.form_controls import set_item_texts
+from explorer.ui.widgets.file_dialogs import open_file_name
 
 COLUMNS = ("kind", "layer", "head", "BLEU", "ΔBLEU", "loss", "Δloss")
 #: The columns' headers (BLEU is a name in every language).
@@ -220,8 +221,7 @@ class AblationView(QWidget):
     @Slot(int)
     def _on_set_combo_activated(self, _index: int) -> None:
         if self.set_combo.currentData() == "file":
-            path, _ = QFileDialog.getOpenFileName(self, self.tr("Sentence pairs"), "",
-                                                  self.tr("Corpora (*.txt *.tsv *.zip);;All files (*)"))
+            path = open_file_name(self, self.tr("Sentence pairs"), self.tr("Corpora (*.txt *.tsv *.zip);;All files (*)"))
             if not path:
                 return
             self.file_path = path

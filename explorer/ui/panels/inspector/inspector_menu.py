@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.core.training.checkpoint_read import SUFFIX
+from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name
 
 
 class InspectorMenu(QMenu):
@@ -48,19 +49,19 @@ class InspectorMenu(QMenu):
 
     @Slot()
     def _on_folder_action_triggered(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open a Hugging Face model folder"), "")
+        path = open_folder_name(self.parentWidget(), self.tr("Open a Hugging Face model folder"))
         if path:
             self.model_chosen.emit(path)
 
     @Slot()
     def _on_file_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), self.tr("Open model"), "",
-                                              self.tr("Attention Explorer model (*{suffix})").format(suffix=SUFFIX))
+        path = open_file_name(self.parentWidget(), self.tr("Open model"),
+                              self.tr("Attention Explorer model (*{suffix})").format(suffix=SUFFIX))
         if path:
             self.model_chosen.emit(path)
 
     @Slot()
     def _on_run_action_triggered(self) -> None:
-        path = QFileDialog.getExistingDirectory(self.parentWidget(), self.tr("Open run directory"), "")
+        path = open_folder_name(self.parentWidget(), self.tr("Open run directory"))
         if path:
             self.model_chosen.emit(path)

@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Slot
-from PySide6.QtWidgets import (QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.form_controls import set_row_labels
+from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name
 
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
                "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),
@@ -157,15 +158,14 @@ class ModelDiffView(QWidget):
 
     @Slot()
     def _on_file_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Second model"), "",
-                                              self.tr("Checkpoints (*.safetensors);;All files (*)"))
+        path = open_file_name(self, self.tr("Second model"), self.tr("Checkpoints (*.safetensors);;All files (*)"))
         if path:
             self._name_b(Words(lambda: self.tr("B: opening…")))
             self.state.open_model_b(path)
 
     @Slot()
     def _on_folder_button_clicked(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Second model: a run directory or a model folder"))
+        path = open_folder_name(self, self.tr("Second model: a run directory or a model folder"))
         if path:
             self._name_b(Words(lambda: self.tr("B: opening…")))
             self.state.open_model_b(path)

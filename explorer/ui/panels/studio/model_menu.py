@@ -6,10 +6,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.core.training.checkpoint_read import SUFFIX
 from explorer.paths import demo_run_dir
+from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name, save_file_name
 
 DATASET_SUFFIXES = (".txt", ".tsv", ".zip")
 MAX_RECENT_RUNS = 8
@@ -18,9 +19,8 @@ MAX_RECENT_RUNS = 8
 def ask_dataset_path(parent: QWidget | None) -> str:
     """File dialog for a sentence-pair file; '' if cancelled."""
     translate = QCoreApplication.translate
-    path, _ = QFileDialog.getOpenFileName(parent, translate("ModelMenu", "Open sentence pairs"), "",
-                                          translate("ModelMenu", "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"))
-    return path
+    return open_file_name(parent, translate("ModelMenu", "Open sentence pairs"),
+                          translate("ModelMenu", "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"))
 
 
 def remember_run(recent: list[str], path: str) -> list[str]:
@@ -115,18 +115,18 @@ class ModelMenu(QMenu):
         return self.tr("Attention Explorer model (*{suffix})").format(suffix=SUFFIX)
 
     def _ask_run_dir(self, title: str) -> str:
-        return QFileDialog.getExistingDirectory(self.parentWidget(), title, "")
+        return open_folder_name(self.parentWidget(), title)
 
     @Slot()
     def _on_save_action_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.parentWidget(), self.tr("Save model"), f"transformer{SUFFIX}",
-                                              self._checkpoint_filter())
+        path, _ = save_file_name(self.parentWidget(), self.tr("Save model"), f"transformer{SUFFIX}",
+                                 self._checkpoint_filter())
         if path:
             self.save_chosen.emit(path)
 
     @Slot()
     def _on_open_action_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.parentWidget(), self.tr("Open model"), "", self._checkpoint_filter())
+        path = open_file_name(self.parentWidget(), self.tr("Open model"), self._checkpoint_filter())
         if path:
             self.open_chosen.emit(path)
 

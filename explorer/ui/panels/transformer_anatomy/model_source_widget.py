@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Signal, Slot
-from PySide6.QtWidgets import (QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
 
 from explorer.core.chapter.anatomy_model import AnatomyModel, builtin_model, from_record
 from explorer.core.training.checkpoint import load_model
 from explorer.ui.widgets.form_controls import combo_box, set_item_texts, spin_box
+from explorer.ui.widgets.file_dialogs import open_file_name
 
 SOURCES = (QT_TRANSLATE_NOOP("ModelSource", "built-in (untrained)"),
            QT_TRANSLATE_NOOP("ModelSource", "the studio's model"),
@@ -168,7 +169,7 @@ class ModelSource(QGroupBox):
 
     @Slot()
     def _on_open_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open model"), "",
-                                              self.tr("Attention Explorer model (*.safetensors);;All files (*)"))
+        path = open_file_name(self, self.tr("Open model"),
+                              self.tr("Attention Explorer model (*.safetensors);;All files (*)"))
         if path:
             self.set_path(path)
