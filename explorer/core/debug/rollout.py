@@ -17,6 +17,8 @@ CAPACITY_SCALE = 1 << 20
 #: Seconds per edge of the layered graph per (input, output) pair, measured with scipy's Dinic on random maps
 #: (2×32: 0.40 ms a pair, 12×32: 1.1 ms, 12×64: 5.2 ms on one core of a shared machine), for the estimate.
 SECONDS_PER_EDGE_PAIR = 1.1e-7
+#: The cost of one max-flow call whatever its size (scipy checks and converts the graph each time).
+SECONDS_PER_PAIR = 4e-4
 
 
 class FlowTooLongError(ModelError):
@@ -27,13 +29,14 @@ class FlowTooLongError(ModelError):
         self.seconds = seconds
 
 
-def layer_stack(maps: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
-    """``[layer] (heads, q, k)`` (a list or an ``(L, h, q, k)`` array) as float64 ``(L, h, T, T)``; a map that is
-    not square (cross-attention) is refused."""
-    stacked = np.stack([np.asarray(m, dtype=np.float64) for m in maps])  # (L, h, q, k)
-    if stacked.ndim != 4 or stacked.shape[-1] != stacked.shape[-2]:
-        raise ModelError(f"rollout needs self-attention maps (layers, heads, T, T); got the shape {stacked.shape}")
-    return stacked
+def head_means(maps: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
+    """The mean over heads of each layer, summed in float64 without a float64 copy of every head (a 12 × 12 × 512²
+    model's heads would take 300 MB): float64 ``(L, T, T)``; a map that is not square is refused."""
+    means = [np.asarray(m).mean(axis=0, dtype=np.float64) for m in maps]  # [L] (q, k)
+    if not means or any(m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape != means[0].shape for m in means):
+        shapes = sorted({np.shape(m) for m in maps})
+        raise ModelError(f"rollout needs self-attention maps (layers, heads, T, T); got maps of shape {shapes}")
+    return np.stack(means)
 
 
 def check_residual(residual: float) -> float:
@@ -48,9 +51,8 @@ def residual_layers(maps: Sequence[np.ndarray] | np.ndarray, residual: float = D
     """Ã per layer: ``r · mean over heads of A + (1 − r) · I``, rows renormalised to sum to 1 (a row that is
     all zeros, e.g. a padded query with r = 1, stays zero); float64 ``(L, T, T)``."""
     r = check_residual(residual)
-    stacked = layer_stack(maps)  # (L, h, T, T)
-    size = stacked.shape[-1]
-    mixed = r * stacked.mean(axis=1) + (1.0 - r) * np.eye(size)  # (L, T, T)
+    mixed = r * head_means(maps)  # (L, T, T)
+    mixed += (1.0 - r) * np.eye(mixed.shape[-1])
     sums = mixed.sum(axis=-1, keepdims=True)  # (L, T, 1)
     return np.divide(mixed, sums, out=np.zeros_like(mixed), where=sums > 0)
 
@@ -59,8 +61,8 @@ def rollout(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_R
     """Attention rollout R = Ã_L ⋯ Ã_1: row i says how much output token i draws on each input token, through all
     layers; float32 ``(T, T)``, rows sum to 1."""
     layers = residual_layers(maps, residual)  # (L, T, T)
-    result = np.eye(layers.shape[-1])
-    for layer in layers:  # the first layer acts first: R = Ã_L · … · Ã_1
+    result = layers[0]
+    for layer in layers[1:]:  # the first layer acts first: R = Ã_L · … · Ã_1
         result = layer @ result
     return result.astype(np.float32)
 
@@ -92,7 +94,7 @@ def flow_graph(layers: np.ndarray) -> Callable[[int, int], float]:
 
 def estimate_flow_seconds(layers: int, tokens: int) -> float:
     """About how long :func:`flow` takes: T² max-flow problems over a graph of L·T² edges."""
-    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + 1e-4 * tokens**2
+    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_PAIR * tokens**2
 
 
 def describe_seconds(seconds: float) -> str:
@@ -147,15 +149,18 @@ def flow(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_RESI
     return Flow(values.astype(np.float32), normalised.astype(np.float32), time.perf_counter() - started)
 
 
-def self_attention(maps: Mapping[str, Sequence[np.ndarray] | np.ndarray], kind: str) -> np.ndarray:
-    """One kind's ``(L, h, T, T)`` maps from ``maps{kind: [layer] (h, q, k)}`` (an ``AttentionResult``'s, an
+def self_attention(maps: Mapping[str, Sequence[np.ndarray] | np.ndarray], kind: str) -> Sequence[np.ndarray]:
+    """One kind's ``[layer] (h, T, T)`` maps (as given: no copy) from ``maps{kind: [layer] (h, q, k)}`` (an ``AttentionResult``'s, an
     inspection's full maps or a snapshot's); a kind the model lacks, or cross-attention, is refused."""
     if kind not in SELF_KINDS:
         raise ModelError(f"rollout and flow follow self-attention (encoder or decoder), not {kind}")
     if kind not in maps or len(maps[kind]) == 0:
         have = ", ".join(k for k in SELF_KINDS if k in maps) or "none"
         raise ModelError(f"this model has no {kind} self-attention (it has: {have})")
-    return layer_stack(maps[kind])
+    layers = maps[kind]
+    if np.ndim(layers[0]) != 3 or np.shape(layers[0])[-1] != np.shape(layers[0])[-2]:
+        raise ModelError(f"rollout needs self-attention maps (heads, T, T) per layer; got {np.shape(layers[0])}")
+    return layers
 
 
 @dataclass(frozen=True)
@@ -181,7 +186,7 @@ def follow_all(maps: Mapping[str, Sequence[np.ndarray] | np.ndarray], residual: 
         stacked = self_attention(maps, kind)
         out["rollout"][kind] = rollout(stacked, residual)
         try:
-            seconds[kind] = check_flow_time(stacked.shape[0], stacked.shape[-1], flow_limit_s)
+            seconds[kind] = check_flow_time(len(stacked), np.shape(stacked[0])[-1], flow_limit_s)
         except FlowTooLongError as exc:
             refused[kind], seconds[kind] = str(exc), exc.seconds
             continue
