@@ -39,14 +39,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """``ablate``: load the model and the pairs, sweep, print a table or the JSON line."""
-    from explorer.core.debug.ablation import load_pairs, sweep
+    from explorer.core.debug.ablation import sweep
+    from explorer.core.debug.texts import texts_for
     from explorer.core.debug.head_ablation import parse_head
 
     model = open_cli_model(args.model, args.device)
     info = model.describe()
     swept = list(info.kinds) if args.kinds is None else args.kinds  # default: every kind the model has
     off = [parse_head(h) for h in args.off]
-    pairs = load_pairs(args.data, args.num_examples, args.seed)
+    pairs = texts_for(model, args.data, args.num_examples, args.seed)  # a Hugging Face model: lines as written
 
     def progress(done: int, total: int) -> None:
         if not args.json and sys.stderr.isatty():

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from explorer.cli.opening import open_cli_model
-from explorer.cli.options import add_device, add_json, add_model_and_text, index
+from explorer.cli.options import add_device, add_json, add_model_and_text, index, text_of
 from explorer.cli.output import print_json
 from explorer.core.choices import ATTENTION_KINDS
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from explorer.core.debug.explain_cell import explain_cell
 
     model = open_cli_model(args.model, args.device)
-    e = explain_cell(model, args.source, args.target, args.kind, args.layer, args.head, args.query, args.key)
+    e = explain_cell(model, text_of(args, model), args.target, args.kind, args.layer, args.head, args.query, args.key)
     if args.json:
         print_json({"model": str(args.model), **e.to_dict()})
         return 0

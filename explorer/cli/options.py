@@ -57,12 +57,50 @@ def add_model(parser: argparse.ArgumentParser, flag: str = "--model",
     parser.add_argument(flag, required=True, metavar="PATH", help=text)
 
 
+def token_ids(text: str) -> tuple[int, ...]:
+    """``"101,2023,102"`` -> ``(101, 2023, 102)``: token ids, read as given."""
+    parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected token ids such as 101,2023,102, got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def split_tokens(text: str) -> tuple[str, ...]:
+    """``"[CLS] C C O [SEP]"`` -> its tokens (split on spaces), read as given."""
+    tokens = tuple(text.split())
+    if not tokens:
+        raise argparse.ArgumentTypeError("expected tokens separated by spaces, such as '[CLS] C C O [SEP]'")
+    return tokens
+
+
 def add_model_and_text(parser: argparse.ArgumentParser) -> None:
-    """``--model``, ``--source`` and ``--target``: what every command that runs one model on one text takes."""
+    """``--model``, the text (``--source``, or ``--token-ids`` / ``--tokens`` read as given) and ``--target``: what
+    every command that runs one model on one text takes (read the text with :func:`text_of`)."""
     add_model(parser)
-    parser.add_argument("--source", required=True, metavar="TEXT", help="the text the model reads")
+    text = parser.add_mutually_exclusive_group(required=True)
+    text.add_argument("--source", metavar="TEXT", help="the text the model reads")
+    text.add_argument("--token-ids", type=token_ids, metavar="ID,ID,…",
+                      help="token ids the model reads as given, no special token added (a Hugging Face folder, "
+                           "also one without a tokenizer)")
+    text.add_argument("--tokens", type=split_tokens, metavar="'T T …'",
+                      help="tokens of the model's vocabulary split by spaces, read as given (no tokenizer runs, no "
+                           "special token is added)")
     parser.add_argument("--target", metavar="TEXT",
                         help="teacher-forced target (default for an encoder–decoder: its greedy output)")
+
+
+def text_of(args: argparse.Namespace, model: Any) -> Any:
+    """The text ``model`` reads: ``--source`` as typed, or ``--token-ids`` / ``--tokens`` as a ``GivenTokens``
+    (Hugging Face models only; our own models read words)."""
+    if getattr(args, "source", None) is not None:
+        return args.source
+    from explorer.cli.errors import CliError
+    from explorer.core.inspect.given_tokens import GivenTokens
+
+    if model.describe().origin != "huggingface":
+        raise CliError("--token-ids and --tokens work with Hugging Face models; give this model its text with "
+                       "--source")
+    return GivenTokens(ids=args.token_ids or (), tokens=args.tokens or ())
 
 
 def add_device(parser: Any, default: str = "cpu", help: str | None = None) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 
@@ -20,3 +21,9 @@ def finite(value: Any) -> Any:
 def print_json(result: dict[str, Any]) -> None:
     """Print ``result`` as one line of strict JSON (non-finite numbers as null)."""
     print(json.dumps(finite(result), allow_nan=False))
+
+
+def warn_unknown(count: Any) -> None:
+    """A ``warning:`` line on stderr when many tokens fell back to the unknown token (a ``token_roles.UnknownCount``)."""
+    if count is not None and count.many:
+        print(f"warning: {count.warning()}", file=sys.stderr)

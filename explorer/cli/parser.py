@@ -6,13 +6,14 @@ import argparse
 from types import ModuleType
 from typing import NoReturn, Sequence
 
-from explorer.cli import ablate, attention, diff, explain, inspect, rollout, timelapse, train, translate
+from explorer.cli import ablate, attention, diff, explain, inspect, rollout, summarize, timelapse, train, translate
 from explorer.cli.errors import EXIT_USAGE
 
 #: The commands, in the order ``--help`` lists them.
 COMMANDS: dict[str, ModuleType] = {"train": train, "translate": translate, "inspect": inspect,
                                    "attention": attention, "ablate": ablate, "explain": explain, "diff": diff,
-                                   "rollout": rollout, "timelapse": timelapse}
+                                   "rollout": rollout, "summarize": summarize,
+                                   "timelapse": timelapse}
 PROG = "attention-explorer-cli"
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.cli.errors import CliError
 from explorer.cli.opening import open_cli_model
-from explorer.cli.options import add_device, add_json, add_model_and_text, positive_float
+from explorer.cli.options import add_device, add_json, add_model_and_text, positive_float, text_of
 from explorer.cli.output import print_json
 from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, FLOW_LIMIT_S, METHODS, SELF_KINDS
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--out {out}: the file name must end in .npz")
     model = open_cli_model(args.model, args.device)
     info = model.describe()
-    result = model.attention(args.source, args.target)
+    result = model.attention(text_of(args, model), args.target)
     followed = follow(result, args.kind, args.method, args.residual, args.flow_limit)
     saved = save_npz(followed, out)
     summary: dict[str, Any] = {

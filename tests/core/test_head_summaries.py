@@ -78,3 +78,60 @@ def test_alignment_with_a_task_and_bad_sets(model) -> None:
         summarize_heads(model, [])
     with pytest.raises(ModelError, match="refused every sentence"):
         summarize_heads(model, [("", "")])
+
+
+@pytest.mark.parametrize("offset", [-8, -2, -1, 0, 1, 2, 3, 8])
+def test_the_dominant_offset_of_a_shifted_head(offset: int) -> None:
+    n = 12
+    w = np.full((2, n, n), 0.0)
+    for i in range(n):
+        j = i + offset
+        if 0 <= j < n:
+            w[0, i, j] = 0.7
+            w[0, i, 0] += 0.3
+        else:
+            w[0, i, 0] = 1.0
+    w[1] = 1 / n  # uniform: every offset alike, the nearest to -8 of the ties wins, with weight 1/n
+    tokens = ["[CLS]", *"abcdefghij", "[SEP]"]
+    s = head_scores(w, tokens, tokens, "encoder", special=frozenset({"[CLS]", "[SEP]"}))
+    valid = [i for i in range(n) if 0 <= i + offset < n]
+    assert s["offset"][0] == offset
+    assert s["offset_share"][0] == pytest.approx(np.mean([w[0, i, i + offset] for i in valid]))
+    assert s["offset_share"][1] == pytest.approx(1 / n)
+    # the first token (a sink) and the special tokens [CLS] + [SEP]
+    expected_first = w[0, :, 0].mean()
+    assert s["first"][0] == pytest.approx(expected_first)
+    assert s["special"][0] == pytest.approx(w[0][:, [0, n - 1]].sum(axis=1).mean())
+    assert s["special"][1] == pytest.approx(2 / n)
+
+
+def test_offsets_over_a_set_take_the_mean_profile() -> None:
+    from explorer.core.debug.head_summaries import OFFSETS, dominant_offset, offset_profile
+
+    a, b = np.zeros((1, 6, 6)), np.zeros((1, 6, 6))
+    a[0, np.arange(6), np.maximum(np.arange(6) - 2, 0)] = 1  # two back (clamped at the start)
+    b[0, np.arange(6), np.arange(6)] = 1
+    mean = (offset_profile(a) + offset_profile(b)) / 2
+    offset, weight = dominant_offset(mean)
+    assert list(OFFSETS) == list(range(-8, 9))
+    assert dominant_offset(offset_profile(a))[0][0] == -2
+    assert offset[0] == 0 and weight[0] == pytest.approx((1 + 1 / 6) / 2)  # a's query 0 sits on the diagonal
+    assert mean[0, list(OFFSETS).index(-2)] == pytest.approx(0.5)
+
+
+def test_summaries_of_a_hugging_face_model_read_its_special_tokens(tmp_path_factory: pytest.TempPathFactory) -> None:
+    import hf_tiny
+
+    hf_tiny.require_hf_extra(module_level=False)
+    bert = open_model(hf_tiny.folder("bert", tmp_path_factory.getbasetemp() / "hf_tiny"))
+    summary = summarize_heads(bert, [("the cat sat on the mat .", ""), ("a dog ran in the park .", "")])
+    result = bert.attention("the cat sat on the mat .")
+    first = [head_scores(m, result.source_tokens, result.source_tokens, "encoder",
+                         special=frozenset({"[CLS]", "[SEP]"})) for m in result.maps["encoder"]]
+    assert summary.unknown.unknown == 0 and summary.unknown.total == 18
+    assert np.all(summary.scores["encoder"]["special"] >= summary.scores["encoder"]["first"] - 1e-12)  # [CLS] first
+    assert np.all(np.isin(summary.scores["encoder"]["offset"], np.arange(-8, 9)))
+    assert summary.profiles["encoder"].shape == (2, 4, 17)
+    assert first[0]["special"].shape == (4,)
+    rows = summary.rows()
+    assert all(isinstance(r["offset"], int) for r in rows)

@@ -69,7 +69,7 @@ def normalize_side(text: str) -> str:
     return " ".join(preprocess_nmt(text).split())
 
 
-def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) -> ReadResult:
+def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None, as_written: bool = False) -> ReadResult:
     """Read ``English<TAB>French[<TAB>attribution…]`` lines from a ``.txt``/``.tsv`` file or a ``.zip``.
 
     Parameters
@@ -77,6 +77,8 @@ def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) ->
     path : a text file, or a zip holding ``fra.txt`` (else its first ``*.txt``/``*.tsv`` member).
     num_examples : keep only the first ``num_examples`` pairs (``None``: all). Reading stops there,
         so lines after it are neither checked nor counted.
+    as_written : keep each side as written (no preprocessing, spaces kept; for models with their own
+        tokenizer), and read a line without a tab as one text: the pair ``(text, "")``.
 
     Lines with fewer than two tab-separated columns or an empty side are skipped and counted;
     blank lines are ignored silently. Raises :class:`DatasetError` for a missing/unreadable path,
@@ -102,7 +104,7 @@ def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) ->
         raise DatasetError(f"cannot open {p}: {exc.strerror or exc}") from exc
     suffix = p.suffix.lower()
     if suffix == ".zip" or head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return _read_zip(p, num_examples)
+        return _read_zip(p, num_examples, as_written)
     if suffix not in TEXT_SUFFIXES:
         raise DatasetError(f"{p.name}: unsupported file type {suffix or '(none)'}; choose a .txt, .tsv or .zip file")
     size = p.stat().st_size
@@ -110,7 +112,7 @@ def read_pairs(path: str | os.PathLike[str], num_examples: int | None = None) ->
         raise DatasetError(f"{p.name} is {size / 2**20:.0f} MB; the limit is {MAX_TEXT_BYTES / 2**20:.0f} MB")
     try:
         with open(p, "rb") as fh:
-            return _parse_stream(fh, p.name, num_examples)
+            return _parse_stream(fh, p.name, num_examples, as_written)
     except OSError as exc:
         raise DatasetError(f"cannot read {p}: {exc.strerror or exc}") from exc
 
@@ -128,7 +130,7 @@ def _pick_member(zf: zipfile.ZipFile) -> zipfile.ZipInfo | None:
     return min(candidates, key=lambda c: c[:3])[3] if candidates else None
 
 
-def _read_zip(p: Path, num_examples: int | None) -> ReadResult:
+def _read_zip(p: Path, num_examples: int | None, as_written: bool = False) -> ReadResult:
     try:
         with zipfile.ZipFile(p) as zf:
             info = _pick_member(zf)
@@ -142,7 +144,7 @@ def _read_zip(p: Path, num_examples: int | None) -> ReadResult:
                 )
             # a buffered reader makes readline() run in C; ZipExtFile's own is Python code, 20x slower
             with zf.open(info) as raw, io.BufferedReader(raw, 1 << 16) as fh:  # type: ignore[arg-type]
-                result = _parse_stream(fh, label, num_examples)
+                result = _parse_stream(fh, label, num_examples, as_written)
             result.member = info.filename
             return result
     except DatasetError:
@@ -191,7 +193,7 @@ def _iter_lines(fh: IO[bytes], label: str) -> Iterator[tuple[int, bytes]]:
             yield lineno, part
 
 
-def _parse_stream(fh: IO[bytes], label: str, num_examples: int | None) -> ReadResult:
+def _parse_stream(fh: IO[bytes], label: str, num_examples: int | None, as_written: bool = False) -> ReadResult:
     pairs: list[tuple[str, str]] = []
     skipped = 0
     skipped_lines: list[int] = []
@@ -210,6 +212,13 @@ def _parse_stream(fh: IO[bytes], label: str, num_examples: int | None) -> ReadRe
             continue
         any_text = True
         cols = line.split("\t", 2)
+        if as_written:
+            src, tgt = cols[0].strip(), cols[1].strip() if len(cols) >= 2 else ""
+            if src:
+                pairs.append((src, tgt))
+                if num_examples is not None and len(pairs) >= num_examples:
+                    break
+                continue
         if len(cols) >= 2:
             # one preprocessing pass over both sides (attribution dropped) equals one per side,
             # since the sides are stripped afterwards

@@ -155,11 +155,12 @@ class DebugState(QObject):
                                                        "Inspect tab")))
             return [(src, tgt)]
         if source == "file":
-            from explorer.core.debug.ablation import load_pairs
+            from explorer.core.debug.texts import load_texts, reads_text_as_written
 
             if not path:
                 raise ValueError(Words(lambda: self.tr("choose a data file first")))
-            return load_pairs(path, count)
+            model = self.model()  # a model with its own tokenizer reads the file as written
+            return load_texts(path, count, as_written=model is not None and reads_text_as_written(model))
         if not self.data_pairs:
             raise ValueError(Words(lambda: self.tr("no data is loaded: choose a data source in the Transformer "
                                                    "studio (or use the probe or a data file)")))
