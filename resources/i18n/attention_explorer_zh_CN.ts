@@ -697,7 +697,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Build the tree of a beam search; click a node to see the attention of the step that produced it.</source>
-        <translation type="unfinished"></translation>
+        <translation>构建束搜索的搜索树；点击一个节点，查看产生它的那一步的注意力。</translation>
     </message>
     <message>
         <source>source text</source>
@@ -1087,7 +1087,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Each row is a decoding step: the model&apos;s probabilities (T = 1) of its most probable next tokens; the chosen one is highlighted. Pick a row to see that step&apos;s attention below</source>
-        <translation type="unfinished"></translation>
+        <translation>每一行是一个解码步：模型给出的最可能的下一个词元及其概率（T = 1）；选中的那个高亮显示。选择一行，在下方查看该步的注意力</translation>
     </message>
     <message>
         <source>Choose how to pick each token, then Decode.</source>
@@ -1573,6 +1573,18 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>熵</translation>
     </message>
     <message>
+        <source>offset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at offset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>special</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>previous</source>
         <translation>前一个</translation>
     </message>
@@ -1609,12 +1621,24 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>“检查”标签页中的文本</translation>
     </message>
     <message>
+        <source>a text file (one text per line)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A Hugging Face model reads the file&apos;s lines as written; each line is one text, or source&lt;TAB&gt;target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>N = </source>
         <translation>N = </translation>
     </message>
     <message>
         <source>Summarize heads</source>
         <translation>汇总各头</translation>
+    </message>
+    <message>
+        <source> Warning: {unknown} of {total} tokens ({share:.1f} %) are the unknown token {token}: the text is not read as the model was trained, or the tokenizer is not the model&apos;s.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Summarize every head over a set of sentences.</source>
@@ -1629,12 +1653,20 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>正在 {n} 个句子对上汇总每个头…</translation>
     </message>
     <message>
-        <source> · {n} sentence(s) skipped</source>
-        <translation> · 跳过了 {n} 个句子</translation>
+        <source>Texts</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy with high &apos;same&apos;/&apos;previous&apos; marks a positional head, high &apos;induction&apos; an induction head.</source>
-        <translation>{heads} 个头，{n} 个句子对{skipped}。可按列排序：熵低且“自身”/“前一个”高的是位置头，“归纳”高的是归纳头。</translation>
+        <source>Texts (*.txt *.tsv *.zip);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{heads} heads over {n} sentence pair(s){skipped}. Sort a column; an offset of −1 with a high weight marks a previous-token head, a high &apos;first&apos; an attention sink, high &apos;induction&apos; an induction head.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · {n} sentence(s) skipped</source>
+        <translation> · 跳过了 {n} 个句子</translation>
     </message>
     <message>
         <source>Could not summarize the heads: {why}</source>
@@ -2302,6 +2334,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>per epoch</source>
         <translation>每轮</translation>
+    </message>
+    <message>
+        <source>previous run</source>
+        <translation>上一个训练记录</translation>
     </message>
     <message>
         <source>smoothed (EMA {weight:.2f})</source>
@@ -3539,31 +3575,31 @@ Quit anyway?</source>
     <name>StepAttentionMap</name>
     <message>
         <source>prompt and output so far</source>
-        <translation type="unfinished"></translation>
+        <translation>提示文本与目前的输出</translation>
     </message>
     <message>
         <source>source</source>
-        <translation type="unfinished">源</translation>
+        <translation>源</translation>
     </message>
     <message>
         <source>layer · head</source>
-        <translation type="unfinished">层 · 头</translation>
+        <translation>层 · 头</translation>
     </message>
     <message>
         <source>“{t}” has no attention row (the start token)</source>
-        <translation type="unfinished"></translation>
+        <translation>“{t}”没有注意力行（起始词元）</translation>
     </message>
     <message>
         <source>step {n}: “{t}” · self-attention over the prompt and the tokens before it</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 步：“{t}” · 在提示文本和它之前的词元上的自注意力</translation>
     </message>
     <message>
         <source>step {n}: “{t}” · cross-attention over the source</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 步：“{t}” · 在源上的编码器-解码器注意力</translation>
     </message>
     <message>
         <source>p(“{t}”) = {p:.3f} · most probable: {ranked}</source>
-        <translation type="unfinished"></translation>
+        <translation>p(“{t}”) = {p:.3f} · 最可能的词元：{ranked}</translation>
     </message>
 </context>
 <context>

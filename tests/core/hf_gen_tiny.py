@@ -21,6 +21,9 @@ DECODERS: dict[str, dict[str, Any]] = {
     "gpt2": {},
 }
 PROMPT = "the cat sat on the mat ."
+#: Weights drawn wider than transformers' default, so that attention and next-token probabilities are far from
+#: uniform: a tie broken differently would show, and the step view has something to show.
+INIT_RANGE = 0.4
 END = "<|endoftext|>"
 
 _built: dict[tuple[str, str], Path] = {}
@@ -58,10 +61,10 @@ def config(name: str, vocab_size: int, end: int) -> Any:
 
     if name == "gpt2":
         return CONFIG_MAPPING["gpt2"](n_embd=32, n_layer=2, n_head=4, n_positions=64, vocab_size=vocab_size,
-                                      bos_token_id=end, eos_token_id=end)
+                                      bos_token_id=end, eos_token_id=end, initializer_range=INIT_RANGE)
     return CONFIG_MAPPING[name](hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
                                 max_position_embeddings=64, vocab_size=vocab_size, bos_token_id=end,
-                                eos_token_id=end, **DECODERS[name])
+                                eos_token_id=end, initializer_range=INIT_RANGE, **DECODERS[name])
 
 
 def build_decoder(path: Path, name: str) -> None:

@@ -123,7 +123,8 @@ def test_beam_is_transformers_beam_search(name: str, opened: dict[str, HFModel],
     with torch.no_grad():
         out = ref.generate(input_ids=prompt, attention_mask=torch.ones_like(prompt), do_sample=False, num_beams=3,
                            length_penalty=0.0, max_new_tokens=6, pad_token_id=ref.config.eos_token_id)
-    assert tree.best_ids() == out[0, prompt.shape[1]:].tolist()
+    path = [tree.nodes[i].token_id for i in tree.path(tree.best)]  # its end token included, as transformers'
+    assert path == out[0, prompt.shape[1]:].tolist()
 
 
 @pytest.mark.parametrize("name", ("llama", "mistral"))

@@ -1,6 +1,7 @@
 """The beam view (book §10.8.3 beam search): every expansion of a beam search drawn as a tree, nodes
-labelled with their token and score, the best path highlighted; selecting a node shows the cross-attention of the
-step that produced it (every layer and head over the source tokens). A view of :class:`DebugState`."""
+labelled with their token and score, the best path highlighted; selecting a node shows the attention of the step
+that produced it (every layer and head over the source tokens, or a decoder-only model's prompt and the path's
+tokens before it). A view of :class:`DebugState`."""
 from __future__ import annotations
 
 from html import escape
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import (QGraphicsRectItem, QGraphicsScene, QGraphicsSimpl
 
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
-from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 96.0, 34.0, 36.0, 8.0
 #: Node statuses as shown.
@@ -61,14 +62,13 @@ class BeamTreeView(QWidget):
         self.build_button = QPushButton(self)
         self.info = QLabel(self)
         self._info: str = Words(lambda: self.tr(
-            "Build the tree of a beam search; click a node to see its cross-attention."))
-        self._title: str = ""  # the heatmap's title: which node's cross-attention
+            "Build the tree of a beam search; click a node to see the attention of the step that produced it."))
         self.info.setWordWrap(True)
         self.scene = QGraphicsScene(self)
         self.view = QGraphicsView(self.scene, self)
         self.view.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.view.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.heatmap = HeatmapWidget()
+        self.heatmap = StepAttentionMap()
         top = QHBoxLayout()
         top.addWidget(self.source_edit, 1)
         top.addWidget(self.width_spin)
@@ -90,15 +90,12 @@ class BeamTreeView(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        """Set the texts in the language in force, the line above the tree and the map's title worded again (at
+        """Set the texts in the language in force, the line above the tree worded again (at
         build and on ``LanguageChange``)."""
         self.source_edit.setPlaceholderText(self.tr("source text"))
         self.width_spin.setPrefix(self.tr("width "))
         self.build_button.setText(self.tr("Build tree"))
-        self.heatmap.set_axis_labels(self.tr("layer · head"), self.tr("source"))
         self.info.setText(again(self._info))
-        if self._title:
-            self.heatmap.set_title(again(self._title))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
@@ -108,10 +105,6 @@ class BeamTreeView(QWidget):
     def _say(self, text: str) -> None:
         self._info = text
         self.info.setText(text)
-
-    def _set_title(self, text: str) -> None:
-        self._title = text
-        self.heatmap.set_title(text)
 
     def build(self) -> bool:
         self._say(Words(lambda: self.tr("Searching…")))
@@ -169,17 +162,10 @@ class BeamTreeView(QWidget):
         if not chosen or self.tree is None:
             return
         node = chosen[0].node
-        cross = node.cross_attention  # (L, h, Ts)
-        if cross is None:
-            self._set_title(Words(lambda: self.tr(
-                "“{t}” has no cross-attention (the start, or a decoder-only model)").format(t=node.token)))
-            return
-        layers, heads, _ = cross.shape
-        rows = np.ascontiguousarray(cross.reshape(layers * heads, -1), dtype=np.float32)  # (L·h, Ts)
-        labels = [f"L{layer + 1} h{head + 1}" for layer in range(layers) for head in range(heads)]
-        self.heatmap.set_matrix(rows, labels, list(self.tree.source_tokens)[:rows.shape[1]])
-        self._set_title(Words(lambda: self.tr("cross-attention of the step that produced “{t}”").format(
-            t=node.token)))
+        parent = self.tree.nodes[node.parent] if node.parent is not None else None
+        top = list(zip(parent.next_tokens, parent.next_probs)) if parent is not None else []
+        self.heatmap.show_step(node.token, node.attention, self.tree.key_tokens(node.id), self.tree.attends,
+                               node.depth, float(np.exp(node.token_log_prob)), top, len(self.tree.source_tokens))
 
     @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:

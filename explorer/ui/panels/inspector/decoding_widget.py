@@ -1,27 +1,36 @@
 """Output probabilities (book §10.8 greedy search, beam search, and sampling): decode a source step by
 step with an explicit choice — greedy, sampling (temperature, top-k, top-p, seed) or beam — and see, at every
-step, the most probable next tokens with their probabilities and the one chosen. A view of :class:`DebugState`."""
+step, the most probable next tokens with their probabilities, the one chosen, and (for the step picked) the
+attention of every layer and head over what that step saw. A view of :class:`DebugState`."""
 from __future__ import annotations
 
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Slot
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
-                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
+from explorer.core.choices import DECODING_METHODS
 from explorer.core.debug.sampling import DecodeChoice
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap
 from explorer.ui.widgets.form_controls import set_item_texts
 
 TOP = 5
+#: How each of core's decoding methods is shown (a table of literals, so that lupdate finds them).
+METHOD_LABELS = {"greedy": QT_TRANSLATE_NOOP("DecodingView", "greedy"),
+                 "sample": QT_TRANSLATE_NOOP("DecodingView", "sampling"),
+                 "beam": QT_TRANSLATE_NOOP("DecodingView", "beam")}
 CHOSEN = QColor(46, 134, 193)
 
 
 class DecodingView(QWidget):
-    """Decoding choice, the output, and one table row per step: chosen token, its probability, the top-k."""
+    """Decoding choice, the output, one table row per step (chosen token, its probability, the top-k), and the
+    attention of the step picked in the table."""
 
     def __init__(self, state: DebugState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -29,7 +38,7 @@ class DecodingView(QWidget):
         self.trace: Any = None
         self.source_edit = QLineEdit(state.inspect.source, self)
         self.method_combo = QComboBox(self)
-        for method in ("greedy", "sample", "beam"):
+        for method in DECODING_METHODS:  # the method is the item's data
             self.method_combo.addItem(method, method)
         self.temperature = QDoubleSpinBox(self)
         self.temperature.setRange(0.0, 5.0)
@@ -54,6 +63,13 @@ class DecodingView(QWidget):
         self.table = QTableWidget(0, 3 + TOP, self)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.step_map = StepAttentionMap()
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.step_map)
+        split.setSizes([220, 300])
         choice = QHBoxLayout()  # two short rows: the view fits a 1024 px window
         for widget in (self.method_combo, self.width_spin, self.decode_button):
             choice.addWidget(widget)
@@ -68,10 +84,11 @@ class DecodingView(QWidget):
         layout.addLayout(choice)
         layout.addLayout(sampling)
         layout.addWidget(self.output)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(split, 1)
         self.method_combo.currentIndexChanged.connect(self._on_method_combo_current_index_changed)
         self.decode_button.clicked.connect(self._on_decode_button_clicked)
         self.source_edit.returnPressed.connect(self._on_decode_button_clicked)
+        self.table.currentCellChanged.connect(self._on_table_current_cell_changed)
         state.decoded.connect(self._on_state_decoded)
         state.failed.connect(self._on_state_failed)
         self._on_method_combo_current_index_changed(0)
@@ -81,7 +98,7 @@ class DecodingView(QWidget):
         """Set the texts in the language in force, the output line worded again (at build and on
         ``LanguageChange``)."""
         self.source_edit.setPlaceholderText(self.tr("source text"))
-        set_item_texts(self.method_combo, [self.tr("greedy"), self.tr("sampling"), self.tr("beam")])
+        set_item_texts(self.method_combo, [self.tr(METHOD_LABELS[m]) for m in DECODING_METHODS])
         self.temperature.setPrefix(self.tr("T "))
         self.top_k.setPrefix(self.tr("top-k "))
         self.top_k.setSpecialValueText(self.tr("top-k off"))
@@ -92,7 +109,8 @@ class DecodingView(QWidget):
         self.table.setHorizontalHeaderLabels([self.tr("chosen"), "p", self.tr("rank")]
                                              + [self.tr("top {i}").format(i=i + 1) for i in range(TOP)])
         self.table.setToolTip(self.tr("Each row is a decoding step: the model's probabilities (T = 1) of its most "
-                                      "probable next tokens; the chosen one is highlighted"))
+                                      "probable next tokens; the chosen one is highlighted. Pick a row to see that "
+                                      "step's attention below"))
         self.output.setText(again(self._output))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
@@ -114,6 +132,21 @@ class DecodingView(QWidget):
         source = self.source_edit.text().strip() or self.state.inspect.source
         self._say(Words(lambda: self.tr("Decoding…")))
         return self.state.decode(source, self.choice(), TOP)
+
+    def show_step(self, index: int) -> None:
+        """Show the attention and probabilities of step ``index`` (0-based) of the trace on display."""
+        trace = self.trace
+        if trace is None or not 0 <= index < len(trace.steps):
+            return
+        step = trace.steps[index]
+        self.step_map.show_step(step.chosen_token, step.attention, trace.key_tokens(index), trace.attends,
+                                index + 1, step.chosen_prob, list(zip(step.top_tokens, step.top_probs)),
+                                len(trace.source_tokens))
+
+    @Slot(int, int, int, int)
+    def _on_table_current_cell_changed(self, row: int, _column: int, _previous_row: int,
+                                       _previous_column: int) -> None:
+        self.show_step(row)
 
     @Slot(int)
     def _on_method_combo_current_index_changed(self, _index: int) -> None:
@@ -146,6 +179,9 @@ class DecodingView(QWidget):
                     shade.setAlphaF(0.15 + 0.6 * float(p) if step.top_ids[col - 3] == step.chosen_id else 0.05 + 0.2 * p)
                     item.setBackground(QBrush(shade))
                 self.table.setItem(row, col, item)
+        if trace.steps:
+            self.table.setCurrentCell(0, 0)
+            self.show_step(0)  # also when row 0 was current already (a new trace in the same table)
 
     @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:
