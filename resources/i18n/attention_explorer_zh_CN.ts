@@ -1574,15 +1574,15 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>offset</source>
-        <translation type="unfinished"></translation>
+        <translation>偏移</translation>
     </message>
     <message>
         <source>at offset</source>
-        <translation type="unfinished"></translation>
+        <translation>偏移处权重</translation>
     </message>
     <message>
         <source>special</source>
-        <translation type="unfinished"></translation>
+        <translation>特殊词元</translation>
     </message>
     <message>
         <source>previous</source>
@@ -1622,11 +1622,11 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>a text file (one text per line)…</source>
-        <translation type="unfinished"></translation>
+        <translation>文本文件（每行一段文本）…</translation>
     </message>
     <message>
         <source>A Hugging Face model reads the file&apos;s lines as written; each line is one text, or source&lt;TAB&gt;target</source>
-        <translation type="unfinished"></translation>
+        <translation>Hugging Face 模型按原样读取文件的各行；每行是一段文本，或 源&lt;TAB&gt;目标</translation>
     </message>
     <message>
         <source>N = </source>
@@ -1638,7 +1638,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source> Warning: {unknown} of {total} tokens ({share:.1f} %) are the unknown token {token}: the text is not read as the model was trained, or the tokenizer is not the model&apos;s.</source>
-        <translation type="unfinished"></translation>
+        <translation> 警告：{total} 个词元中有 {unknown} 个（{share:.1f} %）是未知词元 {token}：文本的读法与模型训练时不同，或分词器不属于该模型。</translation>
     </message>
     <message>
         <source>Summarize every head over a set of sentences.</source>
@@ -1654,15 +1654,15 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Texts</source>
-        <translation type="unfinished"></translation>
+        <translation>文本</translation>
     </message>
     <message>
         <source>Texts (*.txt *.tsv *.zip);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>文本 (*.txt *.tsv *.zip);;所有文件 (*)</translation>
     </message>
     <message>
         <source>{heads} heads over {n} sentence pair(s){skipped}. Sort a column; an offset of −1 with a high weight marks a previous-token head, a high &apos;first&apos; an attention sink, high &apos;induction&apos; an induction head.</source>
-        <translation type="unfinished"></translation>
+        <translation>{n} 个句子对上的 {heads} 个头{skipped}。可按列排序：偏移为 −1 且权重高的是前一词元头，“first”高的是注意力汇点（attention sink），“induction”高的是归纳头。</translation>
     </message>
     <message>
         <source> · {n} sentence(s) skipped</source>

@@ -72,12 +72,18 @@ class LossPlotWidget(pg.PlotWidget):
         self._apply_x_label()
         set_legend_names(self.getPlotItem(), [(self.step_curve, self.tr("per step")),
                                               (self.epoch_curve, self.tr("per epoch")),
-                                              (self.smooth_curve, self._smooth_name())])
+                                              (self.smooth_curve, self._smooth_name()),
+                                              *[(curve, self._overlay_name(name))
+                                                for name, curve in self.overlay_curves.items()]])
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+    def _overlay_name(self, name: str) -> str:
+        """An overlaid run's legend entry: its folder name, or "previous run" in the language in force."""
+        return self.tr("previous run") if name == PREVIOUS else name
 
     def _smooth_name(self) -> str:
         return self.tr("smoothed (EMA {weight:.2f})").format(weight=self.smoothing)
@@ -189,7 +195,7 @@ class LossPlotWidget(pg.PlotWidget):
             return
         self._legend_key = key
         legend = self.legend
-        entries = [(curve, name, True) for name, curve in self.overlay_curves.items()]
+        entries = [(curve, self._overlay_name(name), True) for name, curve in self.overlay_curves.items()]
         entries.append((self.smooth_curve, self._smooth_name(), self.smoothing > 0))
         for curve, name, shown in entries:
             legend.removeItem(curve)
