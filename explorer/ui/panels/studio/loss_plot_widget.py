@@ -25,6 +25,11 @@ X_LABELS = {"steps": QT_TRANSLATE_NOOP("LossPlotWidget", "step"),
             "epochs": QT_TRANSLATE_NOOP("LossPlotWidget", "epoch"),
             "seconds": QT_TRANSLATE_NOOP("LossPlotWidget", "seconds")}
 _X_COLUMN = {"steps": 0, "epochs": 1, "seconds": 2}
+CHANGE_COLOR = (230, 120, 0)  # the markers of settings changed while training
+#: How each setting changed while training is named on its marker, e.g. "lr 0.002".
+CHANGE_NAMES = {"lr": QT_TRANSLATE_NOOP("LossPlotWidget", "lr {value}"),
+                "grad_clip": QT_TRANSLATE_NOOP("LossPlotWidget", "clip {value}"),
+                "dropout": QT_TRANSLATE_NOOP("LossPlotWidget", "dropout {value}")}
 OVERLAY_COLORS = ((150, 150, 150), (148, 103, 189), (140, 86, 75), (227, 119, 194), (188, 189, 34), (23, 190, 207))
 
 
@@ -59,6 +64,7 @@ class LossPlotWidget(pg.PlotWidget):
         self.marker.setVisible(False)
         item.addItem(self.marker, ignoreBounds=True)
         self._marker_step: float | None = None
+        self.change_markers: list[pg.InfiniteLine] = []  # one per settings change of the run, created once
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self._apply_x_label()
         self.apply_theme(False)
@@ -155,6 +161,7 @@ class LossPlotWidget(pg.PlotWidget):
         e = self.record.epochs.view()
         self.epoch_curve.setData(e[:, col], e[:, 3])
         self._sync_overlays(col)
+        self._sync_change_markers()
         self._update_legend()
         self.set_marker(self._marker_step)
 
@@ -177,6 +184,32 @@ class LossPlotWidget(pg.PlotWidget):
                 curve.setZValue(-1)  # under the current run
                 self.overlay_curves[name] = curve
             curve.setData(rows[:, col], rows[:, 3])
+
+    def change_label(self, change: object) -> str:
+        """A settings change's marker text, e.g. ``lr 0.002, dropout 0.2``."""
+        names = [name for name in CHANGE_NAMES if name in getattr(change, "changed", ())]
+        return ", ".join(self.tr(CHANGE_NAMES[name]).format(value=f"{getattr(change, name):.3g}") for name in names)
+
+    def _sync_change_markers(self) -> None:
+        """A labelled vertical line where each settings change took effect (between the last step before it and
+        the first after), created when the change arrives and removed when a resume drops it."""
+        item, changes = self.getPlotItem(), self.record.changes
+        while len(self.change_markers) > len(changes):
+            item.removeItem(self.change_markers.pop())
+        for i, change in enumerate(changes):
+            if i == len(self.change_markers):
+                line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
+                    "position": 0.92 - 0.1 * (i % 3), "color": CHANGE_COLOR, "anchors": [(0, 0.5), (0, 0.5)]},
+                    pen=pg.mkPen(CHANGE_COLOR, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine))
+                item.addItem(line, ignoreBounds=True)
+                self.change_markers.append(line)
+            line, x = self.change_markers[i], self._x_of_step(change.step - 0.5)
+            line.setVisible(x is not None)
+            if x is not None:
+                line.setValue(x)
+            text = self.change_label(change)
+            if line.label.format != text:
+                line.label.setFormat(text)
 
     def _smoothed_losses(self, losses: np.ndarray) -> np.ndarray:
         """EMA of the per-step losses, extended over new rows only (recomputed when the run or weight changes)."""

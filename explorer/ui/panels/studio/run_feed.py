@@ -37,11 +37,14 @@ class RunFeed(QObject):
     loss_changed(): the loss record grew or was replaced (at most ~8 Hz while the timer runs); read :attr:`loss`.
     message_posted(object, str): text (``Words`` when worded here) and level: the run's translations and end
         (``info``), its error (``alert``), another run's losses that cannot be overlaid (``error``).
+    settings_changed(object): the live settings in force (:meth:`settings_in_force`): at the run's start, when they
+        change while it trains, and when a resume drops later changes.
     """
 
     progress_changed = Signal(object)
     loss_changed = Signal()
     message_posted = Signal(object, str)
+    settings_changed = Signal(object)
 
     def __init__(self, attention: AttentionState, progress_now: Callable[[], Progress | None],
                  parent: QObject | None = None) -> None:
@@ -76,12 +79,18 @@ class RunFeed(QObject):
         elif kind == "snapshot":
             self._attention.add(event)
             self._dirty["snapshot"] = True
+        elif kind == "settings":
+            self.loss.add_change(event)
+            self._dirty["loss"] = True
+            self.settings_changed.emit(self.settings_in_force())
         elif kind == "resumed":
             self.loss.drop_after(event.step)
             self._dirty["loss"] = True
+            self.settings_changed.emit(self.settings_in_force())
         elif kind == "started":
             self.started = event
             self.vocabs = (Vocab.from_dict(event.src_vocab), Vocab.from_dict(event.tgt_vocab))
+            self.settings_changed.emit(self.settings_in_force())
         elif kind == "translations":
             self.message_posted.emit(translations_text(event), "info")
         elif kind == "finished":
@@ -89,6 +98,19 @@ class RunFeed(QObject):
             self.message_posted.emit(finished_text(event, *self.progress.shown_loss()), "info")
         elif kind == "error":
             self.record_failure(str(event.message))
+
+    def settings_in_force(self) -> dict[str, float] | None:
+        """``lr`` (the schedule's base rate), ``grad_clip`` and ``dropout`` as the run trains now: its config as
+        started, then its latest change; None before a run has started."""
+        if self.started is None:
+            return None
+        config = self.started.config
+        settings = {"lr": config.get("lr"), "grad_clip": config.get("grad_clip"),
+                    "dropout": (config.get("model") or {}).get("dropout")}
+        if self.loss.changes:
+            last = self.loss.changes[-1]
+            settings = {"lr": last.lr, "grad_clip": last.grad_clip, "dropout": last.dropout}
+        return settings
 
     def record_failure(self, error: str) -> None:
         """The run stopped with ``error`` (the trainer's ``ErrorEvent`` or the worker's exception): kept and said."""

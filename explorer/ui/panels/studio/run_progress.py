@@ -25,6 +25,7 @@ class Progress:
     loss_label: str
     device: str
     run_state: str  # one of the studio's run states: no ETA unless running
+    lr: float = math.nan  # the learning rate of the newest step (the schedule's rate; NaN when not recorded)
 
 
 class ProgressTracker:
@@ -73,4 +74,4 @@ class ProgressTracker:
             elapsed_s = step.elapsed_s / replay_speed
         loss, label = self.shown_loss()
         return Progress(step.step, step.epoch, num_epochs, step.progress, elapsed_s, step.tokens_per_s, loss, label,
-                        device, run_state)
+                        device, run_state, lr=float(getattr(step, "lr", math.nan)))

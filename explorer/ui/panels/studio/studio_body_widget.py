@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxL
 
 from explorer.ui.panels.studio.data_box_widget import DataBox
 from explorer.ui.panels.studio.live_attention_widget import LiveAttention
+from explorer.ui.panels.studio.live_settings_widget import LiveSettings
 from explorer.ui.panels.studio.loss_plot_widget import LossView
 from explorer.ui.panels.studio.run_controls_widget import TrainingControls
 from explorer.ui.panels.studio.studio_state import StudioState
@@ -29,9 +30,11 @@ class StudioBody(QSplitter):
         self.form = TrainingForm()
         self.data = DataBox()
         self.controls = TrainingControls()
+        self.live_settings = LiveSettings()  # what may change while a run trains, over the data and the form
         settings = QWidget()
         settings_layout = QVBoxLayout(settings)
         settings_layout.setContentsMargins(0, 0, 4, 0)
+        settings_layout.addWidget(self.live_settings)
         settings_layout.addWidget(self.data)
         settings_layout.addWidget(self.form, 1)
         scroll = QScrollArea()

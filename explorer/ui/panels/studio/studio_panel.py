@@ -54,6 +54,7 @@ class StudioPanel(BasePanel):
         body = self._body = StudioBody(state)
         self.body_layout.addWidget(body)
         self.form, self.data, self.controls = body.form, body.data, body.controls
+        self.live_settings = body.live_settings
         self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
         self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
@@ -72,6 +73,9 @@ class StudioPanel(BasePanel):
         state.run_state_changed.connect(self.controls.set_state)
         state.run_state_changed.connect(self.translate_view.show_run_state)
         state.run_feed.progress_changed.connect(self.controls.show_progress)
+        state.run_feed.progress_changed.connect(self.live_settings.show_progress)
+        state.run_feed.settings_changed.connect(self.live_settings.show_settings)
+        self.live_settings.settings_requested.connect(self._on_live_settings_settings_requested)
         state.run_feed.loss_changed.connect(self.loss_plot.refresh)
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
@@ -221,6 +225,9 @@ class StudioPanel(BasePanel):
     @Slot(str)
     def _on_state_run_state_changed(self, run_state: str) -> None:
         editable = run_state in EDITABLE_STATES
+        self.live_settings.set_active(self.is_training() and run_state in ("starting", "running", "paused"))
+        if run_state == "idle":
+            self.live_settings.clear_rate()
         self.form.set_editable(editable)
         self.data.set_editable(editable)
         self._update_can_start()
@@ -270,6 +277,10 @@ class StudioPanel(BasePanel):
             self.studio_state.resume()
         else:
             self.studio_state.pause()
+
+    @Slot(object)
+    def _on_live_settings_settings_requested(self, values: dict[str, float]) -> None:
+        self.studio_state.change_settings(values)
 
     @Slot()
     def _on_reset_button_clicked(self) -> None:

@@ -172,6 +172,21 @@ class StudioState(QObject):
         if self._run is not None and self.run_state == "paused":
             self._run.request_step()
 
+    def change_settings(self, values: dict[str, float]) -> bool:
+        """Change the learning rate (the schedule's base), gradient clip and/or dropout of the run trained here,
+        before its next step; False (with a message, nothing changed) without such a run or for a bad value."""
+        if not isinstance(self._run, TrainingRun) or self.run_state not in ("starting", "running", "paused"):
+            self.message_posted.emit(Words(lambda: self.tr("Settings change only while a run trains here.")), "error")
+            return False
+        try:
+            self._run.change_settings(values)
+        except ConfigError as exc:
+            self.message_posted.emit(Words.formatted(lambda: self.tr("Cannot change the settings: {error}"),
+                                                     error=exc), "error")
+            return False
+        self.message_posted.emit(Words(lambda: self.tr("The new settings apply from the next step.")), "info")
+        return True
+
     def stop(self) -> None:
         """End the run after the current step (the model trained so far is kept), or stop following a run."""
         if self.followed is not None:

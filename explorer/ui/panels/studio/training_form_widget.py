@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from explorer.core.choices import DEVICE_CHOICES
 from explorer.core.training.config import TrainingConfig
+from explorer.core.training.schedule import LR_SCHEDULES
 
 from explorer.core.training.devices import resolve_device
 from explorer.core.model.transformer import ConfigError, TransformerConfig
@@ -19,7 +20,8 @@ from explorer.ui.settings import coerce
 from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 
 _BOOK = dict(num_hiddens=32, num_layers=2, num_heads=4, ffn_num_hiddens=64, dropout=0.1, batch_size=64,
-             num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2)
+             num_steps=10, lr=0.005, num_epochs=200, grad_clip=1.0, snapshot_every=10, min_freq=2,
+             lr_schedule="constant", warmup_steps=0)
 #: Preset names (the keys of ``PRESETS`` and the combo's data) as shown; "d2l 1.0" is a name in every language.
 PRESET_NAMES = {"book (§11.7)": QT_TRANSLATE_NOOP("TrainingForm", "book (§11.7)"),
                 "quick demo": QT_TRANSLATE_NOOP("TrainingForm", "quick demo"),
@@ -31,6 +33,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "quick demo": {**_BOOK, "num_epochs": 30, "snapshot_every": 5},
 }
 CUSTOM = "custom"
+#: Each learning-rate schedule (core.training.schedule) as the form's combo shows it.
+SCHEDULE_NAMES = {"constant": QT_TRANSLATE_NOOP("TrainingForm", "constant (the book's)"),
+                  "inverse-sqrt": QT_TRANSLATE_NOOP("TrainingForm", "warm-up, then 1/√step (Vaswani et al.)"),
+                  "cosine": QT_TRANSLATE_NOOP("TrainingForm", "cosine to a tenth")}
 # name: (label, kind, minimum, maximum, decimals/step)
 _FIELDS: dict[str, tuple[str, str, float, float, float]] = {  # labels: translate("TrainingForm", …) them
     "num_hiddens": (QT_TRANSLATE_NOOP("TrainingForm", "hidden size"), "int", 1, 4096, 1),
@@ -41,6 +47,7 @@ _FIELDS: dict[str, tuple[str, str, float, float, float]] = {  # labels: translat
     "batch_size": (QT_TRANSLATE_NOOP("TrainingForm", "batch size"), "int", 1, 8192, 1),
     "num_steps": (QT_TRANSLATE_NOOP("TrainingForm", "time steps (num_steps)"), "int", 1, 512, 1),
     "lr": (QT_TRANSLATE_NOOP("TrainingForm", "learning rate"), "float", 0.0, 10.0, 5),
+    "warmup_steps": (QT_TRANSLATE_NOOP("TrainingForm", "warm-up steps"), "int", 0, 1_000_000, 1),
     "num_epochs": (QT_TRANSLATE_NOOP("TrainingForm", "epochs"), "int", 1, 100000, 1),
     "grad_clip": (QT_TRANSLATE_NOOP("TrainingForm", "gradient clip (0 = off)"), "float", 0.0, 1000.0, 2),
     "snapshot_every": (QT_TRANSLATE_NOOP("TrainingForm", "attention snapshot every N steps"), "int", 0, 100000, 1),
@@ -87,6 +94,10 @@ class TrainingForm(QWidget):
             self.fields[name] = box
             form.addRow(name, box)
             box.valueChanged.connect(self._on_field_value_changed)
+        self.schedule_combo = QComboBox(model_box)
+        for name in LR_SCHEDULES:  # the schedule's name is the item's data
+            self.schedule_combo.addItem(name, name)
+        form.insertRow(form.getWidgetPosition(self.fields["warmup_steps"])[0], "", self.schedule_combo)
         self.norm_first = QCheckBox(model_box)
         form.addRow(self.norm_first)
         self.device_combo = QComboBox(model_box)
@@ -108,6 +119,7 @@ class TrainingForm(QWidget):
         self._update_device_info()
         self.preset_combo.currentIndexChanged.connect(self._on_preset_combo_current_index_changed)
         self.norm_first.toggled.connect(self._on_field_value_changed)
+        self.schedule_combo.currentIndexChanged.connect(self._on_field_value_changed)
         self.device_combo.currentIndexChanged.connect(self._on_device_combo_current_index_changed)
         self.retranslate()
 
@@ -116,7 +128,12 @@ class TrainingForm(QWidget):
         messages come from core, in English)."""
         self.model_box.setTitle(self.tr("Model and training"))
         set_item_texts(self.preset_combo, [self.tr(PRESET_NAMES.get(name, name)) for name in [*PRESETS, CUSTOM]])
+        set_item_texts(self.schedule_combo, [self.tr(SCHEDULE_NAMES[name]) for name in LR_SCHEDULES])
+        self.schedule_combo.setToolTip(self.tr("How the learning rate changes step by step: the book keeps it "
+                                               "constant; warm-up then 1/√step peaks at the learning rate after the "
+                                               "warm-up steps; cosine falls to a tenth of it by the last step"))
         set_row_labels(self._form, [(self.preset_combo, self.tr("preset")), (self._device_row, self.tr("device")),
+                                    (self.schedule_combo, self.tr("learning-rate schedule")),
                                     *((self.fields[name], self.tr(label)) for name, (label, *_) in _FIELDS.items())])
         self.norm_first.setText(self.tr("Pre-LN (norm first)"))
         set_item_texts(self.device_combo, [self.tr("auto") if d == "auto" else d for d in DEVICE_CHOICES])
@@ -133,6 +150,7 @@ class TrainingForm(QWidget):
         out: dict[str, Any] = {name: box.value() for name, box in self.fields.items()}
         out["norm_first"] = self.norm_first.isChecked()
         out["device"] = self.device_combo.currentData()
+        out["lr_schedule"] = self.schedule_combo.currentData()
         return out
 
     def config(self) -> TrainingConfig:
@@ -140,7 +158,7 @@ class TrainingForm(QWidget):
         v = self.values()
         model = TransformerConfig(**{k: v[k] for k in _MODEL_FIELDS}, norm_first=v["norm_first"])
         return TrainingConfig(model=model, **{k: v[k] for k in _FIELDS if k not in _MODEL_FIELDS},
-                              device=v["device"])
+                              device=v["device"], lr_schedule=v["lr_schedule"])
 
     def validation_error(self) -> str | None:
         """The config's own message for the first impossible setting, or None when all is well."""
@@ -177,6 +195,9 @@ class TrainingForm(QWidget):
             elif name == "norm_first":
                 with QSignalBlocker(self.norm_first):
                     self.norm_first.setChecked(coerce(value, self.norm_first.isChecked()))
+            elif name == "lr_schedule" and isinstance(value, str) and value in LR_SCHEDULES:
+                with QSignalBlocker(self.schedule_combo):
+                    self.schedule_combo.setCurrentIndex(self.schedule_combo.findData(value))
             elif name == "device" and isinstance(value, str) and value in DEVICE_CHOICES:
                 with QSignalBlocker(self.device_combo):
                     self.device_combo.setCurrentIndex(self.device_combo.findData(value))

@@ -49,6 +49,10 @@ class TrainingRun:
         """While paused: train on exactly one more batch."""
         self.process.request_step()
 
+    def change_settings(self, values: dict[str, float]) -> None:
+        """Change ``lr``, ``grad_clip`` and/or ``dropout`` before the next step (``ConfigError`` for a bad value)."""
+        self.process.change_settings(**values)
+
     def stop(self) -> None:
         """End the run after the current step; the events up to it still arrive."""
         self.process.stop()
