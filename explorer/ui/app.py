@@ -179,6 +179,7 @@ def start(argv: list[str] | None = None) -> Startup | int:
     from explorer.ui import theme
     from explorer.ui.shell.about_dialog import device_description
     from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_registry import PANELS
 
     settings = AppSettings()
     if args.theme:
@@ -187,16 +188,18 @@ def start(argv: list[str] | None = None) -> Startup | int:
     from explorer.ui.i18n.translators import language_manager
 
     language_manager().apply(args.language or settings.language)  # before any text is made
-    window = MainWindow(settings, device_probe=device_description)
-    if args.panel:
-        if args.panel not in window.keys():
-            print(f"attention-explorer: unknown panel {args.panel!r}; choose one of {', '.join(window.keys())}",
-                  file=sys.stderr)
-            return 2
-        window.select_panel(args.panel)
+    # Refused before the window exists: a window built and then dropped (never shown, never shut down) keeps
+    # timers and workers that outlive it, and freeing it later crashed the process.
     if lesson is not None and not Path(lesson).is_file():
         print(f"attention-explorer: no lesson file {lesson}", file=sys.stderr)
         return 2
+    keys = [spec.key for spec in PANELS]
+    if args.panel and args.panel not in keys:
+        print(f"attention-explorer: unknown panel {args.panel!r}; choose one of {', '.join(keys)}", file=sys.stderr)
+        return 2
+    window = MainWindow(settings, device_probe=device_description)
+    if args.panel:
+        window.select_panel(args.panel)
     if lesson is not None and args.screenshots is not None:  # headless: open now, print what was skipped
         window.classroom.show_dialogs = False
         opened = window.classroom.open_lesson(lesson)

@@ -222,3 +222,20 @@ def test_values_a_real_panel_cannot_take_are_named(qtbot, monkeypatch, tmp_path:
                  "panels.attention_cues.settings.temperature: -5 is not between 0.01 and 100"):
         assert part in report, (part, report)
     assert "seed" not in report and "query_x" not in report
+
+
+@pytest.mark.parametrize("argv", [["missing.json"], ["--panel", "nowhere"]])
+def test_refused_starts_build_no_window(qtbot, tmp_path: Path, argv: list[str]) -> None:
+    """A start refused for a missing lesson or an unknown panel leaves no window behind: one built and dropped
+    (never shown, never shut down) kept its timers and workers, and freeing it later crashed the process."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.ui.shell.main_window import MainWindow
+
+    def windows() -> int:
+        return sum(isinstance(w, MainWindow) for w in QApplication.topLevelWidgets())
+
+    before = windows()
+    args = [str(tmp_path / argv[0]), *argv[1:]] if argv[0].endswith(".json") else argv
+    assert start(args) == 2
+    assert windows() == before
