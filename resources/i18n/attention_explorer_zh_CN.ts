@@ -249,8 +249,8 @@
 <context>
     <name>ArchitecturePanel</name>
     <message>
-        <source>multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &amp;nbsp;|&amp;nbsp; sequential operations: 1, n, 1 &amp;nbsp;|&amp;nbsp; maximum path length: ⌈(n−1)/((k−1)/2)⌉, n, 1</source>
-        <translation>乘加次数：CNN k·n·d²，RNN 2·n·d²，自注意力 2·n²·d &amp;nbsp;|&amp;nbsp; 顺序操作：1, n, 1 &amp;nbsp;|&amp;nbsp; 最大路径长度：⌈(n−1)/⁠((k−1)/2)⌉, n, 1</translation>
+        <source>multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &amp;nbsp;|&amp;nbsp; sequential operations: 1, n, 1 &amp;nbsp;|&amp;nbsp; maximum path length: ⌈(n−1)/&amp;#8288;((k−1)/2)⌉, n, 1</source>
+        <translation>乘加次数：CNN k·n·d²，RNN 2·n·d²，自注意力 2·n²·d &amp;nbsp;|&amp;nbsp; 顺序操作：1, n, 1 &amp;nbsp;|&amp;nbsp; 最大路径长度：⌈(n−1)/&amp;#8288;((k−1)/2)⌉, n, 1</translation>
     </message>
     <message>
         <source>Three layers turn n tokens of width d into n outputs. A convolution of kernel size k mixes neighbours in parallel but needs a stack of layers before the first token reaches the last (O(n/k)); an RNN walks the sequence one step at a time (O(n) sequential operations and path); self-attention joins every pair in one hop at a cost that grows with n² (O(n²d)). The counts are exact multiply–adds, equal to what torch counts on real layers: two d×d products per RNN step; QKᵀ and the product with V for self-attention (tick the box to add its four d×d projections). Self-attention is cheaper than the RNN while n &amp;lt; d; the dashed line marks the n from which it is the dearest of the three.</source>

@@ -1,6 +1,7 @@
-"""The inspector's head summaries: every head's mean entropy, positional habits (previous / same / next /
-first / last), induction score and task alignment over a sentence set, as a sortable table and as a layers ×
-heads map per score — to find dead, positional, induction and aligning heads at a glance."""
+"""The inspector's head summaries: every head's mean entropy, dominant relative offset (−8…8), shares on the first
+token (a sink) and on special tokens, positional habits (previous / same / next / last), induction score and task
+alignment over a sentence set, as a sortable table and as a layers × heads map per score — to find dead, positional,
+sink, induction and aligning heads at a glance."""
 from __future__ import annotations
 
 import math
@@ -9,10 +10,10 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Slot
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from explorer.core.debug.head_summaries import SCORES
+from explorer.core.debug.head_summaries import OFFSETS, SCORES
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.form_controls import set_item_texts
@@ -23,6 +24,9 @@ COLUMNS = ("kind", "layer", "head", *SCORES)
 NAMES = {"kind": QT_TRANSLATE_NOOP("HeadSummaryView", "kind"), "layer": QT_TRANSLATE_NOOP("HeadSummaryView", "layer"),
          "head": QT_TRANSLATE_NOOP("HeadSummaryView", "head"),
          "entropy": QT_TRANSLATE_NOOP("HeadSummaryView", "entropy"),
+         "offset": QT_TRANSLATE_NOOP("HeadSummaryView", "offset"),
+         "offset_share": QT_TRANSLATE_NOOP("HeadSummaryView", "at offset"),
+         "special": QT_TRANSLATE_NOOP("HeadSummaryView", "special"),
          "previous": QT_TRANSLATE_NOOP("HeadSummaryView", "previous"),
          "same": QT_TRANSLATE_NOOP("HeadSummaryView", "same"),
          "next": QT_TRANSLATE_NOOP("HeadSummaryView", "next"), "first": QT_TRANSLATE_NOOP("HeadSummaryView", "first"),
@@ -31,10 +35,13 @@ NAMES = {"kind": QT_TRANSLATE_NOOP("HeadSummaryView", "kind"), "layer": QT_TRANS
          "alignment": QT_TRANSLATE_NOOP("HeadSummaryView", "alignment")}
 
 
-def _item(value: Any) -> QStandardItem:
+def _item(value: Any, signed: bool = False) -> QStandardItem:
     """A table cell that sorts by its number (NaN last) and shows it rounded."""
     item = QStandardItem()
-    if isinstance(value, float):
+    if isinstance(value, int) and signed:  # a relative offset: −2 is two tokens back
+        item.setData(f"{value:+d}", Qt.ItemDataRole.DisplayRole)
+        item.setData(float(value), Qt.ItemDataRole.UserRole)
+    elif isinstance(value, float):
         item.setData("–" if math.isnan(value) else f"{value:.3f}", Qt.ItemDataRole.DisplayRole)
         item.setData(-math.inf if math.isnan(value) else value, Qt.ItemDataRole.UserRole)
     else:
@@ -52,8 +59,9 @@ class HeadSummaryView(QWidget):
         self.state = state
         self.summary: Any = None
         self.set_combo = QComboBox(self)
-        self.set_combo.addItem("data", "data")
-        self.set_combo.addItem("probe", "probe")
+        for source in ("data", "probe", "file"):
+            self.set_combo.addItem(source, source)
+        self.file_path = ""
         self.count_spin = QSpinBox(self)
         self.count_spin.setRange(1, 10_000)
         self.count_spin.setValue(100)
@@ -93,6 +101,7 @@ class HeadSummaryView(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
         self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.set_combo.activated.connect(self._on_set_combo_activated)
         self.score_combo.currentIndexChanged.connect(self._on_score_combo_current_index_changed)
         state.summarized.connect(self._on_state_summarized)
         state.failed.connect(self._on_state_failed)
@@ -100,7 +109,10 @@ class HeadSummaryView(QWidget):
 
     def retranslate(self) -> None:
         """Set the texts in the language in force, the status worded again (at build and on ``LanguageChange``)."""
-        set_item_texts(self.set_combo, [self.tr("loaded data, first N pairs"), self.tr("the Inspect tab's text")])
+        set_item_texts(self.set_combo, [self.tr("loaded data, first N pairs"), self.tr("the Inspect tab's text"),
+                                        self.tr("a text file (one text per line)…")])
+        self.set_combo.setToolTip(self.tr("A Hugging Face model reads the file's lines as written; each line is one "
+                                          "text, or source<TAB>target"))
         self.count_spin.setPrefix(self.tr("N = "))
         self.run_button.setText(self.tr("Summarize heads"))
         set_item_texts(self.score_combo, [self.tr(NAMES.get(name, name)) for name in SCORES])
@@ -120,7 +132,7 @@ class HeadSummaryView(QWidget):
     def summarize(self) -> bool:
         """Ask for the summaries of the chosen sentence set; False (with the reason shown) if there is none."""
         try:
-            pairs = self.state.pairs(self.set_combo.currentData(), self.count_spin.value())
+            pairs = self.state.pairs(self.set_combo.currentData(), self.count_spin.value(), self.file_path)
         except ValueError as exc:
             self._say(exc.args[0] if exc.args else str(exc))
             return False
@@ -141,13 +153,22 @@ class HeadSummaryView(QWidget):
         same_shape = len({m.shape for m in matrices}) == 1
         rows = [f"L{i + 1}" for i in range(matrices[0].shape[0])] if same_shape else None
         cols = [f"h{j + 1}" for j in range(matrices[0].shape[1])] if same_shape else None
-        self.maps.set_matrices(matrices, kinds, row_labels=rows, col_labels=cols,
-                               levels=(0.0, top if top > 0 else 1.0))
+        bound = float(OFFSETS.max())  # offsets run both ways: −8 … 8
+        levels = (-bound, bound) if name == "offset" else (0.0, top if top > 0 else 1.0)
+        self.maps.set_matrices(matrices, kinds, row_labels=rows, col_labels=cols, levels=levels)
 
     # ---- slots ------------------------------------------------------------------------------------
     @Slot()
     def _on_run_button_clicked(self) -> None:
         self.summarize()
+
+    @Slot(int)
+    def _on_set_combo_activated(self, _index: int) -> None:
+        if self.set_combo.currentData() == "file":
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Texts"), "",
+                                                  self.tr("Texts (*.txt *.tsv *.zip);;All files (*)"))
+            if path:
+                self.file_path = path
 
     @Slot(int)
     def _on_score_combo_current_index_changed(self, _index: int) -> None:
@@ -159,14 +180,21 @@ class HeadSummaryView(QWidget):
         self.table.setSortingEnabled(False)
         self.table_model.removeRows(0, self.table_model.rowCount())
         for row in summary.rows():
-            self.table_model.appendRow([_item(row[c] + 1 if c in ("layer", "head") else row[c]) for c in COLUMNS])
+            self.table_model.appendRow([_item(row[c] + 1 if c in ("layer", "head") else row[c], c == "offset")
+                                        for c in COLUMNS])
         self.table.setSortingEnabled(True)
+        unknown = summary.unknown
         self._say(Words(lambda: self.tr(
-            "{heads} heads over {n} sentence pair(s){skipped}. Sort a column; low entropy with high "
-            "'same'/'previous' marks a positional head, high 'induction' an induction head.").format(
+            "{heads} heads over {n} sentence pair(s){skipped}. Sort a column; an offset of −1 with a high weight "
+            "marks a previous-token head, a high 'first' an attention sink, high 'induction' an induction "
+            "head.").format(
                 heads=len(summary.rows()), n=summary.sentences,
                 skipped=self.tr(" · {n} sentence(s) skipped").format(n=len(summary.skipped)) if summary.skipped
-                else "")))
+                else "") + (self.tr(" Warning: {unknown} of {total} tokens ({share:.1f} %) are the unknown token "
+                                    "{token}: the text is not read as the model was trained, or the tokenizer is "
+                                    "not the model's.").format(unknown=unknown.unknown, total=unknown.total,
+                                                               share=100 * unknown.share, token=unknown.token)
+                            if unknown is not None and unknown.many else "")))
         self._show_map()
 
     @Slot(str, object)
