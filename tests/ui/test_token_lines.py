@@ -124,7 +124,7 @@ def test_detail_rollout_with_bars_and_refused_flow(qtbot) -> None:
     np.testing.assert_allclose(detail.bars.values, expected[-1], atol=1e-6)  # the last output token by default
     detail.heatmap.cell_clicked.emit(0, 1)
     np.testing.assert_allclose(detail.bars.values, expected[0], atol=1e-6)
-    assert "“s0”" in detail.bars.caption.text() and "Rollout of the" in detail.title.text()
+    assert "“s0”" in detail.bars.caption.text() and "Rollout · " in detail.title.text()
     detail.select("flow:decoder", 0, 0)
     qtbot.waitUntil(lambda: detail.title.text().startswith("<b>Flow"), timeout=10_000)
     decoder = ro.flow(snap.maps["decoder"]).normalised

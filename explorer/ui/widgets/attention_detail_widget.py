@@ -286,8 +286,8 @@ class AttentionDetail(QWidget):
     def _followed_title(self, method: str, kind: str) -> str:
         name = kind_title(kind)
         if method == "rollout":
-            return self.tr("Rollout of the {kind}").format(kind=name)
-        return self.tr("Flow of the {kind}").format(kind=name)
+            return self.tr("Rollout · {kind}").format(kind=name)
+        return self.tr("Flow · {kind}").format(kind=name)
 
     def _show_bars(self) -> None:
         """The bar chart: how much the chosen output token (or the last) draws on each input token."""

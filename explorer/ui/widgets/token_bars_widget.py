@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.ui.i18n.words import again
 
-MAX_TICKS = 40  # token names under the bars; more tokens name every n-th
+TICK_PX = 48  # room for one token name under the bars; more tokens than fit name every n-th
 
 
 class TokenBars(QWidget):
@@ -40,7 +40,8 @@ class TokenBars(QWidget):
         self.values = np.asarray(values, dtype=np.float32)
         count = len(self.values)
         self.bar_item.setOpts(x=np.arange(count), height=self.values, width=0.8)
-        step = max(1, int(np.ceil(count / MAX_TICKS)))
+        room = max(2, self.plot.width() // TICK_PX)
+        step = max(1, int(np.ceil(count / room)))
         self.plot.getAxis("bottom").setTicks([[(i, str(tokens[i])) for i in range(0, count, step)
                                               if i < len(tokens)]])
         self.plot.setXRange(-0.6, count - 0.4, padding=0)

@@ -298,10 +298,7 @@ class TokenLinesView(QWidget):
         """One check box per head (created when the number of heads changes), checked for those shown."""
         count = 0 if self._weights is None else self._weights.shape[0]
         if len(self.head_boxes) != count:
-            for box in self.head_boxes:
-                self._head_row.removeWidget(box)
-                box.deleteLater()
-            self.head_boxes = []
+            self._drop_head_boxes()
             for head in range(count):
                 box = QCheckBox(self)
                 swatch = QPixmap(10, 10)
@@ -315,6 +312,13 @@ class TokenLinesView(QWidget):
             box.setText(self._labels[head] if head < len(self._labels) else str(head + 1))
             box.setChecked(head in self._shown)
             box.blockSignals(False)
+
+    def _drop_head_boxes(self) -> None:
+        for box in self.head_boxes:
+            self._head_row.removeWidget(box)
+            box.hide()  # at once: deleteLater waits for the event loop, and the box would show meanwhile
+            box.deleteLater()
+        self.head_boxes = []
 
     def _place_tokens(self) -> None:
         """Texts of both columns: items made once and reused (only their text and place change)."""
@@ -420,10 +424,7 @@ class TokenLinesView(QWidget):
         self._dark = dark
         self.view.setBackgroundBrush(QColor("#1e1e1e" if dark else "#ffffff"))
         if self._weights is not None:
-            for box in self.head_boxes:
-                self._head_row.removeWidget(box)
-                box.deleteLater()
-            self.head_boxes = []
+            self._drop_head_boxes()
             self._sync_head_boxes()
             self._place_tokens()
             self._redraw_lines()
