@@ -106,7 +106,7 @@ class InspectorPanel(BasePanel):
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
         self.grid.apply_theme(dark)
-        self.detail.heatmap.apply_theme(dark)
+        self.detail.apply_theme(dark)  # heatmap, token lines and bars
         self.debug.apply_theme(dark)
 
     def save_settings(self, settings: QSettings) -> None:

@@ -369,7 +369,7 @@ class StudioPanel(BasePanel):
         super().apply_theme(dark)
         self.loss_plot.apply_theme(dark)
         self.grid.apply_theme(dark)
-        self.detail.heatmap.apply_theme(dark)
+        self.detail.apply_theme(dark)  # heatmap, token lines and bars
         self.translate_view.heatmap.apply_theme(dark)
 
     def join_exchange(self, exchange: ModelExchange) -> None:
