@@ -484,15 +484,15 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Heatmap</source>
-        <translation type="unfinished">热图</translation>
+        <translation>热图</translation>
     </message>
     <message>
         <source>Token lines</source>
-        <translation type="unfinished"></translation>
+        <translation>词元连线</translation>
     </message>
     <message>
         <source>A line from each query token to each key token, its opacity the weight; hover a token to see its lines alone</source>
-        <translation type="unfinished"></translation>
+        <translation>从每个查询词元到每个键词元画一条线，不透明度即权重；鼠标悬停在词元上只看它的连线</translation>
     </message>
     <message>
         <source>Export {format}…</source>
@@ -508,43 +508,43 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>{count:,} tokens are too many for lines; the heatmap shows them.</source>
-        <translation type="unfinished"></translation>
+        <translation>{count:,} 个词元太多，无法画连线；请看热图。</translation>
     </message>
     <message>
         <source>rollout</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力展开</translation>
     </message>
     <message>
         <source>flow</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力流</translation>
     </message>
     <message>
         <source>Computing {what}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在计算{what}…</translation>
     </message>
     <message>
         <source>Attention flow is not computed here: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>此处不计算注意力流：{reason}</translation>
     </message>
     <message>
-        <source>Rollout of the {kind}</source>
-        <translation type="unfinished"></translation>
+        <source>Rollout · {kind}</source>
+        <translation>注意力展开 · {kind}</translation>
     </message>
     <message>
-        <source>Flow of the {kind}</source>
-        <translation type="unfinished"></translation>
+        <source>Flow · {kind}</source>
+        <translation>注意力流 · {kind}</translation>
     </message>
     <message>
         <source>Output token {number} “{token}” draws on these input tokens (click a row or a token to choose another)</source>
-        <translation type="unfinished"></translation>
+        <translation>输出词元 {number}“{token}”依赖这些输入词元（点击一行或一个词元可换一个）</translation>
     </message>
     <message>
         <source>all layers · r = {r:g} · {model}</source>
-        <translation type="unfinished"></translation>
+        <translation>所有层 · r = {r:g} · {model}</translation>
     </message>
     <message>
         <source>all layers · r = {r:g} · step {step}, epoch {epoch}</source>
-        <translation type="unfinished"></translation>
+        <translation>所有层 · r = {r:g} · 第 {step} 步，第 {epoch} 轮</translation>
     </message>
     <message>
         <source>layer {layer} · {heads} · {model}</source>
@@ -576,7 +576,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Could not compute this map: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法计算这张图：{error}</translation>
     </message>
     <message>
         <source>query &lt;b&gt;{query}&lt;/b&gt; → key &lt;b&gt;{key}&lt;/b&gt;: weight {weight:.4f}</source>
@@ -635,31 +635,31 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>All layers</source>
-        <translation type="unfinished"></translation>
+        <translation>所有层</translation>
     </message>
     <message>
         <source>encoder</source>
-        <translation type="unfinished"></translation>
+        <translation>编码器</translation>
     </message>
     <message>
         <source>decoder</source>
-        <translation type="unfinished"></translation>
+        <translation>解码器</translation>
     </message>
     <message>
         <source>rollout</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力展开</translation>
     </message>
     <message>
         <source>flow</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力流</translation>
     </message>
     <message>
         <source>Attention rollout of the {map} over all layers (Abnar &amp; Zuidema 2020): which input tokens each output token draws on; click for a large view</source>
-        <translation type="unfinished"></translation>
+        <translation>{map}在所有层上的注意力展开（Abnar 与 Zuidema 2020）：每个输出词元依赖哪些输入词元；点击放大查看</translation>
     </message>
     <message>
         <source>Attention flow of the {map} over all layers (maximum flow, Abnar &amp; Zuidema 2020); click for a large view</source>
-        <translation type="unfinished"></translation>
+        <translation>{map}在所有层上的注意力流（最大流，Abnar 与 Zuidema 2020）；点击放大查看</translation>
     </message>
 </context>
 <context>
@@ -3934,31 +3934,31 @@ Quit anyway?</source>
     <name>TokenLinesView</name>
     <message>
         <source>Heads:</source>
-        <translation type="unfinished"></translation>
+        <translation>头：</translation>
     </message>
     <message>
         <source>hide lines below</source>
-        <translation type="unfinished"></translation>
+        <translation>隐藏权重低于此值的连线</translation>
     </message>
     <message>
         <source>Lines of smaller weights are not drawn, so that long texts stay readable; hover a token to see its lines alone</source>
-        <translation type="unfinished"></translation>
+        <translation>不画权重更小的连线，长文本也能看清；鼠标悬停在词元上只看它的连线</translation>
     </message>
     <message>
         <source>There is no attention map to export yet.</source>
-        <translation type="unfinished">还没有可导出的注意力图。</translation>
+        <translation>还没有可导出的注意力图。</translation>
     </message>
     <message>
         <source>The token-line view is exported as SVG or PNG, not {format}.</source>
-        <translation type="unfinished"></translation>
+        <translation>词元连线只能导出为 SVG 或 PNG，不能导出为 {format}。</translation>
     </message>
     <message>
         <source>Attention as lines between tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>以词元间连线表示的注意力</translation>
     </message>
     <message>
         <source>Could not write {path}: {error}</source>
-        <translation type="unfinished">无法写入 {path}：{error}</translation>
+        <translation>无法写入 {path}：{error}</translation>
     </message>
 </context>
 <context>
