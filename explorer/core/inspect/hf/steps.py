@@ -52,6 +52,8 @@ class HFSteps(StepModel):
         # transformers 5 renamed ``past_key_values`` to ``cache`` (the old name warns, then goes)
         params = inspect.signature(self.model.forward).parameters
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
+        # reading the prompt into the cache needs no logits: a 150k-token vocabulary × the prompt is most of its cost
+        self.prefill_args = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
 
     @property
     def use_cache(self) -> bool:
@@ -165,7 +167,8 @@ class _HFStepper(SourceStepper):
         cache = DynamicCache() if self.steps.decoder_only else EncoderDecoderCache(DynamicCache(), DynamicCache())
         try:
             if self.prefix.shape[1]:
-                self.steps.model(input_ids=self.prefix, use_cache=True, **{self.steps.cache_arg: cache})
+                self.steps.model(input_ids=self.prefix, use_cache=True, **{self.steps.cache_arg: cache},
+                                 **self.steps.prefill_args)
         except Exception as exc:  # noqa: BLE001 (whatever the cache raised: decode without it)
             self._give_up_cache(exc)
             return
