@@ -661,6 +661,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <source>Attention flow of the {map} over all layers (maximum flow, Abnar &amp; Zuidema 2020); click for a large view</source>
         <translation>{map}在所有层上的注意力流（最大流，Abnar 与 Zuidema 2020）；点击放大查看</translation>
     </message>
+    <message>
+        <source>Rollout and flow need every head&apos;s full map; this text is long, so only pooled maps were computed</source>
+        <translation>注意力展开和注意力流需要每个头的完整注意力图；这段文本太长，只计算了池化后的图</translation>
+    </message>
 </context>
 <context>
     <name>BasePanel</name>

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
 from explorer.core.choices import ATTENTION_KINDS
 from explorer.core.debug.rollout_settings import METHODS, SELF_KINDS
 from explorer.render.colormaps import lookup_table, resolve
-from explorer.ui.widgets.followed_maps import FollowedMapsRunner, extra_name
+from explorer.ui.widgets.followed_maps import FollowedMapsRunner, extra_name, self_kinds
 from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
 
 ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
@@ -372,6 +372,10 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 thumb.image_item.clear()
             if result is not None and kind in result.refused and method == "flow":
                 thumb.image_item.setToolTip(result.refused[kind])
+        if self.extra_plots and not self_kinds(snapshot):  # a long text's pooled maps: no rollout from bins
+            for thumb in self.extra_plots.values():
+                thumb.image_item.setToolTip(self.tr("Rollout and flow need every head's full map; this text is long, "
+                                                    "so only pooled maps were computed"))
 
     @staticmethod
     def _same_shape(thumb: Thumbnail, snapshot: Any, kind: str) -> bool:
