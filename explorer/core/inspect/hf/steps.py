@@ -175,6 +175,7 @@ class _HFStepper(SourceStepper):
         self.cache = cache
 
     def _give_up_cache(self, exc: Exception) -> None:
+        """Decode without the cache from now on, for every stepper of this model (the full pass worked)."""
         if isinstance(exc, (MemoryError, torch.OutOfMemoryError)):
             raise exc  # a pass without the cache needs more memory still
         self.cache = None
@@ -187,14 +188,18 @@ class _HFStepper(SourceStepper):
             prefix = prefix.expand(tokens.shape[0], -1)  # (k, t): the first expansion of one hypothesis
         self.prefix = torch.cat([prefix, tokens[:, None]], dim=1)  # (k, t + 1)
         with hf_session():
-            out = None
+            out, failed = None, None
             if self.cache is not None:
                 try:
                     out = self._cached(tokens, parents)
+                except (MemoryError, torch.OutOfMemoryError):
+                    raise  # a pass without the cache needs more memory still
                 except Exception as exc:  # noqa: BLE001 (the cache failed: this step and the rest in full)
-                    self._give_up_cache(exc)
+                    failed = exc
             if out is None:
-                out = self._full()
+                out = self._full()  # raises as the model does when the fault was not the cache's
+            if failed is not None:
+                self._give_up_cache(failed)
         found = out.attentions if self.steps.decoder_only else out.cross_attentions
         rows = None
         if found and all(isinstance(a, Tensor) for a in found):
