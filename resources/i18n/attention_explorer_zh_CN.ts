@@ -3856,8 +3856,8 @@ Quit anyway?</source>
         <translation>{map}：所有头（行为层，列为头）</translation>
     </message>
     <message>
-        <source>Step {step}, epoch {epoch}: loss {loss:.3f}</source>
-        <translation>第 {step} 步，第 {epoch} 轮：损失 {loss:.3f}</translation>
+        <source>Step {step}, epoch {epoch}: this step&apos;s loss {loss:.3f} (per token)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Step {step}, epoch {epoch}</source>

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import functools
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -58,7 +59,8 @@ class ModelInfo:
         """One line for a window title or a status bar."""
         layers = "+".join(str(self.layers[k]) for k in self.kinds if k != "cross")
         heads = max(self.heads.values()) if self.heads else 0
-        return (f"{self.architecture} ({self.family}): {layers} layers × {heads} heads, d={self.hidden_size}, "
+        shared = f" ({min(self.kv_heads.values())} key/value)" if self.kv_heads else ""
+        return (f"{self.architecture} ({self.family}): {layers} layers × {heads} heads{shared}, d={self.hidden_size}, "
                 f"{_count(self.parameters)} parameters")
 
 
@@ -178,6 +180,7 @@ def pooled_maps(maps: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np
     return by_both.astype(np.float32, copy=False), q_edges, k_edges
 
 
+@functools.lru_cache(maxsize=16)  # a grid asks once per layer: layers share a few windows and sizes
 def masked_bins(window: int, queries: int, keys: int, qbins: int | None = None,
                 kbins: int | None = None) -> np.ndarray:
     """Where a causal self-attention map with a sliding ``window`` (0: none) masks every key: bool ``(qbins, kbins)``,
@@ -192,7 +195,9 @@ def masked_bins(window: int, queries: int, keys: int, qbins: int | None = None,
     if queries == 0 or keys == 0:
         return np.zeros((len(q_edges) - 1, len(k_edges) - 1), bool)
     counts = np.add.reduceat(np.add.reduceat(seen.astype(np.int32), k_edges[:-1], axis=1), q_edges[:-1], axis=0)
-    return counts == 0  # (qbins, kbins)
+    masked = counts == 0  # (qbins, kbins)
+    masked.flags.writeable = False  # shared by every caller of the cache
+    return masked
 
 
 class InspectableModel(ABC):

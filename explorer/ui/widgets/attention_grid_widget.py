@@ -17,10 +17,12 @@ from typing import Any, Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QTransform
+from PySide6.QtGui import QCloseEvent, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
+from shiboken6 import isValid
 
 from explorer.core.choices import ATTENTION_KINDS
+from explorer.core.inspect.interface import masked_bins
 from explorer.core.debug.rollout_settings import METHODS, SELF_KINDS
 from explorer.render.colormaps import lookup_table, resolve
 from explorer.ui.widgets.followed_maps import FollowedMapsRunner, extra_name, self_kinds
@@ -30,6 +32,8 @@ ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
                                   "Alignment score of this cross-attention head: the mean weight it puts on the source "
                                   "position the task says each output should look at (1 = the ideal pattern, 0 = none "
                                   "of it)")
+#: The colour of cells a mask hides from the query (a causal decoder's later keys, a sliding window's far keys).
+MASKED_RGBA = (176, 176, 176, 255)
 #: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
 MIN_THUMBNAIL_PX = 44
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder self-attention"),
@@ -111,12 +115,16 @@ class Thumbnail(pg.GraphicsWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(8, 8)
 
-    def set_matrix(self, m: np.ndarray) -> None:
-        """Show ``m`` (Q, K); values outside [0, 1] are clipped to the ends of the colour scale."""
+    def set_matrix(self, m: np.ndarray, masked: np.ndarray | None = None) -> None:
+        """Show ``m`` (Q, K); values outside [0, 1] are clipped to the ends of the colour scale. Cells where
+        ``masked`` (bool (Q, K)) is True are keys the query may not see: drawn in a neutral grey, not as zeros."""
         reshaped = self.matrix is None or self.matrix.shape != np.shape(m)
         self.matrix = np.array(m, dtype=np.float32, copy=True)
         index = np.clip(np.rint(self.matrix * 255.0), 0, 255).astype(np.uint8)  # (Q, K)
-        self.image_item.setImage(self.lut[index], autoLevels=False)  # (Q, K, 4) uint8
+        colours = self.lut[index]  # (Q, K, 4) uint8, a fresh array
+        if masked is not None and masked.shape == index.shape:
+            colours[masked] = MASKED_RGBA
+        self.image_item.setImage(colours, autoLevels=False)
         if reshaped:
             self._fit()
 
@@ -152,6 +160,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._stage_timer.setSingleShot(True)
         self._stage_timer.setInterval(0)
         self._stage_timer.timeout.connect(self._on_stage_timer)
+        self.kv_heads: dict[str, int] = {}  # key/value heads per kind where query heads share them
+        self.windows: dict[str, tuple[int, ...]] | None = None  # masks drawn: per kind, each layer's window
         self.followed = FollowedMapsRunner(self)  # rollout and flow, the extra maps, computed on a worker
         self.followed.computed.connect(self._on_followed_computed)
         self.clear_grid()
@@ -188,6 +198,24 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._stages: list[Callable[[], None]] = []  # the rest of a staged build
         self.color_bar: pg.ColorBarItem | None = None
 
+    def set_head_info(self, kv_heads: dict[str, int], windows: dict[str, tuple[int, ...]] | None) -> None:
+        """Label heads with the key/value head they share (``kv_heads`` per kind) and draw masked cells of the causal
+        decoder self-attention in grey (``windows``: per kind, each layer's sliding window, 0 for none; None: no
+        masks drawn). The grid is built again when the labels change."""
+        if dict(kv_heads) != self.kv_heads:
+            self._layout = self._staged_layout = None
+        self.kv_heads = dict(kv_heads)
+        self.windows = None if windows is None else dict(windows)
+
+    def _masked(self, snapshot: Any, kind: str, layer: int, shape: tuple[int, ...]) -> np.ndarray | None:
+        """Where a decoder thumbnail's bins are wholly masked (core computes it), or None."""
+        size = getattr(snapshot, "map_size", None)
+        if self.windows is None or kind != "decoder" or size is None:
+            return None
+        windows = self.windows.get(kind, ())
+        window = windows[layer] if layer < len(windows) else 0
+        return masked_bins(window, *size(kind), *shape[-2:])
+
     def prepare_layout(self, layout: GridLayout, staged: bool = False) -> None:
         """Build the thumbnails for ``layout`` unless they exist: now, or (``staged``) one layer of one kind
         per event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for the
@@ -214,10 +242,20 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
 
     @Slot()
     def _on_stage_timer(self) -> None:
+        if not isValid(self.ci):  # closed (pyqtgraph's close() deletes the scene's items): the build goes with it
+            self._stages.clear()
+            self._staged_layout = None
+            return
         if self._stages:
             self._stages.pop(0)()
             if self._stages:
                 self._stage_timer.start()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        self._stage_timer.stop()  # a staged build must not outlive the grid's items
+        self._stages.clear()
+        self._staged_layout = None
+        super().closeEvent(event)
 
     def _build_block(self, col: int, kind: str, layers: int, heads: int) -> None:
         """One kind's block: its title and head labels now, then one stage per layer (≈10 ms each for 8 heads)."""
@@ -227,9 +265,15 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._word(block.addLabel("", colspan=heads + 1, color=fg, size="9pt").setText, partial(kind_title, kind))
         block.nextRow()
         block.addLabel("", color=fg)
+        kv = self.kv_heads.get(kind, 0)
         for h in range(heads):
-            self._word(block.addLabel("", color=fg, size="8pt").setText,
-                       lambda h=h: self.tr("head {number}").format(number=h + 1))
+            if 0 < kv < heads:  # grouped-query attention: the key/value head each query head shares
+                self._word(block.addLabel("", color=fg, size="8pt").setText,
+                           lambda h=h: self.tr("head {number} · KV {kv}").format(
+                               number=h + 1, kv=h // (heads // kv) + 1))
+            else:
+                self._word(block.addLabel("", color=fg, size="8pt").setText,
+                           lambda h=h: self.tr("head {number}").format(number=h + 1))
         layer_stages = [partial(self._build_layer, block, kind, layer, heads) for layer in range(layers)]
         self._stages[:0] = layer_stages  # next, before the other blocks
 
@@ -345,8 +389,9 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         for kind, layers, heads in layout:
             stacked = maps[kind]  # (L, h, Tq, Tk)
             for layer in range(layers):
+                masked = self._masked(snapshot, kind, layer, stacked.shape)
                 for h in range(heads):
-                    self.plots[kind][layer][h].set_matrix(stacked[layer, h])
+                    self.plots[kind][layer][h].set_matrix(stacked[layer, h], masked)
         had_scores = bool(self.scores)
         self.scores = {} if scores is None or not self.score_labels else {"cross": np.asarray(scores)}
         if self.scores or had_scores:

@@ -6,12 +6,14 @@ import json
 import os
 import re
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.core.inspect.hf.no_tokenizer import IdsOnlyTokenizer
 from explorer.core.inspect.interface import ModelError
 
 INSTALL_HINT = "pip install 'attention-explorer[hf]'"
@@ -32,45 +34,13 @@ class MissingExtraError(HFModelError):
 
 
 @dataclass(frozen=True)
-class Family:
-    """How to load and tap one architecture: its family, its Auto class and where its attention modules are.
-
-    ``taps`` pairs a regular expression on a module's dotted name (group 1 = the layer) with the kind of
-    attention that module computes; each such module returns its weights ``(B, h, q, k)`` last.
-    """
-
-    family: str
-    auto_class: str
-    taps: tuple[tuple[str, str], ...]
-
-
-_ENCODER = Family("encoder-only", "AutoModel", ((r"encoder\.layer\.(\d+)\.attention\.self$", "encoder"),))
-_BART = Family("encoder-decoder", "AutoModelForSeq2SeqLM", (
-    (r"encoder\.layers\.(\d+)\.self_attn$", "encoder"),
-    (r"decoder\.layers\.(\d+)\.self_attn$", "decoder"),
-    (r"decoder\.layers\.(\d+)\.encoder_attn$", "cross")))
-SUPPORTED: dict[str, Family] = {
-    "bert": _ENCODER,
-    "roberta": _ENCODER,
-    "gpt2": Family("decoder-only", "AutoModelForCausalLM", ((r"(?:^|\.)h\.(\d+)\.attn$", "decoder"),)),
-    "bart": _BART,
-    "mbart": _BART,
-    "marian": _BART,
-    "t5": Family("encoder-decoder", "AutoModelForSeq2SeqLM", (
-        (r"encoder\.block\.(\d+)\.layer\.0\.SelfAttention$", "encoder"),
-        (r"decoder\.block\.(\d+)\.layer\.0\.SelfAttention$", "decoder"),
-        (r"decoder\.block\.(\d+)\.layer\.1\.EncDecAttention$", "cross"))),
-}
-
-
-@dataclass(frozen=True)
 class FolderCheck:
     """What a folder holds, found without importing transformers."""
 
     folder: Path
     model_type: str
-    family: Family
     safetensors: bool  # False: PyTorch .bin weights (loaded with weights_only=True)
+    tokenizer: bool = True  # False: no tokenizer file; the model reads token ids only
 
 
 def check_folder(path: str | os.PathLike[str]) -> FolderCheck:
@@ -88,19 +58,13 @@ def check_folder(path: str | os.PathLike[str]) -> FolderCheck:
     if "config.json" not in names:
         raise HFModelError(f"{folder.name} has no config.json: it is not a Hugging Face model folder")
     model_type = _model_type(folder / "config.json")
-    family = SUPPORTED.get(model_type)
-    if family is None:
-        raise HFModelError(f"{folder.name}: unknown or unsupported architecture {model_type!r}; "
-                           f"this version opens {', '.join(sorted(SUPPORTED))}")
     has_st = any(n in names for n in SAFETENSORS_FILES)
     if not has_st and not any(n in names for n in BIN_FILES):
         other = [n for n in OTHER_WEIGHTS if n in names]
         hint = f" ({other[0]} is a format this app does not read)" if other else ""
         raise HFModelError(f"{folder.name} has no weights: expected model.safetensors (or pytorch_model.bin){hint}")
-    if not any(n in names for n in TOKENIZER_FILES):
-        raise HFModelError(f"{folder.name} has no tokenizer (none of {', '.join(TOKENIZER_FILES)}); "
-                           "copy the tokenizer files of the model into the folder")
-    return FolderCheck(folder, model_type, family, has_st)
+    # without a tokenizer the model still opens: it reads token ids (the CLI's --token-ids)
+    return FolderCheck(folder, model_type, has_st, any(n in names for n in TOKENIZER_FILES))
 
 
 def _model_type(config: Path) -> str:
@@ -108,10 +72,72 @@ def _model_type(config: Path) -> str:
         data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise HFModelError(f"{config.parent.name}/config.json cannot be read as JSON: {exc}") from exc
-    model_type = data.get("model_type") if isinstance(data, dict) else None
-    if not isinstance(model_type, str) or not model_type:
-        raise HFModelError(f"{config.parent.name}/config.json names no model_type: unknown architecture")
-    return model_type
+    if not isinstance(data, dict):
+        raise HFModelError(f"{config.parent.name}/config.json holds no settings (a JSON object is expected)")
+    model_type = data.get("model_type")
+    if isinstance(model_type, str) and model_type:
+        return model_type
+    return _infer_model_type(config.parent, data)
+
+
+def _infer_model_type(folder: Path, data: dict[str, Any]) -> str:
+    """The ``model_type`` that transformers' own auto mappings give the config's ``architectures`` (older folders
+    omit it); otherwise a message naming the exact line to add, guessed from the weights' names where it can."""
+    architectures = data.get("architectures")
+    names = [a for a in architectures if isinstance(a, str)] if isinstance(architectures, list) else []
+    unknown = " and no architecture transformers knows" if names else ""
+    if names:
+        import_transformers()
+        from transformers.models.auto import modeling_auto
+
+        owners: dict[str, str] = {}
+        for attr in dir(modeling_auto):
+            if attr.endswith("_MAPPING_NAMES"):
+                for model_type, classes in getattr(modeling_auto, attr).items():
+                    for cls in (classes,) if isinstance(classes, str) else classes:
+                        owners.setdefault(cls, model_type)
+        for name in names:
+            if name in owners:
+                return owners[name]
+    prefixes = _weight_prefixes(folder)
+    if prefixes:
+        import_transformers()
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+        known = prefixes & set(CONFIG_MAPPING_NAMES)  # a base model saved under its family's name: bert.*
+        if len(known) == 1:
+            prefix = known.pop()
+            raise HFModelError(f"{folder.name}/config.json names no model_type{unknown}: add the line "
+                               f"\"model_type\": \"{prefix}\", to config.json (its weights are named {prefix}.*)")
+    raise HFModelError(f"{folder.name}/config.json names no model_type{unknown}: add a line such as "
+                       "\"model_type\": \"bert\", to config.json, naming the model's family (bert, gpt2, llama, …)")
+
+
+def _weight_prefixes(folder: Path) -> set[str]:
+    """The first parts of the weights' names (``bert`` and ``cls`` in ``bert.embeddings…``, ``cls.predictions…``),
+    read without loading a tensor where the format allows; empty when they cannot be read."""
+    names: list[str] = []
+    try:
+        for index in (SAFETENSORS_FILES[1], BIN_FILES[1]):
+            if (folder / index).is_file():
+                names = list(json.loads((folder / index).read_text(encoding="utf-8"))["weight_map"])
+                break
+        else:
+            if (folder / SAFETENSORS_FILES[0]).is_file():
+                with open(folder / SAFETENSORS_FILES[0], "rb") as fh:  # an 8-byte length, then a JSON header
+                    size = int.from_bytes(fh.read(8), "little")
+                    names = [k for k in json.loads(fh.read(min(size, 2**26))) if k != "__metadata__"]
+            elif (folder / BIN_FILES[0]).is_file():
+                import torch
+
+                path = folder / BIN_FILES[0]
+                try:
+                    names = list(torch.load(path, map_location="cpu", weights_only=True, mmap=True))
+                except RuntimeError:  # files saved before torch's zip format cannot be mapped
+                    names = list(torch.load(path, map_location="cpu", weights_only=True))
+    except Exception:  # a hint only: a damaged file is reported when the weights are loaded
+        return set()
+    return {name.split(".", 1)[0] for name in names if "." in name}
 
 
 def import_transformers() -> Any:
@@ -127,8 +153,9 @@ def import_transformers() -> Any:
 
 @contextmanager
 def hf_session() -> Iterator[Any]:
-    """Offline, quiet transformers for the duration: no hub access, no progress bars, errors-only logging
-    (its load reports would otherwise go to the CLI's stderr). Yields the ``transformers`` module."""
+    """Offline, quiet transformers for the duration: no hub access, no progress bars, errors-only logging and
+    no Python warnings from transformers or tokenizers (its load reports and advice would otherwise reach the
+    CLI's stderr). Yields the ``transformers`` module."""
     saved = {k: os.environ.get(k) for k in OFFLINE_VARS}
     os.environ.update({k: "1" for k in OFFLINE_VARS})
     # one sentence at a time gains nothing from the tokenizers' thread pool, which warns in forked children
@@ -140,7 +167,10 @@ def hf_session() -> Iterator[Any]:
         log.set_verbosity_error()
         log.disable_progress_bar()
         try:
-            yield transformers
+            with warnings.catch_warnings():
+                for module in (r"transformers(\.|$)", r"tokenizers(\.|$)", r"huggingface_hub(\.|$)"):
+                    warnings.filterwarnings("ignore", module=module)
+                yield transformers
         finally:
             log.set_verbosity(verbosity)
             if bars:
@@ -191,18 +221,20 @@ def load_folder(check: FolderCheck, device: Any) -> tuple[Any, Any]:
     with hf_session() as transformers:
         if not check.safetensors:
             check_bin_weights(check)
+        config = load_config(transformers, check)
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(check.folder, local_files_only=True,
-                                                                   trust_remote_code=False)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(
+                check.folder, config=config, local_files_only=True, trust_remote_code=False) \
+                if check.tokenizer else IdsOnlyTokenizer(check.folder.name)
         except ImportError as exc:
             raise MissingExtraError(f"reading this tokenizer needs the [hf] extra: {INSTALL_HINT} "
                                     f"({_first_line(exc)})") from exc
         except Exception as exc:  # tokenizer loaders raise OSError, ValueError, TypeError, KeyError …
             raise HFModelError(f"{check.folder.name}: the tokenizer cannot be read ({_first_line(exc)})") from exc
-        auto = getattr(transformers, check.family.auto_class)
+        auto = model_class(transformers, check)
         try:
             model, info = auto.from_pretrained(
-                check.folder, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
+                check.folder, config=config, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
                 use_safetensors=check.safetensors, weights_only=True, dtype=torch.float32,
                 ignore_mismatched_sizes=True, output_loading_info=True)  # mismatches are refused below, by name
         except Exception as exc:  # damaged files (OSError, SafetensorsError, RuntimeError)
@@ -214,6 +246,17 @@ def load_folder(check: FolderCheck, device: Any) -> tuple[Any, Any]:
                            f"vocabulary only {vocab}; tokenizer and weights belong to different models")
     model.to(device).eval()
     return model, tokenizer
+
+
+def load_config(transformers: Any, check: FolderCheck) -> Any:
+    """The folder's config, built by the class its ``model_type`` (found or inferred) names, so that a
+    config.json without one loads like any other."""
+    try:
+        return transformers.CONFIG_MAPPING[check.model_type].from_pretrained(check.folder, local_files_only=True)
+    except Exception as exc:  # KeyError for a model_type this transformers does not know, ValueError …
+        raise HFModelError(f"{check.folder.name}: unknown or unsupported architecture {check.model_type!r}: "
+                           f"transformers {transformers.__version__} cannot build it ({_first_line(exc)}); "
+                           "check model_type in config.json, or update transformers") from exc
 
 
 def _check_loaded(name: str, info: dict[str, Any]) -> None:
@@ -229,12 +272,22 @@ def _check_loaded(name: str, info: dict[str, Any]) -> None:
                            f"e.g. {missing[0]}")
 
 
-def find_taps(model: Any, family: Family) -> list[tuple[Any, str, int]]:
-    """``(module, kind, layer)`` for every attention module of ``model`` (dotted names matched to ``taps``)."""
-    found = []
-    for name, module in model.named_modules():
-        for pattern, kind in family.taps:
-            match = re.search(pattern, name)
-            if match:
-                found.append((module, kind, int(match.group(1))))
-    return found
+#: Names of the classes a checkpoint was saved from that carry a language-model head for generation.
+_GENERATING = ("ForCausalLM", "LMHeadModel")
+
+
+def model_class(transformers: Any, check: FolderCheck) -> Any:
+    """The Auto class that builds the folder's model, found from its config, never from a list of architectures:
+    an encoder–decoder (``is_encoder_decoder``) gets its sequence-to-sequence LM; a model saved with a causal LM
+    head (``architectures``), or of a type that only has one, gets it; any other the bare ``AutoModel``."""
+    config = load_config(transformers, check)
+    auto = transformers.models.auto.modeling_auto
+    kind = type(config)
+    if getattr(config, "is_encoder_decoder", False) and kind in auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING:
+        return transformers.AutoModelForSeq2SeqLM
+    if kind in auto.MODEL_FOR_CAUSAL_LM_MAPPING:
+        saved = [str(a) for a in (getattr(config, "architectures", None) or [])]
+        if any(a.endswith(_GENERATING) for a in saved) or (
+                not saved and kind not in auto.MODEL_FOR_MASKED_LM_MAPPING):
+            return transformers.AutoModelForCausalLM
+    return transformers.AutoModel

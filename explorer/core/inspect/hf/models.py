@@ -1,7 +1,7 @@
-"""Hugging Face models (Marian, BART/mBART, T5, BERT, RoBERTa, GPT-2) from a local folder behind the
-:class:`~explorer.core.inspect.interface.InspectableModel` interface (the attention of book §11.7, at real sizes).
+"""Any Hugging Face model that returns attention (encoder-only, decoder-only, encoder–decoder) from a local folder
+behind the :class:`~explorer.core.inspect.interface.InspectableModel` interface (book §11.7's maps, at real sizes).
 
-Maps are read by forward hooks on the attention modules (eager attention returns its weights), so each
+Maps are read by forward hooks on the attention modules the model itself names (``hf.taps``), so each
 layer can be kept whole, pooled, or cut to one head as it is computed: a 4,096-token text never holds
 every full map at once.
 """
@@ -18,8 +18,9 @@ import torch
 
 from explorer.core.checks import positive_int
 from explorer.core.choices import ATTENTION_KINDS
-from explorer.core.inspect.hf.folder import Family, HFModelError, check_folder, find_taps, hf_session, load_folder
-from explorer.core.inspect.hf.taps import REPLAY_BUDGET, Done, Replay, Sink, run_taps
+from explorer.core.inspect.given_tokens import GivenTokens
+from explorer.core.inspect.hf.folder import HFModelError, check_folder, hf_session, load_folder
+from explorer.core.inspect.hf.taps import REPLAY_BUDGET, Done, Replay, Sink, find_taps, kv_heads, run_taps, structure
 from explorer.core.inspect.interface import (AttentionResult, Generation, InspectableModel, ModelInfo, PooledAttention,
                                          check_head, check_method, pooled_maps)
 
@@ -50,46 +51,48 @@ class _Encoded:
 class HFModel(InspectableModel):
     """A local Hugging Face model folder, loaded offline with eager attention in float32."""
 
-    def __init__(self, model: Any, tokenizer: Any, family: Family, name: str, model_type: str) -> None:
+    def __init__(self, model: Any, tokenizer: Any, name: str, model_type: str) -> None:
         self.model = model
         self.tokenizer = tokenizer
-        self.family = family
         self.name = name
         self.model_type = model_type
-        self._taps = find_taps(model, family)
+        found = structure(model)  # the attention modules, found by one probe pass
+        self._taps = found.taps
+        self._ask = found.ask  # the modules return weights only when the model is asked for them
+        encoder_decoder = bool(getattr(model.config, "is_encoder_decoder", False))
+        self.family = "encoder-decoder" if encoder_decoder else "decoder-only" if found.causal else "encoder-only"
         self._lock = threading.Lock()  # one forward pass at a time (hooks are per call)
         self._replay: Replay | None = None  # the inputs of the last pooled pass, to open one head fast
-        if not self._taps:
-            raise HFModelError(f"{name}: no attention modules found in {type(model).__name__}")
-        self._info = self._describe()
+        self._info = self._describe(found.layers, found.heads)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], device: str | torch.device = "cpu") -> HFModel:
         """Open a model folder (raises :class:`~explorer.core.inspect.hf.folder.HFModelError`, a ``ValueError``)."""
         check = check_folder(path)
         model, tokenizer = load_folder(check, _device(device))
-        return cls(model, tokenizer, check.family, check.folder.name, check.model_type)
+        return cls(model, tokenizer, check.folder.name, check.model_type)
 
     # ------------------------------------------------------------------------------------------ describe
     def describe(self) -> ModelInfo:
         return self._info
 
-    def _describe(self) -> ModelInfo:
+    def _describe(self, layers: dict[str, int], heads: dict[str, int]) -> ModelInfo:
         cfg = self.model.config
-        layers: dict[str, int] = {}
-        for _, kind, layer in self._taps:
-            layers[kind] = max(layers.get(kind, 0), layer + 1)
-        default_heads = int(getattr(cfg, "num_attention_heads", 0) or 0)
-        side = {"encoder": "encoder_attention_heads", "decoder": "decoder_attention_heads",
-                "cross": "decoder_attention_heads"}
-        heads = {k: int(getattr(cfg, side[k], None) or default_heads) for k in layers}
         kinds = tuple(k for k in ATTENTION_KINDS if k in layers)
+        modules: dict[str, dict[int, Any]] = {k: {} for k in kinds}
+        for module, kind, layer in find_taps(self.model):
+            modules[kind][layer] = module
+        shared = {k: kv_heads(modules[k][0], heads[k], cfg) for k in kinds}
+        windows = {k: tuple(_window(modules[k][i], i, cfg) if k != "cross" else 0 for i in range(layers[k]))
+                   for k in kinds}
         return ModelInfo(name=self.name, origin="huggingface", architecture=type(self.model).__name__,
-                         model_type=self.model_type, family=self.family.family, kinds=kinds, layers=layers,
-                         heads=heads, hidden_size=int(getattr(cfg, "hidden_size", 0) or 0),
+                         model_type=self.model_type, family=self.family, kinds=kinds, layers=layers,
+                         heads=heads, hidden_size=int(getattr(cfg, "hidden_size", 0) or getattr(cfg, "d_model", 0) or 0),
                          parameters=int(sum(p.numel() for p in self.model.parameters())),
                          vocab_size=int(getattr(cfg, "vocab_size", 0) or len(self.tokenizer)),
-                         max_positions=self._max_positions())
+                         max_positions=self._max_positions(),
+                         kv_heads={k: v for k, v in shared.items() if v != heads[k]},
+                         windows={k: w for k, w in windows.items() if any(w)})
 
     def _max_positions(self) -> int | None:
         cfg = self.model.config
@@ -102,8 +105,12 @@ class HFModel(InspectableModel):
 
     # ------------------------------------------------------------------------------------------ tokens
     def _ids(self, text: str, target: bool = False, special: bool = True) -> list[int]:
+        if isinstance(text, GivenTokens):  # read as given: no tokenizer, no special tokens added
+            return text.to_ids(self.tokenizer, int(getattr(self.model.config, "vocab_size", 0) or 0))
         if not isinstance(text, str):
             raise HFModelError(f"expected text, got {type(text).__name__}")
+        if not text.strip():  # else a tokenizer's special tokens alone would pass for a text
+            raise HFModelError("the text is empty: type some text")
         kwargs = {"text_target": text} if target else {"text": text}
         with warnings.catch_warnings():  # tokenizers nag about settings that do not apply to one sentence
             warnings.filterwarnings("ignore", category=UserWarning, module=r"transformers\.")
@@ -127,7 +134,7 @@ class HFModel(InspectableModel):
         return torch.tensor([ids], dtype=torch.long, device=self._device())  # (1, T)
 
     def _encode(self, source: str, target: str | None) -> _Encoded:
-        family = self.family.family
+        family = self.family
         src_ids = self._ids(source)
         if family == "encoder-only":
             if target is not None:
@@ -165,6 +172,8 @@ class HFModel(InspectableModel):
         """One eval-mode forward pass; ``sink`` receives each attention module's weights as it runs."""
         kwargs: dict[str, Any] = {"input_ids": enc.input_ids, "attention_mask": torch.ones_like(enc.input_ids),
                                   "use_cache": False}
+        if self._ask:
+            kwargs["output_attentions"] = True
         if enc.decoder_input_ids is not None:
             kwargs["decoder_input_ids"] = enc.decoder_input_ids
         # the base model skips the LM head: logits of 4,096 positions × the vocabulary are not needed
@@ -175,10 +184,10 @@ class HFModel(InspectableModel):
 
     def _labels(self, enc: _Encoded) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         src, dec = enc.source_tokens, enc.decoder_input_tokens
-        if self.family.family == "decoder-only":
+        if self.family == "decoder-only":
             both = enc.source_tokens + enc.target_tokens
             return {"decoder": both}, {"decoder": both}
-        if self.family.family == "encoder-only":
+        if self.family == "encoder-only":
             return {"encoder": src}, {"encoder": src}
         return ({"encoder": src, "decoder": dec, "cross": dec}, {"encoder": src, "decoder": dec, "cross": src})
 
@@ -244,14 +253,14 @@ class HFModel(InspectableModel):
     def generate(self, source: str, method: str = "greedy", beam_width: int = 4,
                  max_new_tokens: int | None = None) -> Generation:
         check_method(method, beam_width)
-        if self.family.family == "encoder-only":
+        if self.family == "encoder-only":
             return super().generate(source, method, beam_width, max_new_tokens)
         src_ids = self._ids(source)
         self._check_length("source", len(src_ids))
         sequence = self._generate_ids(self._tensor(src_ids), beam_width if method == "beam" else 1, max_new_tokens)
         eos = self.model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
-        if self.family.family == "decoder-only":
+        if self.family == "decoder-only":
             produced = sequence[len(src_ids):]
             enc = _Encoded(sequence[None], None, self._tokens(src_ids), self._tokens(produced), [])
         else:
@@ -271,8 +280,8 @@ class HFModel(InspectableModel):
         """Transformers' own greedy (``beams == 1``) or beam search; returns the one sequence (S,)."""
         limit = self._info.max_positions
         if max_new_tokens is None:
-            max_new_tokens = 2 * input_ids.shape[1] + 10 if self.family.family == "encoder-decoder" else 20
-        if self.family.family == "decoder-only" and limit is not None:
+            max_new_tokens = 2 * input_ids.shape[1] + 10 if self.family == "encoder-decoder" else 20
+        if self.family == "decoder-only" and limit is not None:
             max_new_tokens = min(max_new_tokens, limit - input_ids.shape[1])
         elif limit is not None:
             max_new_tokens = min(max_new_tokens, limit - 1)
@@ -307,3 +316,15 @@ def _device(device: str | torch.device) -> torch.device:
 
     return resolve_device(device)
 
+
+def _window(module: Any, layer: int, config: Any) -> int:
+    """The sliding window of one self-attention layer (0: it sees every earlier key): the module's own
+    ``sliding_window``, else the config's per-layer ``layer_types``, else a config-wide ``sliding_window``."""
+    if hasattr(module, "sliding_window"):
+        window = module.sliding_window
+    else:
+        types = getattr(config, "layer_types", None)
+        window = getattr(config, "sliding_window", None)
+        if types is not None and layer < len(types) and types[layer] != "sliding_attention":
+            window = None
+    return int(window) if isinstance(window, int) and window > 0 else 0

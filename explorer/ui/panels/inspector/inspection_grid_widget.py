@@ -51,6 +51,7 @@ class InspectionGrid(QWidget):
     def _on_inspect_model_changed(self, info: Any) -> None:
         """Build a model's grid (one block per event-loop turn) while its first text is read."""
         if info is not None:
+            self.grid.set_head_info(info.kv_heads, info.windows)
             layout = tuple((k, info.layers[k], info.heads[k]) for k in info.kinds)
             self.grid.fit_minimum(layout)
             self.grid.prepare_layout(layout, staged=True)
