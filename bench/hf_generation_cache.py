@@ -122,11 +122,12 @@ def main() -> None:
           f"{args.prompt} tokens, {n} new (beams: {beams_new}), {threads} torch threads, load "
           f"{os.getloadavg()[0]:.1f}")
     print(f"  greedy   ours, cache {rows['greedy_cache_s']:.2f} s · ours, no cache {rows['greedy_no_cache_s']:.2f} s "
-          f"({rows['greedy_no_cache_s'] / rows['greedy_cache_s']:.1f}×) · transformers {rows['transformers_greedy_s']:.2f}"
-          f" s · transformers with attentions {rows['transformers_greedy_attn_s']:.2f} s · same ids: {same_greedy}")
+          f"({rows['greedy_no_cache_s'] / rows['greedy_cache_s']:.1f}×) · transformers "
+          f"{rows['transformers_greedy_s']:.2f} s · transformers with attentions "
+          f"{rows['transformers_greedy_attn_s']:.2f} s · same ids: {same_greedy}")
     print(f"  beam 4   ours, cache {rows['beam4_cache_s']:.2f} s · ours, no cache {rows['beam4_no_cache_s']:.2f} s "
-          f"({rows['beam4_no_cache_s'] / rows['beam4_cache_s']:.1f}×) · transformers {rows['transformers_beam4_s']:.2f}"
-          f" s · same ids: {same_beam}")
+          f"({rows['beam4_no_cache_s'] / rows['beam4_cache_s']:.1f}×) · transformers "
+          f"{rows['transformers_beam4_s']:.2f} s · same ids: {same_beam}")
     print(json.dumps({"bench": "hf_generation_cache", "shape": shape, "layers": layers, "prompt": args.prompt,
                       "new_tokens": n, "beam_new_tokens": beams_new, "threads": threads,
                       **{k: round(v, 4) for k, v in rows.items()},

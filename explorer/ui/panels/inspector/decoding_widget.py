@@ -162,8 +162,9 @@ class DecodingView(QWidget):
     @Slot(object)
     def _on_state_decoded(self, trace: Any) -> None:
         self.trace = trace
+        method = METHOD_LABELS.get(trace.choice.method, trace.choice.method)
         self._say(Words(lambda: self.tr("<b>{method}:</b> {text}{end} · log p = {lp:.3f}").format(
-            method=escape(trace.choice.method), text=escape(trace.text),
+            method=escape(self.tr(method)), text=escape(trace.text),
             end="" if trace.finished else self.tr(" (stopped at the length limit)"), lp=trace.log_prob)))
         self.table.setRowCount(len(trace.steps))
         self.table.setVerticalHeaderLabels([str(s.index + 1) for s in trace.steps])
