@@ -52,10 +52,14 @@ def residual_layers(maps: Sequence[np.ndarray] | np.ndarray, residual: float = D
     """Ã per layer: ``r · mean over heads of A + (1 − r) · I``, rows renormalised to sum to 1 (a row that is
     all zeros, e.g. a padded query with r = 1, stays zero); float64 ``(L, T, T)``."""
     r = check_residual(residual)
-    mixed = r * head_means(maps)  # (L, T, T)
-    mixed += (1.0 - r) * np.eye(mixed.shape[-1])
+    mixed = head_means(maps)  # (L, T, T), a fresh array
+    mixed *= r
+    diagonal = np.arange(mixed.shape[-1])
+    mixed[:, diagonal, diagonal] += 1.0 - r  # + (1 − r)·I
     sums = mixed.sum(axis=-1, keepdims=True)  # (L, T, 1)
-    return np.divide(mixed, sums, out=np.zeros_like(mixed), where=sums > 0)
+    sums[sums == 0] = 1.0  # a row that is all zeros stays zero
+    mixed /= sums
+    return mixed
 
 
 def rollout(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_RESIDUAL) -> np.ndarray:
