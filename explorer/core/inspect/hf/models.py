@@ -180,7 +180,7 @@ class HFModel(InspectableModel):
         body = getattr(self.model, getattr(self.model, "base_model_prefix", ""), None)
         model = body if isinstance(body, torch.nn.Module) and enc.decoder_input_ids is None else self.model
         with self._lock:
-            run_taps(self._taps, lambda: model(**kwargs), sink, replay)
+            run_taps(self._taps, lambda: model(**kwargs), sink, replay, drop=self._ask)
 
     def _labels(self, enc: _Encoded) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         src, dec = enc.source_tokens, enc.decoder_input_tokens
@@ -270,6 +270,12 @@ class HFModel(InspectableModel):
         text = self.tokenizer.decode(produced.tolist(), skip_special_tokens=True)
         return Generation(tokens=self._tokens(produced), text=text, finished=finished, method=method,
                           attention=self._result(enc))
+
+    @property
+    def lock(self) -> threading.Lock:
+        """Held for each forward pass, whoever runs it (decoding steps too): the taps' hooks see every call of the
+        modules they are on, so a pass on another thread would feed them maps of another text."""
+        return self._lock
 
     def forget(self) -> None:
         """Drop the recorded inputs of the last pooled pass (they hold one activation per layer)."""

@@ -209,10 +209,12 @@ class Replay:
 
 
 def run_taps(taps: list[Tap], forward: Callable[[], Any], sink: Sink, replay: Replay | None = None,
-             masks: Callable[[str, int, Any], None] | None = None) -> None:
+             masks: Callable[[str, int, Any], None] | None = None, drop: bool = False) -> None:
     """Call ``forward()`` with a hook on every tapped module; ``sink`` receives each layer's weights as it
     is computed (it may raise :class:`Done` to stop early). With ``replay``, record every tapped call; with
-    ``masks``, hand it each call's keyword arguments (where the attention mask is)."""
+    ``masks``, hand it each call's keyword arguments (where the attention mask is). With ``drop`` (a model
+    asked for ``output_attentions``, which would keep every layer's maps to the end of the pass), each module
+    passes on an empty tensor in place of the weights the sink has seen."""
     counts = {id(tap.module): 0 for tap in taps}
 
     def which(tap: Tap, advance: bool) -> tuple[str, int] | None:
@@ -224,8 +226,14 @@ def run_taps(taps: list[Tap], forward: Callable[[], Any], sink: Sink, replay: Re
     def after(tap: Tap) -> Callable[..., None]:
         def hook(module: Any, args: Any, output: Any) -> None:
             found = which(tap, advance=True)
-            if found is not None:
-                sink(*found, weights_of(module, output)[0].detach())  # (h, q, k)
+            if found is None:
+                return None
+            weights = weights_of(module, output)
+            sink(*found, weights[0].detach())  # (h, q, k)
+            if not drop:
+                return None
+            index = _INDEX.get(module, -1) % len(output)
+            return (*output[:index], weights.new_empty((*weights.shape[:2], 0, 0)), *output[index + 1:])
         return hook
 
     def before(tap: Tap) -> Callable[..., None]:
