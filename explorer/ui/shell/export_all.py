@@ -46,6 +46,7 @@ class ExportAllResult:
     folder: Path
     files: list[ExportedFile] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # "panel — plot" of views with nothing to show, not written
     index: Path | None = None
     cancelled: bool = False
 
@@ -55,6 +56,7 @@ _INDEX_HEADS = (QT_TRANSLATE_NOOP("ExportAll", "Panel"), QT_TRANSLATE_NOOP("Expo
                 QT_TRANSLATE_NOOP("ExportAll", "Format"), QT_TRANSLATE_NOOP("ExportAll", "File"),
                 QT_TRANSLATE_NOOP("ExportAll", "Preview"))
 _NOT_EXPORTED = QT_TRANSLATE_NOOP("ExportAll", "Not exported")
+_EMPTY = QT_TRANSLATE_NOOP("ExportAll", "Empty, not exported")
 
 
 def _tr(text: str) -> str:
@@ -72,6 +74,7 @@ def index_html(result: ExportAllResult) -> str:
                     f"<td>{file.fmt.upper()}</td><td><a href=\"{link}\">{html.escape(file.name)}</a></td>"
                     f"<td>{preview}</td></tr>")
     failures = "".join(f"<li>{html.escape(f)}</li>" for f in result.failures)
+    empty = "".join(f"<li>{html.escape(e)}</li>" for e in result.empty)
     title = html.escape(_tr(_INDEX_TITLE))
     heads = "".join(f"<th>{html.escape(_tr(h))}</th>" for h in _INDEX_HEADS)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + title + "</title>"
@@ -80,7 +83,57 @@ def index_html(result: ExportAllResult) -> str:
             "<table><tr>" + heads + "</tr>\n"
             + "\n".join(rows) + "\n</table>\n"
             + (f"<h2>{html.escape(_tr(_NOT_EXPORTED))}</h2><ul>{failures}</ul>\n" if failures else "")
+            + (f"<h2>{html.escape(_tr(_EMPTY))}</h2><ul>{empty}</ul>\n" if empty else "")
             + "</body></html>\n")
+
+
+def shows_nothing(graphics: Any) -> bool:
+    """True for a plot whose data items (images, curves, scatter points) all hold nothing, e.g. a heatmap before
+    its first matrix; a picture with no data items of those kinds (a drawing) is never empty."""
+    import pyqtgraph as pg
+
+    if isinstance(graphics, pg.PlotItem):
+        items = [i for item in graphics.items for i in (item, *item.childItems())]
+    elif hasattr(graphics, "scene") and callable(graphics.scene) and graphics.scene() is not None:
+        items = graphics.scene().items()
+    else:
+        return False
+    data = [i for i in items if isinstance(i, (pg.ImageItem, pg.PlotDataItem, pg.ScatterPlotItem, pg.BarGraphItem))
+            and not _in_colour_bar(i)]
+    return bool(data) and not any(_holds_data(i) for i in data)
+
+
+def _in_colour_bar(item: Any) -> bool:
+    """A colour bar's gradient is an image too, and says nothing about the data."""
+    import pyqtgraph as pg
+
+    parent = item.parentItem()
+    while parent is not None:
+        if isinstance(parent, pg.ColorBarItem):
+            return True
+        parent = parent.parentItem()
+    return False
+
+
+def _holds_data(item: Any) -> bool:
+    import pyqtgraph as pg
+
+    if isinstance(item, pg.ImageItem):
+        return item.image is not None and item.image.size > 0 and item.isVisible()
+    if isinstance(item, pg.PlotDataItem):
+        return item.xData is not None and len(item.xData) > 0
+    if isinstance(item, pg.ScatterPlotItem):
+        return len(item.data) > 0
+    return True  # a bar graph: its bars are its data
+
+
+def has_rows(csv: Any) -> bool:
+    """True when the table ``csv()`` returns has at least one row (a header alone is no table)."""
+    try:
+        _header, data = csv()
+    except Exception:  # the export itself will report why
+        return True
+    return getattr(data, "ndim", 0) >= 1 and len(data) > 0 and getattr(data, "size", 1) > 0
 
 
 def reveal(graphics: Any) -> list[tuple[QStackedWidget, QWidget]]:
@@ -159,7 +212,12 @@ class ExportAllJob(QObject):
             self.result.failures.append(f"{self._panels.title(key)}: {type(exc).__name__}: {exc}")
             return
         for target in targets:
-            self._steps.append((key, target, [*PICTURE_FORMATS, *(["csv"] if target.csv is not None else [])]))
+            formats = [*([] if shows_nothing(target.graphics) else PICTURE_FORMATS),
+                       *(["csv"] if target.csv is not None and has_rows(target.csv) else [])]
+            if formats:
+                self._steps.append((key, target, formats))
+            else:  # an empty view shows its hint on screen; a file of nothing helps no one
+                self.result.empty.append(f"{self._panels.title(key)} — {target.label or display_name(target.name)}")
         if self._steps:
             self._walker.hold()
             self._timer.start()

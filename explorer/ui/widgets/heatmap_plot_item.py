@@ -128,9 +128,16 @@ class HeatmapPlotItem(pg.PlotItem):
         self.tick_sync.members.append(self)
         self._applied: tuple | None = None
         self._tick_layout: TickLayout | None = None
+        # Until a matrix arrives the plot shows a hint, not numbered axes of nothing ("-400 … 400 (x0.001)")
+        self.empty_hint = pg.TextItem("", anchor=(0.5, 0.5))
+        self.empty_hint.setPos(0.5, 0.5)
+        self.addItem(self.empty_hint, ignoreBounds=True)
+        for name in ("left", "bottom"):
+            self.getAxis(name).enableAutoSIPrefix(False)  # token positions, never scaled numbers
         if compact:
             self.hideAxis("left")
             self.hideAxis("bottom")
+        self._show_empty(True)
         self._apply_pens()
 
     def set_matrix(
@@ -157,6 +164,8 @@ class HeatmapPlotItem(pg.PlotItem):
             lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
             levels = (lo, hi if hi > lo else lo + 1.0)
         reshaped = self.matrix is None or self.matrix.shape != img.shape
+        if self.matrix is None:
+            self._show_empty(False)
         self.matrix, self.row_labels, self.col_labels = img, rows, cols
         self.levels = (float(levels[0]), float(levels[1]))
         self.image_item.setImage(img, autoLevels=False)
@@ -176,6 +185,33 @@ class HeatmapPlotItem(pg.PlotItem):
             height = min(30.0, self.titleLabel.item.boundingRect().height())
             self.titleLabel.setMaximumHeight(height)
             self.layout.setRowFixedHeight(0, height)
+
+    def clear_matrix(self) -> None:
+        """Show nothing again: no image, no numbered axes, the hint (see :meth:`set_empty_hint`)."""
+        self.matrix, self.mask, self.row_labels, self.col_labels = None, None, [], []
+        self.image_item.clear()
+        self.mask_item.setVisible(False)
+        self.highlight_row(None)
+        self._show_empty(True)
+
+    def set_empty_hint(self, text: str) -> None:
+        """What the plot says while it has no matrix (e.g. what to do to fill it)."""
+        self.empty_hint.setText(text, color="#9e9e9e")
+
+    def is_empty(self) -> bool:
+        """True while no matrix is shown."""
+        return self.matrix is None
+
+    def _show_empty(self, empty: bool) -> None:
+        self.empty_hint.setVisible(empty)
+        if empty:
+            for name in ("left", "bottom"):
+                self.getAxis(name).setTicks([[]])  # the token labels come with the matrix
+        self.image_item.setVisible(not empty)
+        if empty:
+            self._applied = None
+            (x0, x1), (y0, y1) = self.vb.viewRange()
+            self.empty_hint.setPos((x0 + x1) / 2, (y0 + y1) / 2)
 
     def _update_ticks(self) -> None:
         """Place the token labels again (the decision is shared with the other plots of `tick_sync`)."""

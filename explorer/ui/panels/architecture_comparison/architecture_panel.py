@@ -16,6 +16,7 @@ from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLO
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls
+from explorer.ui.widgets.log_axis_item import log_axes
 from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
@@ -28,7 +29,7 @@ class ArchitecturePanel(BasePanel):
     formula_html = QT_TRANSLATE_NOOP(
         "ArchitecturePanel",
         "multiply–adds: CNN k·n·d², RNN 2·n·d², self-attention 2·n²·d &nbsp;|&nbsp; sequential operations: "
-        "1, n, 1 &nbsp;|&nbsp; maximum path length: ⌈(n−1)/((k−1)/2)⌉, n, 1")
+        "1, n, 1 &nbsp;|&nbsp; maximum path length: ⌈(n−1)/&#8288;((k−1)/2)⌉, n, 1")
     explanation_html = QT_TRANSLATE_NOOP(
         "ArchitecturePanel",
         "Three layers turn n tokens of width d into n outputs. A convolution of kernel size k mixes neighbours in "
@@ -54,7 +55,7 @@ class ArchitecturePanel(BasePanel):
         self.sizes_group = group = form_group("", [("n", self.n_slider), ("d", self.d_slider), ("k", self.k_slider),
                                                    ("", self.projections_check), ("", self.summary)])
 
-        self.cost_plot = pg.PlotWidget(title="n")
+        self.cost_plot = pg.PlotWidget(title="n", axisItems=log_axes())
         self.cost_plot.setLogMode(x=True, y=True)
         self.cost_plot.setMenuEnabled(False)
         self.cost_plot.getPlotItem().hideButtons()
@@ -85,7 +86,6 @@ class ArchitecturePanel(BasePanel):
         row.addWidget(side)
         row.addWidget(plots, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(self.tabs)
 
         self.controls: dict[str, QWidget] = {"n": self.n_slider, "d": self.d_slider, "k": self.k_slider,
                                              "projections": self.projections_check}

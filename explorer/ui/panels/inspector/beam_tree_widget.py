@@ -95,6 +95,7 @@ class BeamTreeView(QWidget):
         self.source_edit.setPlaceholderText(self.tr("source text"))
         self.width_spin.setPrefix(self.tr("width "))
         self.build_button.setText(self.tr("Build tree"))
+        self.heatmap.plot.set_empty_hint(self.tr("Build the tree, then click a node to see its attention here."))
         self.info.setText(again(self._info))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)

@@ -98,6 +98,8 @@ class DecodingView(QWidget):
         """Set the texts in the language in force, the output line worded again (at build and on
         ``LanguageChange``)."""
         self.source_edit.setPlaceholderText(self.tr("source text"))
+        self.step_map.plot.set_empty_hint(self.tr("Decode: each step's attention appears here (a row of the "
+                                                  "table chooses the step)."))
         set_item_texts(self.method_combo, [self.tr(METHOD_LABELS[m]) for m in DECODING_METHODS])
         self.temperature.setPrefix(self.tr("T "))
         self.top_k.setPrefix(self.tr("top-k "))

@@ -2,13 +2,14 @@
 what loading found (pairs, vocabulary sizes, skipped lines), and the probe pair whose attention is drawn."""
 from __future__ import annotations
 
+import math
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QSpinBox, QWidget)
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal, Slot
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
 
 from explorer.core.data.tasks import default_probe
 from explorer.ui.widgets.form_controls import set_row_labels
@@ -40,13 +41,13 @@ class DataBox(QGroupBox):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.source_combo = QComboBox(self)
         self.source_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.source_combo.setMinimumContentsLength(8)  # long file names are elided, not widening the column
         for _label, spec in SOURCES:
             self.source_combo.addItem(source_label(spec), spec)
         self.open_button = QPushButton(self)
-        self._source_row = row = QHBoxLayout()
-        row.addWidget(self.source_combo, 1)
-        row.addWidget(self.open_button)
+        # the button under the combo: beside it, the combo had no room for "Built-in English–French"
+        self._source_row = row = QVBoxLayout()
+        row.addWidget(self.source_combo)
+        row.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignRight)
         form.addRow("", row)
         self.num_examples = QSpinBox(self)
         self.num_examples.setRange(1, 10_000_000)
@@ -83,6 +84,10 @@ class DataBox(QGroupBox):
             for i in range(self.source_combo.count()):
                 spec = str(self.source_combo.itemData(i))
                 self.source_combo.setItemText(i, source_label(spec) if spec in builtins else self._file_label(spec))
+        # the built-in sources' names are read whole; a long file name is elided rather than widening the column
+        metrics = self.source_combo.fontMetrics()
+        widest = max(metrics.horizontalAdvance(source_label(spec)) for spec in builtins)
+        self.source_combo.setMinimumContentsLength(math.ceil(widest / max(metrics.horizontalAdvance("x"), 1)))
         if self._data_state is not None:
             self._show_info(self._data_state)
 
