@@ -1056,7 +1056,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Rollout and flow combine every head of every layer: click a head&apos;s thumbnail to explain one of its cells.</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力展开和注意力流合并了所有层的所有头：点击某个头的缩略图，才能解释它的单元格。</translation>
     </message>
     <message>
         <source>Cells are explained for a text read in the Inspect tab (a training snapshot&apos;s model is in another process).</source>

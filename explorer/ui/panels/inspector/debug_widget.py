@@ -16,6 +16,7 @@ from explorer.ui.panels.inspector.decoding_widget import DecodingView
 from explorer.ui.panels.inspector.explain_widget import ExplainView
 from explorer.ui.panels.inspector.head_summary_widget import HeadSummaryView
 from explorer.ui.panels.inspector.model_diff_widget import ModelDiffView
+from explorer.ui.widgets.followed_maps import split_extra
 
 
 class DebugTabs(QTabWidget):
@@ -65,6 +66,11 @@ class DebugTabs(QTabWidget):
     @Slot(int, int)
     def _on_heatmap_cell_clicked(self, row: int, col: int) -> None:
         d = self.detail
+        if split_extra(d.kind) is not None:  # rollout or flow: all layers and heads at once, not one computation
+            self.explain.show_steps(Words(lambda: self.tr(
+                "Rollout and flow combine every head of every layer: click a head's thumbnail to explain one of its "
+                "cells.")))
+            return
         if self.state.inspect.last is None:
             self.explain.show_steps(Words(lambda: self.tr(
                 "Cells are explained for a text read in the Inspect tab (a training snapshot's model is in another "
