@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Slot
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from explorer.core.debug.head_summaries import OFFSETS, SCORES
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
+from explorer.ui.widgets.file_dialogs import open_file_name
 from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
 
@@ -165,8 +166,7 @@ class HeadSummaryView(QWidget):
     @Slot(int)
     def _on_set_combo_activated(self, _index: int) -> None:
         if self.set_combo.currentData() == "file":
-            path, _ = QFileDialog.getOpenFileName(self, self.tr("Texts"), "",
-                                                  self.tr("Texts (*.txt *.tsv *.zip);;All files (*)"))
+            path = open_file_name(self, self.tr("Texts"), self.tr("Texts (*.txt *.tsv *.zip);;All files (*)"))
             if path:
                 self.file_path = path
 
