@@ -186,3 +186,20 @@ def test_a_failing_cache_hands_over_to_full_passes(root: Path, monkeypatch: pyte
     assert got.ids == expected.ids and not sm.use_cache and not HFSteps(model).use_cache
     for a, b in zip(got.steps, expected.steps):
         np.testing.assert_allclose(a.self_attention, b.self_attention, atol=ATOL, rtol=0)
+
+
+def test_steps_hold_the_models_lock_for_each_pass(opened: dict[str, HFModel]) -> None:
+    """An inspection on another thread hooks the same modules: every pass of the steps runs under the model's lock."""
+    for name in ("llama", "t5_deep"):
+        model = opened[name]
+        held: list[bool] = []
+        handles = [m.register_forward_pre_hook(lambda _module, _args: held.append(model.lock.locked()))
+                   for m in model.model.modules() if isinstance(m, torch.nn.Embedding)]
+        try:
+            sm = step_model(model)
+            beam_tree(sm, hf_gen_tiny.PROMPT, 2, max_new_tokens=3)
+            sm.loss([(hf_gen_tiny.PROMPT, "le chat")])
+        finally:
+            for handle in handles:
+                handle.remove()
+        assert held and all(held), name

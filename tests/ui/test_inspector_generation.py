@@ -22,6 +22,7 @@ from explorer.core.debug.sampling import decode_steps  # noqa: E402
 from explorer.core.inspect.opening import open_model, step_model  # noqa: E402
 from explorer.ui.panels.inspector.debug_widget import DebugTabs  # noqa: E402
 from explorer.ui.panels.inspector.inspector_panel import InspectorPanel  # noqa: E402
+from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap  # noqa: E402
 
 TIMEOUT = 60_000
 
@@ -68,7 +69,9 @@ def test_a_step_shows_its_attention_over_the_prompt_and_the_tokens_before_it(qtb
                                atol=1e-7)
     n = len(trace.source_tokens)
     assert view.step_map.col_labels == [*trace.source_tokens, *trace.tokens[:2]] and width == n
-    assert view.step_map.row_labels[:2] == ["L1 h1", "L1 h2"] and len(view.step_map.row_labels) == 2 * 4
+    # two query heads share each key/value head (grouped-query attention); no sliding window, so no key is masked
+    assert view.step_map.row_labels[:3] == ["L1 h1 · KV 1", "L1 h2 · KV 1", "L1 h3 · KV 2"]
+    assert len(view.step_map.row_labels) == 2 * 4 and view.step_map.mask is None
     assert f"{step.chosen_prob:.3f}" in view.step_map.note and step.chosen_token in view.step_map.note
     np.testing.assert_allclose(view.step_map.matrix.sum(axis=1), 1.0, atol=1e-5)  # each row a distribution
 
@@ -90,3 +93,19 @@ def test_a_beam_node_shows_the_attention_of_the_step_that_produced_it(qtbot, tab
     assert view.heatmap.col_labels == tree.key_tokens(node.id)
     view.select_node(0)  # the root produced nothing
     assert view.heatmap.attends == "decoder" and view.heatmap.token == tree.nodes[0].token
+
+
+def test_keys_outside_a_sliding_window_are_masked_in_the_step_view(qtbot, tmp_path_factory) -> None:
+    model = open_model(hf_gen_tiny.folder("mistral", tmp_path_factory.getbasetemp() / "hf_gen_tiny"))
+    trace = decode_steps(step_model(model), hf_gen_tiny.PROMPT, max_new_tokens=4)
+    view = StepAttentionMap()
+    qtbot.addWidget(view)
+    step = trace.steps[3]
+    view.show_step(step.chosen_token, step.attention, trace.key_tokens(3), trace.attends, 4, step.chosen_prob,
+                   prompt=len(trace.source_tokens), info=model.describe())
+    window = hf_gen_tiny.DECODERS["mistral"]["sliding_window"]
+    keys = step.self_attention.shape[-1]
+    expected = np.zeros((2 * 4, keys), bool)
+    expected[:, keys - window:] = True  # the query is the last key: it sees the window's keys only
+    np.testing.assert_array_equal(view.mask, expected)
+    assert np.all(view.matrix[~expected] == 0)  # what the mask hides the model gave no weight

@@ -5,6 +5,7 @@ and the tokens before it), and the teacher-forced loss of sentence pairs."""
 from __future__ import annotations
 
 import inspect
+import threading
 import warnings
 import weakref
 from collections.abc import Sequence
@@ -54,6 +55,8 @@ class HFSteps(StepModel):
         self.cache_arg = "cache" if "cache" in params else "past_key_values"
         # reading the prompt into the cache needs no logits: a 150k-token vocabulary × the prompt is most of its cost
         self.prefill_args = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        # one forward pass at a time on the model: an inspection's hooks on its modules would see our calls too
+        self.lock: Any = getattr(model, "lock", None) or threading.Lock()
 
     @property
     def use_cache(self) -> bool:
@@ -119,15 +122,17 @@ class HFSteps(StepModel):
                 if self.decoder_only:  # the target continues the source: score its tokens only
                     tgt = self.ids(target, special=False)
                     ids = torch.tensor([src + tgt], device=device)  # (1, Ts + Tt)
-                    logits = self.model(input_ids=ids, attention_mask=torch.ones_like(ids), use_cache=False).logits
+                    with self.lock:
+                        logits = self.model(input_ids=ids, attention_mask=torch.ones_like(ids), use_cache=False).logits
                     pred = logits[0, len(src) - 1:-1]  # (Tt, V): position t predicts token t + 1
                     labels = ids[0, len(src):]  # (Tt,)
                 else:
                     labels = torch.tensor([self.ids(target, target=True)], device=device)  # (1, Tt)
                     dec_in = self.model.prepare_decoder_input_ids_from_labels(labels=labels)  # (1, Tt)
                     src_t = torch.tensor([src], device=device)  # (1, Ts)
-                    pred = self.model(input_ids=src_t, attention_mask=torch.ones_like(src_t), decoder_input_ids=dec_in,
-                                      use_cache=False).logits[0]  # (Tt, V)
+                    with self.lock:
+                        pred = self.model(input_ids=src_t, attention_mask=torch.ones_like(src_t),
+                                          decoder_input_ids=dec_in, use_cache=False).logits[0]  # (Tt, V)
                     labels = labels[0]
                 total += float(masked_cross_entropy(pred, labels))
                 count += int(labels.numel())
@@ -151,7 +156,7 @@ class _HFStepper(SourceStepper):
         else:
             self.prefix = src.new_zeros((1, 0))  # (1, 0)
             self.first = torch.tensor([steps.start], device=src.device)
-        with torch.no_grad(), hf_session():
+        with torch.no_grad(), steps.lock, hf_session():
             if not steps.decoder_only:
                 self.encoded = steps.model.get_encoder()(input_ids=src, attention_mask=torch.ones_like(src))
             if steps.use_cache:
@@ -187,7 +192,7 @@ class _HFStepper(SourceStepper):
         if prefix.shape[0] != tokens.shape[0]:
             prefix = prefix.expand(tokens.shape[0], -1)  # (k, t): the first expansion of one hypothesis
         self.prefix = torch.cat([prefix, tokens[:, None]], dim=1)  # (k, t + 1)
-        with hf_session():
+        with self.steps.lock, hf_session():
             out, failed = None, None
             if self.cache is not None:
                 try:

@@ -166,7 +166,8 @@ class BeamTreeView(QWidget):
         parent = self.tree.nodes[node.parent] if node.parent is not None else None
         top = list(zip(parent.next_tokens, parent.next_probs)) if parent is not None else []
         self.heatmap.show_step(node.token, node.attention, self.tree.key_tokens(node.id), self.tree.attends,
-                               node.depth, float(np.exp(node.token_log_prob)), top, len(self.tree.source_tokens))
+                               node.depth, float(np.exp(node.token_log_prob)), top, len(self.tree.source_tokens),
+                               self.state.inspect.info())
 
     @Slot(str, object)
     def _on_state_failed(self, tool: str, message: str) -> None:

@@ -143,7 +143,7 @@ class DecodingView(QWidget):
         step = trace.steps[index]
         self.step_map.show_step(step.chosen_token, step.attention, trace.key_tokens(index), trace.attends,
                                 index + 1, step.chosen_prob, list(zip(step.top_tokens, step.top_probs)),
-                                len(trace.source_tokens))
+                                len(trace.source_tokens), self.state.inspect.info())
 
     @Slot(int, int, int, int)
     def _on_table_current_cell_changed(self, row: int, _column: int, _previous_row: int,

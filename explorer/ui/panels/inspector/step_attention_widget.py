@@ -4,19 +4,22 @@ decoder-only model, the prompt and the tokens produced before it — with the st
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QWidget
 
+from explorer.core.inspect.interface import masked_bins
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 
 class StepAttentionMap(HeatmapWidget):
-    """A heatmap of one step's rows: ``L·h`` rows (``L1 h1``, …) by the keys the step saw; a dashed line parts a
-    decoder-only model's prompt from the tokens it produced."""
+    """A heatmap of one step's rows: ``L·h`` rows (``L1 h1``, ``L1 h2 · KV 1`` where query heads share key/value
+    heads) by the keys the step saw; a dashed line parts a decoder-only model's prompt from the tokens it produced,
+    and keys a sliding window hides are hatched (masked, not attended with weight 0)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,10 +50,11 @@ class StepAttentionMap(HeatmapWidget):
         super().changeEvent(event)
 
     def show_step(self, token: str, rows: np.ndarray | None, keys: Sequence[str], attends: str,
-                  step: int, prob: float, top: Sequence[tuple[str, float]] = (), prompt: int = 0) -> None:
+                  step: int, prob: float, top: Sequence[tuple[str, float]] = (), prompt: int = 0,
+                  info: Any = None) -> None:
         """Show the rows ``(L, h, keys)`` of the step (1-based ``step``) that produced ``token`` with probability
         ``prob``; ``attends`` is ``"cross"`` or ``"decoder"`` (then the first ``prompt`` keys are the prompt);
-        ``top`` the step's most probable tokens."""
+        ``top`` the step's most probable tokens; ``info`` the model's ``ModelInfo`` (key/value heads, windows)."""
         self.attends, self.token = attends, token
         self.boundary.setVisible(attends == "decoder" and rows is not None and 0 < prompt < rows.shape[-1])
         self.boundary.setPos(prompt)  # cells span [j, j + 1): the line falls between prompt and output
@@ -61,8 +65,15 @@ class StepAttentionMap(HeatmapWidget):
             return
         layers, heads, width = rows.shape
         matrix = np.ascontiguousarray(rows.reshape(layers * heads, width), dtype=np.float32)  # (L·h, keys)
-        labels = [f"L{layer + 1} h{head + 1}" for layer in range(layers) for head in range(heads)]
-        self.set_matrix(matrix, labels, list(keys)[:width])
+        kind = "decoder" if attends == "decoder" else "cross"
+        if info is not None and (info.layers.get(kind), info.heads.get(kind)) != (layers, heads):
+            info = None  # the rows of a model no longer inspected
+        labels = []
+        for layer in range(layers):
+            for head in range(heads):
+                kv = None if info is None else info.kv_head(kind, head)
+                labels.append(f"L{layer + 1} h{head + 1}" + ("" if kv is None else f" · KV {kv + 1}"))
+        self.set_matrix(matrix, labels, list(keys)[:width], mask=self._seen(info, kind, layers, heads, width))
         self._title = (Words(lambda: self.tr("step {n}: “{t}” · self-attention over the prompt and the tokens before "
                                              "it").format(n=step, t=token)) if attends == "decoder" else
                        Words(lambda: self.tr("step {n}: “{t}” · cross-attention over the source").format(
@@ -71,3 +82,14 @@ class StepAttentionMap(HeatmapWidget):
         self._note = Words(lambda: self.tr("p(“{t}”) = {p:.3f} · most probable: {ranked}").format(
             t=token, p=prob, ranked=ranked))
         self.retranslate()
+
+    @staticmethod
+    def _seen(info: Any, kind: str, layers: int, heads: int, width: int) -> np.ndarray | None:
+        """True where a key is within each layer's sliding window, ``(L·h, keys)``; None without windows. The step's
+        query is the last key (a decoder-only model's own token)."""
+        windows = () if info is None or kind != "decoder" else tuple(info.windows.get(kind, ()))
+        if not any(windows):
+            return None
+        hidden = np.stack([masked_bins(windows[layer] if layer < len(windows) else 0, width, width)[-1]
+                           for layer in range(layers)])  # (L, keys)
+        return ~np.repeat(hidden, heads, axis=0)  # (L·h, keys)
