@@ -93,6 +93,7 @@ def test_a_beam_node_shows_the_attention_of_the_step_that_produced_it(qtbot, tab
     assert view.heatmap.col_labels == tree.key_tokens(node.id)
     view.select_node(0)  # the root produced nothing
     assert view.heatmap.attends == "decoder" and view.heatmap.token == tree.nodes[0].token
+    assert view.heatmap.matrix is None
 
 
 def test_keys_outside_a_sliding_window_are_masked_in_the_step_view(qtbot, tmp_path_factory) -> None:

@@ -59,6 +59,7 @@ class StepAttentionMap(HeatmapWidget):
         self.boundary.setVisible(attends == "decoder" and rows is not None and 0 < prompt < rows.shape[-1])
         self.boundary.setPos(prompt)  # cells span [j, j + 1): the line falls between prompt and output
         if rows is None:
+            self.plot.clear_matrix()  # not the rows of the node shown before
             self._title = Words(lambda: self.tr("“{t}” has no attention row (the start token)").format(t=token))
             self._note = ""
             self.retranslate()
