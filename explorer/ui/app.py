@@ -117,6 +117,7 @@ def _run_bench(app: QApplication, window) -> int:
 
     def done() -> None:
         print(f"BENCH ready {time.time():.6f}", flush=True)
+        print(f"BENCH cpu {time.process_time():.6f}", flush=True)  # all threads of this process, start to ready
         window.shutdown(save=False)
         app.exit(0)
 
@@ -168,8 +169,9 @@ def start(argv: list[str] | None = None) -> Startup | int:
         if problem:
             print(problem, file=sys.stderr)
             return 2
-    from explorer.ui.qt_compat import guard_pyside_refcounts
+    from explorer.ui.qt_compat import guard_pyside_refcounts, quicken_feature_scan
 
+    quicken_feature_scan()  # before torch and pyqtgraph are imported: PySide's import hook reads each module
     guard_pyside_refcounts()  # a no-op unless this PySide6 leaks references to None/True (6.12.0)
     app = QApplication.instance() or QApplication([sys.argv[0], *qt_args])
     app.setOrganizationName(ORGANIZATION)

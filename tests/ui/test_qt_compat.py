@@ -1,5 +1,6 @@
 """Qt binding work-arounds: the PySide6 refcount guard detects the leak as an independent count does, is a
-no-op without one, and once applied keeps a process alive through far more leaking calls than None had."""
+no-op without one, and once applied keeps a process alive through far more leaking calls than None had; the
+quicker feature scan answers as PySide's own does and makes later imports cheaper."""
 from __future__ import annotations
 
 import os
@@ -66,3 +67,51 @@ def test_process_survives_many_void_calls_and_emits_after_the_guard() -> None:
         "print('ok', guarded)\n")
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok")
+
+
+def test_quicker_feature_scan_answers_as_pysides_own() -> None:
+    """In a child process (the scan is replaced for good): the same answer for every module imported, and PySide's
+    bookkeeping still sees a module that mentions PySide6 as one (0) and torch's modules as not (-1)."""
+    out = _run(
+        "import sys, types\n"
+        "import PySide6.QtCore\n"
+        "from shibokensupport import feature\n"
+        "original = feature._mod_uses_pyside\n"
+        "from explorer.ui.qt_compat import quicken_feature_scan\n"
+        "assert quicken_feature_scan() is True and quicken_feature_scan() is False\n"
+        "import numpy, torch\n"
+        "def ask(scan, module):\n"
+        "    try:\n"
+        "        return scan(module)\n"
+        "    except Exception:\n"
+        "        return 'raised'\n"
+        "mods = [m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)]\n"
+        "differ = [m.__name__ for m in mods if ask(original, m) != ask(feature._mod_uses_pyside, m)]\n"
+        "d = feature.pyside_feature_dict\n"
+        "print(len(mods) > 500, differ, d.get('explorer.ui.qt_compat'), d.get('torch'))\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "[]", "0", "-1"]
+
+
+def test_quicker_feature_scan_reads_less() -> None:
+    """The replaced scan reads a ``.py`` module's bytes instead of asking ``inspect`` for its source (extension
+    modules, which have none, still go to PySide's scan, which gives up at once)."""
+    out = _run(
+        "import inspect, time\n"
+        "import PySide6.QtCore\n"
+        "from shibokensupport import feature\n"
+        "from explorer.ui.qt_compat import quicken_feature_scan\n"
+        "calls = []\n"
+        "real = inspect.getsource\n"
+        "def counted(obj):\n"
+        "    if str(getattr(getattr(obj, '__spec__', None), 'origin', '')).endswith('.py'):\n"
+        "        calls.append(obj)\n"
+        "    return real(obj)\n"
+        "inspect.getsource = counted\n"
+        "import json.decoder, email.message\n"
+        "before = len(calls)\n"
+        "quicken_feature_scan()\n"
+        "import email.parser, http.client\n"
+        "print(before > 0, len(calls) == before)\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True"]

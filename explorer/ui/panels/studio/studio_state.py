@@ -18,7 +18,7 @@ from explorer.core.runs.replay import ReplayClock
 from explorer.core.model.transformer import ConfigError
 from explorer.core.training.config import TrainingConfig
 from explorer.core.training.devices import check_model_fits, resolve_device
-from explorer.core.runs.process import TrainingProcess, warm_up
+from explorer.core.runs.process import TrainingProcess
 from explorer.ui.i18n.words import Words
 from explorer.ui.panels.studio.training_run import TrainingRun
 from explorer.ui.panels.studio.attention_state import AttentionState
@@ -72,7 +72,6 @@ class StudioState(QObject):
         self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
         self.run_dir: Path | None = None  # the run directory of the current run (trained here, followed, replayed)
         self.replay_speed: float | None = None  # the speed the current run is (or was last) replayed at
-        warm_up()  # the training process server imports torch now, so Start does not wait for it
 
     # ------------------------------------------------------------------ queries
     def is_training(self) -> bool:
