@@ -33,3 +33,11 @@ def test_grouped_query_heads_are_labelled_with_their_key_value_head(qtbot) -> No
     texts = [item.text for item in grid.scene().items() if isinstance(item, pg.LabelItem)]
     assert "head 3" in texts and not any("KV" in t for t in texts)
     assert tuple(grid.plots["decoder"][0][0].image_item.image[0, 1]) != MASKED_RGBA
+
+
+def test_the_large_view_hatches_the_cells_outside_a_sliding_window() -> None:
+    from explorer.ui.widgets.attention_detail_widget import causal_keep
+
+    keep = causal_keep(6, 3)  # (T, T): True where the query sees the key
+    assert keep[5, 3] and keep[5, 5] and not keep[5, 2] and not keep[2, 3]
+    assert (causal_keep(6) == np.tril(np.ones((6, 6), bool))).all()  # no window: the causal triangle only

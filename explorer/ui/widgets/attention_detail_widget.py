@@ -13,6 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabBar,
                                QVBoxLayout, QWidget)
 
+from explorer.core.inspect.interface import masked_bins
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
@@ -46,8 +47,10 @@ MASK_LIMIT = 1024
 LINES_LIMIT = 1500
 
 
-def causal_keep(size: int) -> np.ndarray:
-    """Bool (T, T), True where decoder query i may see key j (j <= i)."""
+def causal_keep(size: int, window: int = 0) -> np.ndarray:
+    """Bool (T, T), True where decoder query i may see key j (j <= i, and i - j < ``window`` where one is set)."""
+    if window:
+        return ~masked_bins(window, size, size)  # core's band, as the grid greys it
     return np.tril(np.ones((size, size), dtype=bool))
 
 
@@ -96,6 +99,7 @@ class AttentionDetail(QWidget):
         layout.addLayout(bottom)
         self._snapshot: Any = None
         self._selected = False
+        self.windows: dict[str, tuple[int, ...]] = {}  # an inspected model's sliding window per kind and layer
         self._inspect = inspect
         self._computed: Any = None  # the newest head computed on demand
         self._waiting: tuple | None = None  # (inspection, kind, layer, head) asked for and not yet drawn
@@ -179,6 +183,11 @@ class AttentionDetail(QWidget):
             return
         self._draw()
 
+    def _keep(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The cells the selected decoder layer may see: causal, within its sliding window where it has one."""
+        windows = self.windows.get(self.kind, ())
+        return causal_keep(shape[0], windows[self.layer] if self.layer < len(windows) else 0)
+
     def current_matrix(self) -> np.ndarray | None:
         """The (Q, K) matrix on display."""
         return self.heatmap.matrix
@@ -207,7 +216,7 @@ class AttentionDetail(QWidget):
         causal = self.kind == "decoder" and matrix.shape[0] <= MASK_LIMIT
         # an inspection's maps are never written again: no copy (a first 64 MB copy of a 4,096² head took ~300 ms)
         owned = getattr(snap, "thumbnails", None) is not None
-        self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None, owned=owned)
+        self.heatmap.plot.set_matrix(matrix, rows, cols, self._keep(matrix.shape) if causal else None, owned=owned)
         self.stack.show_content()
         self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")  # exported pictures carry it too
         self.heatmap.highlight_row(self.selection.query)

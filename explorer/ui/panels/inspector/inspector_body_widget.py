@@ -2,6 +2,8 @@
 "Attention detail" (one head large, explain-a-cell under it) and "Debug". Builds the views on the state they show."""
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QEvent, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
@@ -29,6 +31,7 @@ class InspectorBody(QTabWidget):
         state.head_selected.connect(self.detail.select)
         state.head_selected.connect(self._on_state_head_selected)
         state.inspect.open_finished.connect(self._on_inspect_open_finished)
+        state.inspect.model_changed.connect(self._on_inspect_model_changed)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -44,6 +47,11 @@ class InspectorBody(QTabWidget):
     @Slot(str, int, int)
     def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.setCurrentWidget(self.detail)
+
+    @Slot(object)
+    def _on_inspect_model_changed(self, info: Any) -> None:
+        """The large view draws a sliding window's band as masked, as the grid does."""
+        self.detail.windows = dict(getattr(info, "windows", None) or {})
 
     @Slot(bool)
     def _on_inspect_open_finished(self, opened: bool) -> None:
