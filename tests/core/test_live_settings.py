@@ -274,3 +274,25 @@ def test_a_change_sent_to_the_training_process_applies_at_its_next_step(tmp_path
     change, step = events[2], events[3]
     assert (change.step, change.lr, change.dropout, step.step, step.lr) == (1, 0.002, 0.0, 1, 0.002)
     assert [r["lr"] for r in read_metrics(tmp_path / "run") if r["type"] == "settings"] == [0.002]
+
+
+# ------------------------------------------------------------------------------------------------ the CLI
+def test_the_cli_trains_with_a_schedule_and_a_resume_keeps_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli.main import main as cli_main
+    from run_helpers import TINY_CLI
+
+    run = tmp_path / "run"
+    args = ["train", *TINY_CLI, "--num-examples", "40", "--lr", "0.01"]
+    assert cli_main([*args, "--epochs", "2", "--run-dir", str(run), "--lr-schedule", "inverse-sqrt",
+                     "--warmup-steps", "3"]) == 0
+    rates = [r["lr"] for r in read_metrics(run) if r["type"] == "step"]
+    assert rates == pytest.approx([0.01 * lr_factor("inverse-sqrt", s, 3, 0) for s in range(6)], rel=1e-12)
+    capsys.readouterr()
+    assert cli_main(["train", "--resume", str(run), "--lr-schedule", "cosine"]) == 2
+    assert "--lr-schedule cannot change when resuming" in capsys.readouterr().err
+    assert cli_main(["train", "--resume", str(run), "--epochs", "3"]) == 0
+    rates = [r["lr"] for r in read_metrics(run) if r["type"] == "step"]
+    assert rates == pytest.approx([0.01 * lr_factor("inverse-sqrt", s, 3, 0) for s in range(9)], rel=1e-12)
+    with pytest.raises(SystemExit) as exit_info:  # argparse usage errors exit through SystemExit
+        cli_main([*args, "--lr-schedule", "linear"])
+    assert exit_info.value.code == 2 and "invalid choice: 'linear'" in capsys.readouterr().err
