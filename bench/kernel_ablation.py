@@ -40,7 +40,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch import Tensor  # noqa: E402
 
-from explorer.core.model import attention, transformer  # noqa: E402
+from explorer.core.model import attention, loss as loss_module, transformer  # noqa: E402
 from explorer.core.training import trainer as training  # noqa: E402
 from explorer.core.model.attention import MultiHeadAttention  # noqa: E402
 
@@ -91,6 +91,8 @@ class RetiredAdam:
         self.exp_avg = [torch.zeros_like(p) for p in self.params]
         self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]
         self.steps = 0
+        self.param_groups = [{"params": self.params, "lr": self.lr}]  # the trainer reads each step's rate here
+        self.state: dict[Tensor, dict[str, Any]] = {}
 
     @torch.no_grad()
     def step(self) -> None:
@@ -100,7 +102,7 @@ class RetiredAdam:
         torch._foreach_lerp_(self.exp_avg, grads, 1 - beta1)
         torch._foreach_mul_(self.exp_avg_sq, beta2)
         torch._foreach_addcmul_(self.exp_avg_sq, grads, grads, 1 - beta2)
-        step_size = -self.lr / (1 - beta1 ** float(self.steps))
+        step_size = -self.param_groups[0]["lr"] / (1 - beta1 ** float(self.steps))
         denom = torch._foreach_sqrt(self.exp_avg_sq)
         torch._foreach_div_(denom, (1 - beta2 ** float(self.steps)) ** 0.5)
         torch._foreach_add_(denom, self.eps)
@@ -164,7 +166,7 @@ def variants() -> list[Variant]:
     dropout = [(transformer, "dropout", stock_dropout), (attention, "dropout", stock_dropout),
                (attention, "keep_mask", stock_keep_mask)]
     sdpa = [(MultiHeadAttention, "forward", sdpa_forward)]
-    loss = [(training.F, "cross_entropy", retired_cross_entropy)]
+    loss = [(loss_module.F, "cross_entropy", retired_cross_entropy)]  # where masked_cross_entropy finds it
     return [Variant("the code: our attention core + dropout, stock Adam + clip", ""),
             Variant("attention core -> F.scaled_dot_product_attention", "attention core", "stock", sdpa),
             Variant("dropout -> F.dropout", "dropout", "stock", dropout),
