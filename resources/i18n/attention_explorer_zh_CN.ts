@@ -4129,7 +4129,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>warm-up, then 1/√step (Vaswani et al.)</source>
-        <translation>预热，然后按 1/√步数 衰减（Transformer 原论文）</translation>
+        <translation>预热后按 1/√步数 衰减（Transformer 原论文）</translation>
     </message>
     <message>
         <source>cosine to a tenth</source>

@@ -97,6 +97,9 @@ class TrainingForm(QWidget):
         self.schedule_combo = QComboBox(model_box)
         for name in LR_SCHEDULES:  # the schedule's name is the item's data
             self.schedule_combo.addItem(name, name)
+        # a long schedule name must not widen the settings column (the popup still shows it whole)
+        self.schedule_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.schedule_combo.setMinimumContentsLength(14)
         form.insertRow(form.getWidgetPosition(self.fields["warmup_steps"])[0], "", self.schedule_combo)
         self.norm_first = QCheckBox(model_box)
         form.addRow(self.norm_first)
