@@ -203,3 +203,16 @@ def test_steps_hold_the_models_lock_for_each_pass(opened: dict[str, HFModel]) ->
             for handle in handles:
                 handle.remove()
         assert held and all(held), name
+
+
+def test_heads_switched_off_act_on_cached_steps_as_on_full_passes(opened: dict[str, HFModel]) -> None:
+    from explorer.core.debug.head_ablation import ablated
+
+    model = opened["llama"]
+    base = decode_steps(HFSteps(model), hf_gen_tiny.PROMPT, max_new_tokens=6)
+    with ablated(model, [("decoder", 0, 1), ("decoder", 1, 0)]):
+        cached = decode_steps(HFSteps(model), hf_gen_tiny.PROMPT, max_new_tokens=6)
+        plain = decode_steps(HFSteps(model, cache=False), hf_gen_tiny.PROMPT, max_new_tokens=6)
+    assert cached.ids == plain.ids != base.ids  # what an ablation sweep's translations rest on
+    for a, b in zip(cached.steps, plain.steps):
+        np.testing.assert_allclose(a.top_probs, b.top_probs, atol=ATOL, rtol=0)
