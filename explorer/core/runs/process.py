@@ -28,6 +28,7 @@ from explorer.core.data.sources import load_source
 from explorer.core.training.events import ErrorEvent, StartedEvent, TrainingEvent
 from explorer.core.data.readers import DatasetError
 from explorer.core.runs.run_dir import RunDirError, check_new_run_dir, describe_data
+from explorer.core.runs.thread_tuner import ThreadTuner, available_cores
 from explorer.core.runs.writer import RunWriter
 from explorer.core.data.text import build_dataset
 from explorer.core.training.trainer import Trainer, _is_oom
@@ -47,7 +48,9 @@ class TrainingJob:
 
     ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
     ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
-    ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core).
+    ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core); with
+    ``tune_threads`` it is where the child starts, and it then measures that count against all its cores and keeps
+    the faster, again every half minute (``thread_tuner.ThreadTuner``): the GUI beside it leaves a share of a core.
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
     otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
     and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one.
@@ -61,6 +64,7 @@ class TrainingJob:
     num_threads: int | None = None
     run_dir: str | None = None
     checkpoint_interval_s: float = 0.0
+    tune_threads: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -387,6 +391,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     writer: RunWriter | None = None
     if job.num_threads:
         torch.set_num_threads(max(1, int(job.num_threads)))
+    tuner = ThreadTuner([torch.get_num_threads(), available_cores()], torch.set_num_threads) \
+        if job.tune_threads else None
 
     def send(item: Any) -> None:
         events.send(item)  # BrokenPipeError once the parent has gone: ends the child below
@@ -414,6 +420,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
                 if writer is not None:
                     writer.on_event(event)  # on disk first: a follower never sees less than the studio did
                 send(event)
+                if tuner is not None and event.kind == "step":  # between steps: the trainer waits for us
+                    tuner.on_step(event.elapsed_s, event.tokens)
             if writer is not None:
                 writer, closing = None, writer
                 closing.close()  # the last checkpoint is on disk before the final weights are sent

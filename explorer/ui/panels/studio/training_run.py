@@ -30,7 +30,7 @@ class TrainingRun:
                  run_dir: Path | None) -> None:
         job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
                           num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None,
-                          checkpoint_interval_s=CHECKPOINT_INTERVAL_S)
+                          checkpoint_interval_s=CHECKPOINT_INTERVAL_S, tune_threads=True)
         self.process = TrainingProcess(job)
         self.worker = generator_worker(self.process.events)
 

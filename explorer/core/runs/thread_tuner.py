@@ -1,0 +1,73 @@
+"""How many threads the training process trains with, chosen by measuring (book §11.7 run beside the GUI).
+
+The desktop app leaves its GUI part of a core. Whether the trainer gains from that core depends on the model
+(a small one loses: its OpenMP team stalls whenever the GUI takes the core; a large one gains) and on what the
+GUI draws, so the tuner tries each thread count for a short while, keeps the fastest, and tries again now and then.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+#: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials.
+TRIAL_S, WARMUP_S, HOLD_S = 1.0, 1.0, 30.0
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class ThreadTuner:
+    """Tries each of ``choices`` (thread counts) for ``trial_s`` seconds of training, then trains with the one that
+    reached the most tokens per second for ``hold_s`` seconds, and so on.
+
+    Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
+    that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the last round's tokens/s per count.
+    """
+
+    def __init__(self, choices: Sequence[int], set_threads: Callable[[int], None], trial_s: float = TRIAL_S,
+                 warmup_s: float = WARMUP_S, hold_s: float = HOLD_S) -> None:
+        self.choices = sorted({max(1, int(n)) for n in choices})
+        self._set_threads = set_threads
+        self.trial_s, self.hold_s = trial_s, hold_s
+        self.rates: dict[int, float] = {}
+        self.current = self.choices[0]
+        self._queue: list[int] = []  # the counts still to try in this round
+        self._since = warmup_s  # when the current trial or hold started (first: after the warm-up)
+        self._tokens = 0
+        self._waiting = True  # warming up or holding: not measuring
+        set_threads(self.current)
+
+    def on_step(self, elapsed_s: float, tokens: int) -> None:
+        """A step has ended ``elapsed_s`` active seconds into the run, scoring ``tokens`` target tokens."""
+        if len(self.choices) < 2:
+            return
+        if self._waiting:
+            if elapsed_s >= self._since:
+                self._waiting = False
+                self._queue = [n for n in self.choices if n != self.current] + [self.current]
+                self._begin(self._queue.pop(0), elapsed_s)
+            return
+        self._tokens += tokens
+        if elapsed_s - self._since < self.trial_s:
+            return
+        self.rates[self.current] = self._tokens / (elapsed_s - self._since)
+        if self._queue:
+            self._begin(self._queue.pop(0), elapsed_s)
+            return
+        best = max(self.rates, key=self.rates.__getitem__)
+        self._use(best)
+        self._since, self._waiting = elapsed_s + self.hold_s, True
+
+    def _begin(self, threads: int, elapsed_s: float) -> None:
+        self._use(threads)
+        self._since, self._tokens = elapsed_s, 0
+
+    def _use(self, threads: int) -> None:
+        if threads != self.current:
+            self._set_threads(threads)
+            self.current = threads

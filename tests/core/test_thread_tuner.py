@@ -1,0 +1,40 @@
+"""The training process's thread tuner keeps the faster thread count, measured, and measures again later."""
+from __future__ import annotations
+
+from explorer.core.runs.thread_tuner import ThreadTuner
+
+
+def run(tuner: ThreadTuner, rates: dict[int, float], start_s: float, seconds: float, step_s: float = 0.05) -> float:
+    """Feed steps of ``step_s`` active seconds, each scoring what the current thread count trains in that time."""
+    t = start_s
+    while t < start_s + seconds - 1e-9:
+        t += step_s
+        tuner.on_step(t, round(rates[tuner.current] * step_s))
+    return t
+
+
+def test_keeps_the_faster_count_then_measures_again() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=1.0, hold_s=10.0)
+    assert calls == [1] and tuner.current == 1
+    t = run(tuner, {1: 1000, 2: 1500}, 0.0, 3.2)  # warm-up, then a second of each count
+    assert tuner.current == 2 and calls == [1, 2, 1, 2]
+    assert tuner.rates[2] > tuner.rates[1] > 0
+    t = run(tuner, {1: 1000, 2: 400}, t, 5.0)  # holding: the GUI got busy, but nothing is tried yet
+    assert tuner.current == 2 and calls == [1, 2, 1, 2]
+    run(tuner, {1: 1000, 2: 400}, t, 8.0)  # the next round finds one thread faster now
+    assert tuner.current == 1 and calls[-1] == 1
+
+
+def test_a_slower_second_count_is_only_tried() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=0.5, warmup_s=0.2, hold_s=100.0)
+    run(tuner, {1: 2000, 2: 800}, 0.0, 2.0)
+    assert tuner.current == 1 and calls == [1, 2, 1]
+
+
+def test_one_choice_changes_nothing() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([2, 2], calls.append)
+    run(tuner, {2: 1000}, 0.0, 100.0)
+    assert calls == [2] and tuner.current == 2
