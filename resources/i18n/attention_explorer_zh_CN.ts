@@ -5,7 +5,6 @@
     <name>AblationView</name>
     <message>
         <source>kind</source>
-        <extracomment>The columns&apos; headers (BLEU is a name in every language).</extracomment>
         <translation>类型</translation>
     </message>
     <message>
@@ -334,7 +333,6 @@
     </message>
     <message>
         <source>dot product</source>
-        <extracomment>The core&apos;s scorers (keys of the combo) by their names on screen.</extracomment>
         <translation>点积</translation>
     </message>
     <message>
@@ -482,7 +480,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>No attention map yet.</source>
-        <extracomment>Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB). Above this many tokens the token-line view says to use the heatmap (its picture would pass Qt&apos;s 32k-pixel limit).</extracomment>
         <translation>还没有注意力图。</translation>
     </message>
     <message>
@@ -602,7 +599,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Encoder self-attention</source>
-        <extracomment>The colour of cells a mask hides from the query (a causal decoder&apos;s later keys, a sliding window&apos;s far keys). Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.</extracomment>
         <translation>编码器自注意力</translation>
     </message>
     <message>
@@ -615,7 +611,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Start training (or open a model) to see every head&apos;s attention here.</source>
-        <extracomment>Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in ``ATTENTION_KINDS`` order.</extracomment>
         <translation>开始训练（或打开模型），在这里查看每个头的注意力。</translation>
     </message>
     <message>
@@ -682,7 +677,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>BeamTreeView</name>
     <message>
         <source>root</source>
-        <extracomment>Node statuses as shown.</extracomment>
         <translation>根</translation>
     </message>
     <message>
@@ -738,7 +732,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>BlockDiagram</name>
     <message>
         <source>encoder block</source>
-        <extracomment>Box colours per stage kind, (light, dark), after the book&apos;s figure.</extracomment>
         <translation>编码器块</translation>
     </message>
     <message>
@@ -777,7 +770,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>Classroom</name>
     <message>
         <source>Could not open the lesson</source>
-        <extracomment>Show message boxes (lesson reports); tests turn this off and read :attr:`last_report`.</extracomment>
         <translation>无法打开课件</translation>
     </message>
     <message>
@@ -859,7 +851,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>ControlLock</name>
     <message>
         <source>Controls locked</source>
-        <extracomment>Widgets that change something when clicked, turned or typed into.</extracomment>
         <translation>控件已锁定</translation>
     </message>
     <message>
@@ -883,7 +874,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>self-attention</source>
-        <extracomment>The core&apos;s architectures by their names on screen (CNN and RNN are names in every language).</extracomment>
         <translation>自注意力</translation>
     </message>
 </context>
@@ -945,7 +935,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Built-in English–French</source>
-        <extracomment>The book&apos;s probe sentence (one of the four §11.7 translates perfectly). Built-in and task sources up to this many pairs load at once (≤ ~30 ms); larger ones and files in the background.</extracomment>
         <translation>内置英语-法语</translation>
     </message>
     <message>
@@ -1004,7 +993,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>DebugState</name>
     <message>
         <source>the probe needs a source and a target: type both in the Inspect tab</source>
-        <extracomment>One lock for every job on a model: they use the model&apos;s own modules (ablation hooks, recorded inputs).</extracomment>
         <translation>探针需要源文本和目标文本：请在“检查”标签页中都填上</translation>
     </message>
     <message>
@@ -1071,7 +1059,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>greedy</source>
-        <extracomment>How each of core&apos;s decoding methods is shown (a table of literals, so that lupdate finds them).</extracomment>
         <translation>贪心搜索</translation>
     </message>
     <message>
@@ -1591,7 +1578,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>HeadSummaryView</name>
     <message>
         <source>kind</source>
-        <extracomment>Column and score names as shown (core&apos;s names are the keys).</extracomment>
         <translation>类型</translation>
     </message>
     <message>
@@ -1696,7 +1682,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>{heads} heads over {n} sentence pair(s){skipped}. Sort a column; an offset of −1 with a high weight marks a previous-token head, a high &apos;first&apos; an attention sink, high &apos;induction&apos; an induction head.</source>
-        <translation>{n} 个句子对上的 {heads} 个头{skipped}。可按列排序：偏移为 −1 且权重高的是前一词元头，“first”高的是注意力汇点（attention sink），“induction”高的是归纳头。</translation>
+        <translation>{n} 个句子对上的 {heads} 个头{skipped}。可按列排序：偏移为 −1 且权重高的是前一词元头，“第一个”高的是注意力汇点（attention sink），“归纳”高的是归纳头。</translation>
     </message>
     <message>
         <source> · {n} sentence(s) skipped</source>
@@ -1795,7 +1781,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>greedy</source>
-        <extracomment>Decoding methods (the method combo&apos;s data) as shown. How each of core&apos;s generate methods is shown (a table of literals, so that lupdate finds them).</extracomment>
         <translation>贪心搜索</translation>
     </message>
     <message>
@@ -1953,7 +1938,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Attention grid</source>
-        <extracomment>Show message boxes (a model that cannot be opened); tests and benches turn this off. An :meth:`open_model` request ended: True if the model is now inspected, False if refused.</extracomment>
         <translation>注意力网格</translation>
     </message>
 </context>
@@ -2092,7 +2076,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>&amp;alpha;(&lt;i&gt;x&lt;/i&gt;, &lt;i&gt;x&lt;sub&gt;i&lt;/sub&gt;&lt;/i&gt;) = K(u&lt;sub&gt;&lt;i&gt;i&lt;/i&gt;&lt;/sub&gt;) / &amp;Sigma;&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; K(u&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;): an equal share among the points with |&lt;i&gt;x&lt;/i&gt; &amp;minus; &lt;i&gt;x&lt;sub&gt;i&lt;/sub&gt;&lt;/i&gt;| &amp;lt; &lt;i&gt;h&lt;/i&gt;</source>
-        <extracomment>kernel name -&gt; (its weights α(x, xᵢ), its K(u)) as rich text; u = (x − xᵢ)/h.</extracomment>
         <translation>&amp;alpha;(&lt;i&gt;x&lt;/i&gt;, &lt;i&gt;x&lt;sub&gt;i&lt;/sub&gt;&lt;/i&gt;) = K(u&lt;sub&gt;&lt;i&gt;i&lt;/i&gt;&lt;/sub&gt;) / &amp;Sigma;&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt; K(u&lt;sub&gt;&lt;i&gt;j&lt;/i&gt;&lt;/sub&gt;)：满足 |&lt;i&gt;x&lt;/i&gt; &amp;minus; &lt;i&gt;x&lt;sub&gt;i&lt;/sub&gt;&lt;/i&gt;| &amp;lt; &lt;i&gt;h&lt;/i&gt; 的点平分权重</translation>
     </message>
     <message>
@@ -2109,7 +2092,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>gaussian</source>
-        <extracomment>The kernels of core.kernel_regression by their names on screen.</extracomment>
         <translation>高斯核</translation>
     </message>
     <message>
@@ -2190,6 +2172,21 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <message>
         <source>weights of test point x = {x:.2f}</source>
         <translation>测试点 x = {x:.2f} 的权重</translation>
+    </message>
+</context>
+<context>
+    <name>KindNames</name>
+    <message>
+        <source>encoder</source>
+        <translation>编码器</translation>
+    </message>
+    <message>
+        <source>decoder</source>
+        <translation>解码器</translation>
+    </message>
+    <message>
+        <source>cross</source>
+        <translation>编码器-解码器</translation>
     </message>
 </context>
 <context>
@@ -2304,7 +2301,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>LiveSettings</name>
     <message>
         <source>Change while training</source>
-        <extracomment>name: (minimum, maximum, decimals, single step); the core checks the values again (lr &gt; 0, dropout &lt; 1).</extracomment>
         <translation>训练中修改</translation>
     </message>
     <message>
@@ -2352,7 +2348,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>lr {value}</source>
-        <extracomment>How each setting changed while training is named on its marker, e.g. &quot;lr 0.002&quot;.</extracomment>
         <translation>学习率 {value}</translation>
     </message>
     <message>
@@ -2392,7 +2387,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>LossView</name>
     <message>
         <source>steps</source>
-        <extracomment>Each x mode as the combo shows it, and the x axis&apos;s label for it.</extracomment>
         <translation>步</translation>
     </message>
     <message>
@@ -2424,7 +2418,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     <name>MainMenus</name>
     <message>
         <source>&amp;File</source>
-        <extracomment>(setter, words) of every text of the menus, re-set by :meth:`retranslate`.</extracomment>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
@@ -2535,7 +2528,6 @@ Quit anyway?</source>
     <name>MessageBanner</name>
     <message>
         <source>Close this message</source>
-        <extracomment>Banner colours: (error, dark) -&gt; (background, text, border).</extracomment>
         <translation>关闭此消息</translation>
     </message>
 </context>
@@ -3491,7 +3483,6 @@ Quit anyway?</source>
     <name>StageNames</name>
     <message>
         <source>embedding + P</source>
-        <extracomment>core&apos;s stage titles (every one it makes) -&gt; the text of a box of the diagram.</extracomment>
         <translation>嵌入 + P</translation>
     </message>
     <message>
@@ -3524,7 +3515,6 @@ Quit anyway?</source>
     </message>
     <message>
         <source>embedding × √d + positional encoding</source>
-        <extracomment>core&apos;s stage titles -&gt; their full names (tool tips, captions).</extracomment>
         <translation>嵌入 × √d + 位置编码</translation>
     </message>
     <message>
@@ -3545,7 +3535,6 @@ Quit anyway?</source>
     </message>
     <message>
         <source>queries</source>
-        <extracomment>core&apos;s tensor names that are words (X, sublayer(X) and the like stay as they are).</extracomment>
         <translation>查询</translation>
     </message>
     <message>
@@ -3686,7 +3675,6 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Cannot start: {error}</source>
-        <extracomment>Show message boxes (run errors, Reset of a trained model); tests and benches turn this off. A dataset request ended (only the newest one): True if loaded, False if refused (message shown). A Model → Open request ended: True if the model is on offer, False if refused.</extracomment>
         <translation>无法开始：{error}</translation>
     </message>
     <message>
@@ -3899,7 +3887,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>{map}, layer {layer}, head {head}</source>
-        <translation>{map}，第 {layer} 层，第 {head} 个头</translation>
+        <translation>{map}，第 {layer} 层，头 {head}</translation>
     </message>
     <message>
         <source>{map}: every head (rows are layers, columns heads)</source>
@@ -3966,7 +3954,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Layer {layer}, head {head}</source>
-        <translation>第 {layer} 层，第 {head} 个头</translation>
+        <translation>第 {layer} 层，头 {head}</translation>
     </message>
     <message>
         <source>Choose a file ending in one of {names}.</source>
@@ -3988,7 +3976,6 @@ Quit anyway?</source>
     <name>TokenLinesView</name>
     <message>
         <source>Heads:</source>
-        <extracomment>One colour per head, told apart by colour-blind readers too (Okabe–Ito, then Tol&apos;s muted scheme); cycled. Weights below this draw no line (a 100-token map would otherwise be a grey wall of 10,000 lines per head).</extracomment>
         <translation>头：</translation>
     </message>
     <message>
@@ -4111,7 +4098,6 @@ Quit anyway?</source>
     <name>TrainingForm</name>
     <message>
         <source>book (§11.7)</source>
-        <extracomment>Preset names (the keys of ``PRESETS`` and the combo&apos;s data) as shown; &quot;d2l 1.0&quot; is a name in every language.</extracomment>
         <translation>书中设置（§10.7）</translation>
     </message>
     <message>
@@ -4124,7 +4110,6 @@ Quit anyway?</source>
     </message>
     <message>
         <source>constant (the book&apos;s)</source>
-        <extracomment>Each learning-rate schedule (core.training.schedule) as the form&apos;s combo shows it.</extracomment>
         <translation>恒定（书中设置）</translation>
     </message>
     <message>

@@ -72,3 +72,28 @@ def test_the_block_output_tensor_is_catalogued_and_translated() -> None:
     assert QCoreApplication.instance() is not None
     language_manager().apply("zh_CN")
     assert tensor_name("block 2 output") == "块 2 的输出"
+
+
+def test_head_numbers_have_one_form() -> None:
+    """A head is 头 {n} (as the grid's thumbnails say), never 第 {n} 个头 in one place and 头 {n} in another."""
+    bad = [t for _, s, t in MESSAGES if "{head}" in s and re.search(r"第 ?\{head\} ?个头", t)]
+    assert not bad, bad
+
+
+def test_attention_kinds_in_tables_and_lists_are_worded_in_chinese(qtbot) -> None:
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import Qt
+
+    from explorer.ui.i18n.translators import language_manager
+    from explorer.ui.panels.inspector.ablation_widget import SweepTable
+
+    table = SweepTable()
+    table.add(None, SimpleNamespace(bleu=0.5, loss=1.0))
+    table.add(("cross", 0, 1), SimpleNamespace(bleu=0.25, loss=1.5))
+    shown = lambda: table.data(table.index(0, 0), Qt.ItemDataRole.DisplayRole)  # noqa: E731
+    assert shown() == "cross"
+    language_manager().apply("zh_CN")
+    assert shown() == "编码器-解码器"
+    assert table.data(table.index(0, 0), Qt.ItemDataRole.UserRole) == "cross"  # sorted and kept by core's key
+    language_manager().apply("en")

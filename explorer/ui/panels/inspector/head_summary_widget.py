@@ -19,6 +19,7 @@ from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.file_dialogs import open_file_name
 from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.heatmap_grid_widget import HeatmapGridWidget
+from explorer.ui.widgets.kind_names import short_kind
 
 COLUMNS = ("kind", "layer", "head", *SCORES)
 #: Column and score names as shown (core's names are the keys).
@@ -120,6 +121,10 @@ class HeadSummaryView(QWidget):
         self.table_model.setHorizontalHeaderLabels([self.tr(NAMES.get(c, c)) for c in COLUMNS])
         self._map_of.setText(self.tr("map of"))
         self.status.setText(again(self._status))
+        for row in range(self.table_model.rowCount()):  # the kinds, worded in the language in force
+            item = self.table_model.item(row, 0)
+            item.setData(short_kind(item.data(Qt.ItemDataRole.UserRole)), Qt.ItemDataRole.DisplayRole)
+        self._show_map()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
@@ -156,7 +161,8 @@ class HeadSummaryView(QWidget):
         cols = [f"h{j + 1}" for j in range(matrices[0].shape[1])] if same_shape else None
         bound = float(OFFSETS.max())  # offsets run both ways: −8 … 8
         levels = (-bound, bound) if name == "offset" else (0.0, top if top > 0 else 1.0)
-        self.maps.set_matrices(matrices, kinds, row_labels=rows, col_labels=cols, levels=levels)
+        self.maps.set_matrices(matrices, [short_kind(k) for k in kinds], row_labels=rows, col_labels=cols,
+                               levels=levels)
 
     # ---- slots ------------------------------------------------------------------------------------
     @Slot()
@@ -180,8 +186,9 @@ class HeadSummaryView(QWidget):
         self.table.setSortingEnabled(False)
         self.table_model.removeRows(0, self.table_model.rowCount())
         for row in summary.rows():
-            self.table_model.appendRow([_item(row[c] + 1 if c in ("layer", "head") else row[c], c == "offset")
-                                        for c in COLUMNS])
+            cells = [_item(row[c] + 1 if c in ("layer", "head") else row[c], c == "offset") for c in COLUMNS]
+            cells[0].setData(short_kind(row["kind"]), Qt.ItemDataRole.DisplayRole)  # sorted by core's key
+            self.table_model.appendRow(cells)
         self.table.setSortingEnabled(True)
         unknown = summary.unknown
         self._say(Words(lambda: self.tr(
