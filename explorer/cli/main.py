@@ -14,8 +14,8 @@ from explorer.cli.parser import COMMANDS, build_parser, given_options
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 training failed, 2 bad input, 130 interrupted)."""
     _tolerant_streams()
-    parser = build_parser()
     tokens = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(tokens[0] if tokens else None)  # one command's parser: no other command's imports
     args = parser.parse_args(tokens)
     # a resumed run must know which settings were asked for, not defaulted
     args.given = given_options(parser.command_parsers[args.command], tokens)  # type: ignore[attr-defined]

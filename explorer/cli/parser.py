@@ -24,14 +24,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (defaults shown in ``--help`` are the book's); each command's own parser is
-    kept in ``parser.command_parsers`` (``main`` reads which of its options were given)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (defaults shown in ``--help`` are the book's); each command's own parser is kept in
+    ``parser.command_parsers`` (``main`` reads which of its options were given). With ``only`` (a command's name)
+    just that command's parser is built: ``train``'s reads its defaults from the core's configs, which imports
+    torch, and a usage error or another command's ``--help`` should not wait for that."""
     parser = _Parser(prog=PROG, description="Train, inspect and use the Transformer of Dive into Deep Learning "
                                             "§11.7.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = {only: COMMANDS[only]} if only in COMMANDS else COMMANDS
     parser.command_parsers = {name: module.add_parser(sub)  # type: ignore[attr-defined]
-                              for name, module in COMMANDS.items()}
+                              for name, module in chosen.items()}
     return parser
 
 

@@ -120,3 +120,17 @@ def test_an_unexpected_error_names_a_log_file_holding_the_traceback(inputs: dict
     log = Path(re.search(r"the details are in (\S+\.log)", err).group(1))
     assert "Traceback" in log.read_text() and "RuntimeError: a bug" in log.read_text()
     log.unlink()
+
+
+def test_a_usage_error_does_not_wait_for_torch() -> None:
+    """Only the named command's parser is built: another command's defaults (train's come from torch-backed
+    configs) are not imported to refuse a missing argument."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "explorer.cli", "attention"],
+                          capture_output=True, text=True, env=env, check=False, timeout=120)
+    assert done.returncode == 2
+    assert [line for line in done.stderr.splitlines() if line.startswith("error:")][0].startswith("error: the following")
+    assert not re.search(r"\| +torch(\.|$)", done.stderr)

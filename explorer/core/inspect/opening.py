@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from explorer.core.inspect.checkpoint_model import CheckpointModel
 from explorer.core.inspect.interface import InspectableModel, ModelError
-from explorer.core.inspect.step_model import CheckpointSteps, StepModel
+
+if TYPE_CHECKING:
+    from explorer.core.inspect.step_model import StepModel
 
 
 def open_model(path: str | os.PathLike[str], device: str = "cpu") -> InspectableModel:
@@ -31,11 +33,17 @@ def open_model(path: str | os.PathLike[str], device: str = "cpu") -> Inspectable
                              "(and weights and a tokenizer), a run directory holds run.json; an Attention "
                              "Explorer model is a .safetensors file")
         p = resolve_model_path(p)  # the run's last checkpoint (CheckpointError before its first one)
+    # imported here: a Hugging Face folder needs none of the book's model, checkpoint and training code
+    from explorer.core.inspect.checkpoint_model import CheckpointModel
+
     return CheckpointModel.open(p, device=device)
 
 
 def step_model(model: InspectableModel) -> StepModel:
     """The step adapter of an opened model; :class:`ModelError` for an encoder-only model."""
+    from explorer.core.inspect.checkpoint_model import CheckpointModel
+    from explorer.core.inspect.step_model import CheckpointSteps
+
     if isinstance(model, CheckpointModel):
         return CheckpointSteps(model)
     info = model.describe()
