@@ -286,7 +286,7 @@ class EncodedSentence:
     ``ids`` ``(num_steps,)`` int64, padded; ``valid_len`` non-pad positions; ``tokens`` the words
     the encoder sees, as typed after preprocessing, ending with ``<eos>`` (``len(tokens) == valid_len``,
     handy as heatmap labels); ``unknown`` the words that map to ``<unk>``; ``truncated`` whether
-    words were cut to fit ``num_steps``.
+    the sentence and its ``<eos>`` were cut to fit ``num_steps``; ``dropped`` the words the encoder does not read.
     """
 
     ids: torch.Tensor
@@ -294,6 +294,7 @@ class EncodedSentence:
     tokens: list[str]
     unknown: list[str]
     truncated: bool = False
+    dropped: list[str] = field(default_factory=list)
 
 
 def encode_sentence(sentence: str, vocab: Vocab, num_steps: int) -> EncodedSentence:
@@ -316,4 +317,5 @@ def encode_sentence(sentence: str, vocab: Vocab, num_steps: int) -> EncodedSente
         tokens=tokens,
         unknown=unknown,
         truncated=len(words) + 1 > num_steps,
+        dropped=words[num_steps:],
     )

@@ -34,7 +34,8 @@ class Translation:
     ``tokens`` exclude ``<eos>``; ``cross_attention`` is float32 ``(layers, heads, out_len, src_len)`` where
     row i is the step that produced ``row_labels[i]`` (``out_len = len(tokens) + finished``) and the columns
     are ``src_tokens`` (the source words the encoder saw, ending in ``<eos>``). ``score`` is the sum of the
-    log-probabilities (greedy) or the length-normalised beam score.
+    log-probabilities (greedy) or the length-normalised beam score. ``dropped``: the source words cut to fit
+    ``num_steps`` (the encoder never read them).
     """
 
     tokens: list[str]
@@ -45,6 +46,7 @@ class Translation:
     score: float
     finished: bool
     ids: list[int] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def row_labels(self) -> list[str]:
@@ -117,7 +119,8 @@ def _make_translation(enc: EncodedSentence, found: Found, tgt_vocab: Any) -> Tra
     if found.cross is not None:  # (out_len, L, h, Ts) -> (L, h, out_len, src_len)
         cross = found.cross[:, :, :, :enc.valid_len].permute(1, 2, 0, 3).float().cpu().numpy().copy()
     return Translation(tokens=tokens, text=" ".join(tokens), cross_attention=cross, unknown=list(enc.unknown),
-                       src_tokens=list(enc.tokens), score=found.score, finished=found.finished, ids=list(found.ids))
+                       src_tokens=list(enc.tokens), score=found.score, finished=found.finished, ids=list(found.ids),
+                       dropped=list(enc.dropped))
 
 
 def translate_batch(model: Seq2SeqTransformer, src_vocab: Any, tgt_vocab: Any, sentences: Sequence[str],

@@ -170,10 +170,8 @@ class TranslateView(QWidget):
         """Use ``model`` (one no training touches) or ``None`` with the reason in ``description``; a new model
         forgets the previous one's translation, heatmap and messages."""
         if model is not self._model:
-            self.result = None
-            self.output_label.clear()
+            self._forget_result()
             self._say_error("")
-            self.stack.show_hint()
         self._model = model
         self._vocabs = (src_vocab, tgt_vocab) if model is not None else None
         self._num_steps = int(num_steps)
@@ -218,11 +216,18 @@ class TranslateView(QWidget):
             result = translate(self._model, *self._vocabs, self.sentence_edit.text(), self._num_steps,
                                method=method, beam_width=self.width_spin.value())
         except ValueError as exc:  # DatasetError / DecodingError carry user-facing messages
+            self._forget_result()  # the error is about this sentence: the last one's translation goes
             self._say_error(str(exc))
             return None
         self.result = result
         self._show_result(result)
         return result
+
+    def _forget_result(self) -> None:
+        """No translation shown: its text and map go (the map's hint comes back)."""
+        self.result = None
+        self.output_label.clear()
+        self.stack.show_hint()
 
     def bleu_score(self, result: Translation) -> float | None:
         """BLEU (k = 2, as the book) of ``result`` against the reference typed, else the dataset's own target
@@ -237,11 +242,6 @@ class TranslateView(QWidget):
             return None
         return bleu(result.tokens, reference, BLEU_K)
 
-    def dropped_words(self) -> list[str]:
-        """The words of the sentence box that do not fit the model's ``num_steps`` (they are cut, as the book does)."""
-        words = tokenize(normalize_side(self.sentence_edit.text()))
-        return words[max(self._num_steps - 1, 0):]
-
     def _show_result(self, result: Translation) -> None:
         text = escape(result.text) if result.text else self.tr("<i>(empty)</i>")
         parts = [self.tr("<b>Translation:</b> {text}").format(text=text)]
@@ -253,11 +253,10 @@ class TranslateView(QWidget):
                           if self.reference_source == "typed" else
                           self.tr("· <b>BLEU</b> {score:.3f} <i>(against the dataset's translation)</i>")).format(
                 score=score))
-        dropped = self.dropped_words()
-        if dropped:
+        if result.dropped:  # as the core cut them: the map's columns are the words read
             parts.append("<br><span style='color:#b9770e'>" + self.tr(
                 "The model reads at most {count} words: cut off {words}").format(
-                count=self._num_steps - 1, words=escape(" ".join(dropped))) + "</span>")
+                count=len(result.src_tokens), words=escape(" ".join(result.dropped))) + "</span>")
         if result.unknown:
             parts.append("<br><span style='color:#b9770e'>" + self.tr(
                 "Unknown to the model (read as {unk}): {words}").format(
