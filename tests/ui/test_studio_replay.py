@@ -104,7 +104,8 @@ def test_a_paused_replay_translates_with_the_model_it_kept_then(qtbot, panel) ->
     state.message_posted.connect(lambda text, _level: messages.append(text))
     assert panel.replay_run(str(demo_run_dir()))
     qtbot.waitUntil(lambda: steps_shown(panel) >= 60, timeout=15_000)  # past epoch 5 of 10 steps each
-    state.pause()
+    state.pause()  # the steps already on their way arrive, then the replay says where it paused
+    qtbot.waitUntil(lambda: any("Replay paused at step" in m for m in messages), timeout=10_000)
     step = steps_shown(panel)
     qtbot.waitUntil(lambda: state.record is not None, timeout=10_000)
     epoch = max(e for e in (1, 2, 5, 10, 20, 50, 100) if e * 10 <= step)

@@ -10,7 +10,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.core.runs.follower import RunFollower
@@ -131,6 +131,14 @@ def checked_speed(speed: float) -> float:
 
 
 @dataclass(frozen=True)
+class ReplayPausedEvent:
+    """The replay is paused and has handed out everything recorded up to its position (once per pause, and once
+    after each step requested while paused): the step the viewer shows now is the step it paused at."""
+
+    kind: str = field(default="replay_paused", init=False)
+
+
+@dataclass(frozen=True)
 class RecordedRun:
     """Every event of a run directory in order, each with the recorded second it happened at."""
 
@@ -191,21 +199,31 @@ def _finite(value: Any) -> bool:
 
 def replay_run(follower: RunFollower, clock: ReplayClock) -> Iterator[list[Any]]:
     """Yield the run's events in lists as ``clock`` reaches their recorded times, then, with the last list,
-    a :class:`CheckpointWrittenEvent` for the run's model at the end. Ends early when the clock is stopped."""
+    a :class:`CheckpointWrittenEvent` for the run's model at the end. A pause (and each step served while paused)
+    ends its list with a :class:`ReplayPausedEvent`. Ends early when the clock is stopped."""
     recorded = read_recorded_run(follower)
     clock.rewind()
     events, times = recorded.events, recorded.times
     index, count = 0, len(events)
+    said_paused = False
     while index < count and not clock.stopped:
+        paused = clock.paused  # read before the position: a paused clock's position no longer moves
         if clock.take_step():
             end = _past_next_step(events, times, index)
             clock.jump_to(times[end - 1])
+            said_paused = False
         else:
             end = bisect.bisect_right(times, clock.position(), lo=index)
-        if end > index:
-            batch, index = events[index:end], end
-            if index >= count and recorded.checkpoint is not None:
-                batch.append(CheckpointWrittenEvent(recorded.checkpoint))
+        batch = events[index:end]
+        index = max(index, end)
+        if index >= count and batch and recorded.checkpoint is not None:
+            batch.append(CheckpointWrittenEvent(recorded.checkpoint))
+        if paused and not said_paused and index < count:
+            batch.append(ReplayPausedEvent())  # after the last event handed out before the pause
+            said_paused = True
+        elif not paused:
+            said_paused = False
+        if batch:
             yield batch
         if index < count:
             clock.wait(times[index] - clock.position())

@@ -95,6 +95,7 @@ class RunFeed(QObject):
             self.message_posted.emit(translations_text(event), "info")
         elif kind == "finished":
             self.finished = event
+            self.progress.on_finished(event)  # the progress line then says the finished record's tokens/s too
             self.message_posted.emit(finished_text(event, *self.progress.shown_loss()), "info")
         elif kind == "error":
             self.record_failure(str(event.message))

@@ -33,6 +33,7 @@ class ProgressTracker:
 
     def __init__(self) -> None:
         self.latest_step: Any = None
+        self.finished: Any = None  # the run's FinishedEvent: its tokens per second are the run's, said everywhere
         self._epoch_loss: tuple[int, float] | None = None  # (epoch, loss) of the last finished epoch
         self._sums = (0.0, 0)  # loss x tokens and tokens of the epoch in progress
 
@@ -43,6 +44,9 @@ class ProgressTracker:
         total, tokens = self._sums
         self._sums = (total + event.loss * event.tokens, tokens + event.tokens)
         self.latest_step = event
+
+    def on_finished(self, event: Any) -> None:
+        self.finished = event
 
     def on_epoch(self, event: Any) -> None:
         self._epoch_loss = (event.epoch, float(event.loss))
@@ -73,5 +77,6 @@ class ProgressTracker:
             device = Words(lambda: QCoreApplication.translate("RunProgress", "replay at {speed}×").format(speed=speed))
             elapsed_s = step.elapsed_s / replay_speed
         loss, label = self.shown_loss()
-        return Progress(step.step, step.epoch, num_epochs, step.progress, elapsed_s, step.tokens_per_s, loss, label,
+        rate = self.finished.tokens_per_s if self.finished is not None else step.tokens_per_s
+        return Progress(step.step, step.epoch, num_epochs, step.progress, elapsed_s, rate, loss, label,
                         device, run_state, lr=float(getattr(step, "lr", math.nan)))

@@ -47,11 +47,14 @@ class StudioState(QObject):
     message_posted(object, str): text (``Words`` when worded here) and level: ``info``, ``error`` (inline) or
         ``alert`` (a dialog too).
     replay_changed(object): the speed of the run being replayed (a float), or None when no run is replayed.
+    settings_opened(object, object): the ``TrainingConfig`` of a run or model opened here (followed, replayed, read
+        from a file) and its probe pair ``(source, target)`` (None: not known): the settings form shows them.
     """
 
     run_state_changed = Signal(str)
     message_posted = Signal(object, str)
     replay_changed = Signal(object)
+    settings_opened = Signal(object, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -154,8 +157,7 @@ class StudioState(QObject):
             self._set_run_state("paused")
             if self.is_training():
                 self.message_posted.emit(Words(lambda: self.tr("Paused: the model is being handed over…")), "info")
-            else:
-                self._offer_kept_model()
+            # a replay says where it paused once the steps on their way have arrived (its replay_paused event)
             self.run_feed.emit_progress()
 
     def resume(self) -> None:
@@ -283,7 +285,8 @@ class StudioState(QObject):
 
     # ------------------------------------------------------------------ internals
     def _offer_kept_model(self) -> None:
-        """A replay paused: offer the latest model the run kept (``models/``) no further trained than its step."""
+        """A replay paused (every step before the pause recorded): offer the latest model the run kept
+        (``models/``) no further trained than its step, and say which step that is."""
         step = self.latest_step.step if self.latest_step is not None else 0
         started = self.run_feed.started
         kept = (kept_model_at(self.run_dir, step, started.num_batches)
@@ -340,9 +343,15 @@ class StudioState(QObject):
             self.models.load_checkpoint(event.path, self.followed.name)
         elif kind == "model_state":
             self._on_model_state(event)
+        elif kind == "replay_paused" and self.run_state == "paused":
+            self._offer_kept_model()
+            self.run_feed.emit_progress()
 
     def _on_run_started(self, event: Any) -> None:
         self.run_config = TrainingConfig.from_dict(event.config)
+        if self.followed is not None:  # a run trained elsewhere: the form shows its settings, not the last ones
+            probe = getattr(event, "probe", None)
+            self.settings_opened.emit(self.run_config, tuple(probe) if probe else None)
         if self.run_state == "starting":
             self._set_run_state("running")
         if self.followed is None:
@@ -397,6 +406,8 @@ class StudioState(QObject):
         self._forget_run()
         self.loss.load_history(opened.record.history)
         self.run_config = opened.record.train_config
+        if self.run_config is not None:
+            self.settings_opened.emit(self.run_config, None)
         if opened.snapshot is not None:
             self.attention.add(opened.snapshot)
         self.models.offer(opened.record)
