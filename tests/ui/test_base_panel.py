@@ -1,4 +1,5 @@
-"""BasePanel at a projector's size: inline messages appear without moving any control."""
+"""BasePanel at a projector's size: inline messages appear in a banner below the body, without moving or covering
+any control."""
 from __future__ import annotations
 
 import pytest
@@ -39,17 +40,14 @@ def _geometries(panel: BasePanel) -> list[tuple]:
 
 
 def _covers_a_control(panel: FormPanel) -> bool:
-    banner = panel.message_label.geometry()
+    banner = panel.message_banner.geometry()
     tabs = panel.plots.tabBar()
     rects = [QRect(w.mapTo(panel, w.rect().topLeft()), w.size()) for w in [*panel.fields, tabs]]
     return any(banner.intersects(r) for r in rects)
 
 
-@pytest.mark.parametrize("area", [False, True])
-def test_messages_do_not_move_or_cover_controls(qtbot, area):
+def test_messages_do_not_move_or_cover_controls(qtbot):
     panel = FormPanel()
-    if area:
-        panel.set_message_area(panel.plots)  # over the plots' page, below their tabs
     window = window_around(panel)
     qtbot.addWidget(window)
     qtbot.waitExposed(window)
@@ -58,10 +56,10 @@ def test_messages_do_not_move_or_cover_controls(qtbot, area):
     for text in ("Bad value.", long):
         panel.show_inline_message(text)
         qtbot.wait(10)
-        assert panel.inline_message() == text and panel.message_label.isVisible()
+        assert panel.inline_message() == text and panel.message_banner.isVisible()
         assert _geometries(panel) == before
         assert panel.message_label.height() >= panel.message_label.heightForWidth(panel.message_label.width())
-        assert panel.rect().contains(panel.message_label.geometry()) and not _covers_a_control(panel)
+        assert panel.rect().contains(panel.message_banner.geometry()) and not _covers_a_control(panel)
     panel.set_explanation_visible(False)
     qtbot.wait(10)
     moved = _geometries(panel)  # folding the formula box moves the form up, by design
@@ -69,7 +67,7 @@ def test_messages_do_not_move_or_cover_controls(qtbot, area):
     panel.plots.setCurrentIndex(1)
     assert not _covers_a_control(panel)
     panel.clear_inline_message()
-    assert panel.inline_message() == "" and not panel.message_label.isVisible()
+    assert panel.inline_message() == "" and not panel.message_banner.isVisible()
     assert _geometries(panel) == moved
 
 

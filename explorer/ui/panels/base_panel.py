@@ -1,27 +1,22 @@
-"""The base class every panel builds on: formula + explanation box, inline messages, shell hooks."""
+"""The base class every panel builds on: formula + explanation box, a message banner, shell hooks."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, Qt, Signal, Slot
-from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, Signal, Slot
+from PySide6.QtWidgets import QFrame, QLabel, QMenu, QScrollArea, QVBoxLayout, QWidget
 from superqt import QCollapsible
 
 from explorer.ui.i18n.pyqtgraph_texts import retranslate_plot_menus
 from explorer.ui.i18n.words import Words
+from explorer.ui.widgets.message_banner import MessageBanner
 
 if TYPE_CHECKING:
     import numpy as np
-    from PySide6.QtGui import QResizeEvent
 
     from explorer.ui.panels.model_exchange import ModelExchange
 
-#: Banner colours: (error, dark) -> (background, text, border).
-_BANNER = {(True, False): ("#fdecea", "#8e1b10", "#c0392b"), (True, True): ("#4a1f1c", "#ffb4a9", "#e06c5f"),
-           (False, False): ("#e8f5e9", "#1b5e20", "#2e7d32"), (False, True): ("#1e3b22", "#a5d6a7", "#66bb6a")}
-_MESSAGE_MAX_WIDTH = 640
-_DEFAULT_AREA = 0.55  # without a message area, messages float over this right-hand share of the panel
 
 
 @dataclass
@@ -103,15 +98,13 @@ class BasePanel(QWidget):
         self.explanation_box.setVisible(bool(self.formula_html or self.explanation_html))
         layout.addWidget(self.explanation_box)
 
-        # The message floats over the top of the plots (`set_message_area`), outside every layout: showing
-        # or clearing it never moves a control (a click meant for a field must not land on the next one).
-        self.message_label = QLabel(self)
-        self.message_label.setObjectName("inline_message")
-        self.message_label.setWordWrap(True)
-        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message_label.setVisible(False)
+        # The banner is laid out below the body, not over it: it covers no control and takes no click meant for
+        # one; the body keeps its top, so the controls above its lower edge stay where they are.
+        self.message_banner = MessageBanner(self)
+        self.message_label = self.message_banner.label
+        self.message_close_button = self.message_banner.close_button
+        self.message_banner.closed.connect(self._on_message_banner_closed)
         self._message_error = True
-        self._message_area: QWidget | None = None
 
         self.body = QWidget()
         self.body_layout = QVBoxLayout(self.body)
@@ -124,7 +117,7 @@ class BasePanel(QWidget):
         self.body_scroll.setWidgetResizable(True)
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
         layout.addWidget(self.body_scroll, 1)
-        self.body.installEventFilter(self)  # folding the formula box moves the body, and the message with it
+        layout.addWidget(self.message_banner)
 
     # ------------------------------------------------------------------ translation
     def class_text(self, name: str) -> str:
@@ -151,7 +144,6 @@ class BasePanel(QWidget):
         self.explanation_label.setText(self.class_text("explanation_html"))
         if self._message_words is not None:
             self.message_label.setText(self._message_words())
-            self._place_message()
         retranslate_plot_menus(self)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
@@ -165,73 +157,30 @@ class BasePanel(QWidget):
         return f"panels/{self.key}/{name}"
 
     def show_inline_message(self, text: str | Callable[[], str], error: bool = True) -> None:
-        """Show a message (e.g. why a setting is impossible) over the top of the message area, rather than
-        pushing the controls down. ``text`` may be a function that words the message in the language in force, or
-        :class:`~explorer.ui.i18n.words.Words`: it is worded again when the language changes."""
+        """Show a message (e.g. why a setting is impossible) in the banner below the panel's body, with a close
+        button. ``text`` may be a function that words the message in the language in force, or
+        :class:`~explorer.ui.i18n.words.Words`: it is worded again when the language changes. It stays until
+        closed, replaced or cleared (panels clear it when the user acts again)."""
         self._message_error = error
         self._message_words = text if callable(text) else text.render if isinstance(text, Words) else None
         self._style_message()
-        self.message_label.setText(text() if callable(text) else text)
-        self.message_label.setVisible(True)
-        self._place_message()
+        self.message_banner.show_message(text() if callable(text) else text)
 
     def clear_inline_message(self) -> None:
-        """Hide the inline message."""
+        """Hide the message banner."""
         self._message_words = None
-        self.message_label.clear()
-        self.message_label.setVisible(False)
+        self.message_banner.clear()
 
     def inline_message(self) -> str:
-        """The inline message shown now ('' if none)."""
-        return self.message_label.text() if self.message_label.isVisibleTo(self) else ""
+        """The message shown now ('' if none)."""
+        return self.message_label.text() if self.message_banner.isVisibleTo(self) else ""
 
     def _style_message(self) -> None:
-        background, text, border = _BANNER[(self._message_error, self._dark)]
-        self.message_label.setStyleSheet(
-            f"QLabel#inline_message {{ background: {background}; color: {text}; border: 1px solid {border};"
-            " border-radius: 4px; padding: 2px 8px; font-weight: bold; }")
+        self.message_banner.restyle(self._message_error, self._dark)
 
-    def set_message_area(self, widget: QWidget) -> None:
-        """Float inline messages over the top of ``widget`` (a panel's plots), never over its controls."""
-        if self._message_area is not None:
-            self._message_area.removeEventFilter(self)
-        self._message_area = widget
-        widget.installEventFilter(self)
-        if isinstance(widget, QTabWidget):  # over the page shown, below the tabs (they stay clickable)
-            widget.currentChanged.connect(self._on_message_area_current_changed)
-        self._place_message()
-
-    @Slot(int)
-    def _on_message_area_current_changed(self, _index: int) -> None:
-        self._place_message()
-
-    def _place_message(self) -> None:
-        """At the top of the message area (default: the right part of the panel), as high as its text."""
-        if not self.message_label.isVisibleTo(self):
-            return
-        area = self._message_area
-        if isinstance(area, QTabWidget):
-            area = area.currentWidget()
-        if area is not None and area.isVisibleTo(self):
-            rect = QRect(area.mapTo(self, QPoint(0, 0)), area.size())
-        else:  # no area given: the right of the panel, where panels put their plots
-            margins = self.layout().contentsMargins()
-            rect = self.rect().adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
-            rect.setLeft(rect.right() - int(rect.width() * _DEFAULT_AREA))
-        width = max(120, min(_MESSAGE_MAX_WIDTH, rect.width()))
-        height = self.message_label.heightForWidth(width)
-        self.message_label.setGeometry(rect.right() + 1 - width, rect.top(), width, height)
-        self.message_label.raise_()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(event)
-        self._place_message()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched in (self._message_area, self.body) and event.type() in (
-                QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide):
-            self._place_message()
-        return super().eventFilter(watched, event)
+    @Slot()
+    def _on_message_banner_closed(self) -> None:
+        self._message_words = None
 
     def set_explanation_visible(self, visible: bool) -> None:
         """Expand or collapse the formula and explanation box (``toggled`` is emitted if that changes it)."""

@@ -120,7 +120,6 @@ class AttentionCuesPanel(BasePanel):
         row.addWidget(side)
         row.addWidget(plots, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(plots)
 
         self.controls: dict[str, QWidget] = {
             "scorer": self.scorer_combo, "num_keys": self.keys_spin, "seed": self.seed_spin,

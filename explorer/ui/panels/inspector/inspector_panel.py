@@ -56,10 +56,10 @@ class InspectorPanel(BasePanel):
         self.tabs, self.inspect_view, self.detail, self.debug = body, body.inspect_view, body.detail, body.debug
         self.grid = body.grid
         self._menu: InspectorMenu | None = None
-        self.set_message_area(self.tabs)  # banners float over the current tab
         #: An :meth:`open_model` request ended: True if the model is now inspected, False if refused.
         self.model_open_finished = state.inspect.open_finished
         state.message_posted.connect(self._on_state_message_posted)
+        state.inspect.busy_changed.connect(self._on_inspect_busy_changed)
 
     # ------------------------------------------------------------------ requests
     def open_model(self, path: str) -> None:
@@ -77,6 +77,11 @@ class InspectorPanel(BasePanel):
         self.status_message.emit(text)
         if level == "alert" and self.show_dialogs:
             QMessageBox.warning(self, self.class_text("title"), text)
+
+    @Slot(bool)
+    def _on_inspect_busy_changed(self, busy: bool) -> None:
+        if busy:  # the user asked for a new reading: the banner of what failed before goes
+            self.clear_inline_message()
 
     # ------------------------------------------------------------------ shell hooks (BasePanel)
     def join_exchange(self, exchange: ModelExchange) -> None:

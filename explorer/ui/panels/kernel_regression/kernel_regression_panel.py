@@ -70,7 +70,6 @@ class KernelRegressionPanel(BasePanel):
         row.addWidget(self.side)
         row.addWidget(self.plots, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(self.plots)  # messages float over the plots, never over the controls
         self._connect()
         self.apply_theme(False)
         self._regenerate()

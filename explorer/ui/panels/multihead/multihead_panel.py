@@ -73,7 +73,6 @@ class MultiHeadPanel(BasePanel):
         row.addWidget(side)
         row.addWidget(self.grid, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(self.grid)  # messages float over the plots, never over the controls
 
         self.controls: dict[str, QWidget] = {
             "num_hiddens": self.hiddens_spin, "num_heads": self.heads_spin, "input": self.mode_combo,

@@ -106,7 +106,6 @@ class PositionalPanel(BasePanel):
         row.addWidget(side)
         row.addWidget(self.tabs, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(self.tabs)  # messages float over the plots, never over the controls
 
         self.controls: dict[str, QWidget] = {
             "encoding_dim": self.dim_spin, "num_steps": self.steps_spin, "first_column": self.first_col_spin,

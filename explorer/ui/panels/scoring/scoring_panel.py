@@ -92,7 +92,6 @@ class ScoringPanel(BasePanel):
         self.tabs.addTab(scorers, "")
         self.tabs.addTab(self.scaling, "")
         self.body_layout.addWidget(self.tabs)
-        self.set_message_area(self.grid)  # over the heatmaps (on the √d tab: the right of the panel)
 
         self.controls: dict[str, QWidget] = {
             "batch_size": self.batch_size_spin, "batch_index": self.batch_index_spin,

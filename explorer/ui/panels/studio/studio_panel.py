@@ -60,7 +60,6 @@ class StudioPanel(BasePanel):
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
         self._exchange: ModelExchange | None = None  # where the model on offer and the data go for other panels
-        self.set_message_area(self.tabs)  # banners float over the current tab, never over the settings
         #: A dataset request ended (only the newest one): True if loaded, False if refused (message shown).
         self.dataset_load_finished = state.data.load_finished
         #: A Model → Open request ended: True if the model is on offer, False if refused.
@@ -90,13 +89,14 @@ class StudioPanel(BasePanel):
         state.data.changed.connect(self._on_data_state_changed)
         state.data.load_finished.connect(self._on_data_load_finished)
         state.message_posted.connect(self._on_state_message_posted)
+        state.settings_opened.connect(self._on_state_settings_opened)
         self.form.settings_changed.connect(self._on_form_settings_changed)
         self.data.source_changed.connect(self._on_data_source_changed)
         self.data.open_file_clicked.connect(self._on_data_open_file_clicked)
         self.controls.start_button.clicked.connect(self._on_start_button_clicked)
         self.controls.pause_button.clicked.connect(self._on_pause_button_clicked)
-        self.controls.step_button.clicked.connect(state.request_step)
-        self.controls.stop_button.clicked.connect(state.stop)
+        self.controls.step_button.clicked.connect(self._on_step_button_clicked)
+        self.controls.stop_button.clicked.connect(self._on_stop_button_clicked)
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
         self.controls.replay_speed_chosen.connect(state.set_replay_speed)
         state.replay_changed.connect(self.controls.show_replay)
@@ -139,6 +139,7 @@ class StudioPanel(BasePanel):
     # ------------------------------------------------------------------ requests
     def start_training(self) -> bool:
         """Train a fresh model with the form's settings on the loaded data; False (with a message) if impossible."""
+        self.clear_inline_message()  # a banner belongs to what failed before the user acted again
         error = self.form.validation_error()
         if error is not None:
             self._on_state_message_posted(error, "error")
@@ -159,12 +160,14 @@ class StudioPanel(BasePanel):
                 self.tr("Forget the trained model, its loss curves and its attention history?"))
             if answer != QMessageBox.StandardButton.Yes:
                 return False
+        self.clear_inline_message()
         self.studio_state.reset()
         return True
 
     def open_dataset(self, path: str) -> bool:
         """Use a Tatoeba-style file (or zip) as the data source, read in the background; False if refused at once
         (while training). :attr:`dataset_load_finished` tells whether the file was loaded."""
+        self.clear_inline_message()
         if self.is_training():
             self._on_state_message_posted(Words(lambda: self.tr("Stop training before choosing another dataset.")),
                                           "error")
@@ -174,6 +177,7 @@ class StudioPanel(BasePanel):
 
     def open_model(self, path: str) -> bool:
         """Open a checkpoint (from this app or the CLI) to inspect and translate, read in the background."""
+        self.clear_inline_message()
         return self.studio_state.open_model(path, self.form.values()["num_steps"], self.data.probe())
 
     def save_model_to(self, path: str) -> bool:
@@ -181,6 +185,7 @@ class StudioPanel(BasePanel):
 
     def open_run(self, path: str) -> bool:
         """Follow a run directory live (finished, or still written by the CLI or torchrun)."""
+        self.clear_inline_message()
         opened = self.studio_state.open_run(path)
         if opened:
             self._remember_run(path)
@@ -188,10 +193,12 @@ class StudioPanel(BasePanel):
 
     def replay_run(self, path: str, speed: float | None = None) -> bool:
         """Replay a recorded run directory (the demo run, for one) at ``speed``, else the run controls' speed."""
+        self.clear_inline_message()
         return self.studio_state.replay_run(path, self.controls.chosen_speed() if speed is None else speed)
 
     def overlay_run(self, path: str) -> bool:
         """Draw another run's loss curve over the current one."""
+        self.clear_inline_message()
         return self.studio_state.run_feed.overlay_run(path)
 
     def _remember_run(self, path: str) -> None:
@@ -237,6 +244,14 @@ class StudioPanel(BasePanel):
         if run_state == "starting" and self.studio_state.run_dir is not None:
             self._remember_run(str(self.studio_state.run_dir))
 
+    @Slot(object, object)
+    def _on_state_settings_opened(self, config: Any, probe: Any) -> None:
+        """An opened run's or model's settings replace the form's (the form would otherwise show the last ones)."""
+        values = config.to_dict()
+        self.form.set_values({**values.pop("model"), **values})
+        if probe is not None:
+            self.data.set_probe(*probe)
+
     @Slot(object)
     def _on_state_model_changed(self, record: object) -> None:
         self._update_menu()
@@ -273,6 +288,7 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_pause_button_clicked(self) -> None:
+        self.clear_inline_message()
         if self.state == "paused":
             self.studio_state.resume()
         else:
@@ -281,6 +297,16 @@ class StudioPanel(BasePanel):
     @Slot(object)
     def _on_live_settings_settings_requested(self, values: dict[str, float]) -> None:
         self.studio_state.change_settings(values)
+
+    @Slot()
+    def _on_step_button_clicked(self) -> None:
+        self.clear_inline_message()
+        self.studio_state.request_step()
+
+    @Slot()
+    def _on_stop_button_clicked(self) -> None:
+        self.clear_inline_message()
+        self.studio_state.stop()
 
     @Slot()
     def _on_reset_button_clicked(self) -> None:

@@ -75,7 +75,6 @@ class AnatomyPanel(BasePanel):
         row.addWidget(side)
         row.addWidget(self.tabs, 1)
         self.body_layout.addLayout(row)
-        self.set_message_area(self.tabs)
 
         self.controls: dict[str, QWidget] = {
             "source_kind": self.model_source.combo, "seed": self.model_source.seed_spin,
