@@ -29,7 +29,8 @@ def frame_caption(timelapse: Timelapse, frame: TimelapseFrame) -> tuple[str, str
     else:
         what = translate("Timelapse", "{map}: every head (rows are layers, columns heads)").format(map=title)
     if math.isfinite(frame.loss):
-        when = translate("Timelapse", "Step {step}, epoch {epoch}: loss {loss:.3f}").format(
+        # the loss of the frame's step (what the curve beside it draws), not an epoch's mean: said so
+        when = translate("Timelapse", "Step {step}, epoch {epoch}: this step's loss {loss:.3f} (per token)").format(
             step=frame.step, epoch=frame.epoch, loss=frame.loss)
     else:
         when = translate("Timelapse", "Step {step}, epoch {epoch}").format(step=frame.step, epoch=frame.epoch)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
 import numpy as np
 import pyqtgraph as pg
@@ -174,7 +175,9 @@ class HeatmapGridWidget(pg.GraphicsLayoutWidget):
             text = self.tr("{title}: {row} → {col} = {value:.4g} (masked)")
         else:
             text = "{title}: {row} → {col} = {value:.4g}"
-        text = text.format(title=self.titles[tile], row=plot.row_labels[row], col=plot.col_labels[col], value=value)
+        # the readout is rich text: a token such as <eos> would vanish as an unknown tag
+        text = text.format(title=self.titles[tile], row=escape(plot.row_labels[row]), col=escape(plot.col_labels[col]),
+                           value=value)
         self.readout.setText(text, color=self._fg())
         self.cell_hovered.emit(tile, row, col, value)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from html import escape
 
 import numpy as np
 import pyqtgraph as pg
@@ -147,7 +148,8 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
             text = self.tr("{row} → {col}: {value:.4g} (masked)")
         else:
             text = "{row} → {col}: {value:.4g}"
-        text = text.format(row=self.row_labels[row], col=self.col_labels[col], value=value)
+        # the readout and tool tip are rich text: a token such as <eos> would vanish as an unknown tag
+        text = text.format(row=escape(self.row_labels[row]), col=escape(self.col_labels[col]), value=value)
         if not self.compact:
             self.readout.setText(text, color="#dddddd" if self.plot.dark else "#222222")
         self.setToolTip(text)

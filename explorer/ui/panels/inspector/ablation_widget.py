@@ -105,7 +105,9 @@ class AblationView(QWidget):
         self.file_path = ""
         self.heads = QListWidget(self)
         self.result = QLabel(self)
-        self._result: str = Words(lambda: self.tr("Tick heads to switch them off; the effect is measured at once."))
+        self._result: str = self._hint()
+        self._sources: list[str] = []  # the source sentences of the last set measured, in its order
+        self._model: Any = None  # the model the results shown come from
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sweep_button = QPushButton(self)
@@ -166,6 +168,9 @@ class AblationView(QWidget):
         self._on_inspect_model_changed(state.inspect.info())
         self.retranslate()
 
+    def _hint(self) -> str:
+        return Words(lambda: self.tr("Tick heads to switch them off; the effect is measured at once."))
+
     def retranslate(self) -> None:
         """Set the texts in the language in force, the heads' names and the result worded again (at build and on
         ``LanguageChange``)."""
@@ -215,6 +220,7 @@ class AblationView(QWidget):
         pairs = self.pairs()
         if pairs is not None and self.state.model() is not None:
             count = len(pairs)
+            self._sources = [src for src, _ in pairs]
             self._say(Words(lambda: self.tr("Measuring {n} sentence pairs…").format(n=count)))
             self.state.evaluate(pairs)
 
@@ -251,14 +257,25 @@ class AblationView(QWidget):
         if pairs is None:
             return
         self.table_model.clear()
+        self._model = self.state.model()
         if self.state.start_sweep(pairs):
             self.sweep_button.setEnabled(False)
             self.cancel_button.setEnabled(True)
             self.progress.setValue(0)
 
     # ---- state slots -------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Forget the results of another model: the measurement, the sweep's rows and its progress."""
+        self.state.cancel_sweep()
+        self.table_model.clear()
+        self.progress.reset()
+        self._sources, self._model = [], None
+        self._say(self._hint())
+
     @Slot(object)
     def _on_inspect_model_changed(self, info: Any) -> None:
+        if self._model is not None and self.state.model() is not self._model:
+            self.clear()
         self.heads.blockSignals(True)
         self.heads.clear()
         self.state.set_ablated(set())
@@ -278,22 +295,26 @@ class AblationView(QWidget):
     @Slot(object)
     def _on_state_evaluated(self, result: Any) -> None:
         base, now = result
-        self._say(Words(lambda: self._result_text(base, now)))
+        self._model = self.state.model()
+        sources = list(self._sources)
+        self._say(Words(lambda: self._result_text(base, now, sources)))
         self.shown = now
 
-    def _result_text(self, base: Any, now: Any) -> str:
+    def _result_text(self, base: Any, now: Any, sources: list[str]) -> str:
         off = len(now.heads)
         lines = [self.tr("<b>{off} head(s) off</b> · BLEU {bleu:.4f} (all heads {base_bleu:.4f}) · loss {loss:.4f} "
                          "(all heads {base_loss:.4f}) · {tokens} tokens").format(
             off=off, bleu=now.bleu, base_bleu=base.bleu, loss=now.loss, base_loss=base.loss, tokens=now.tokens)]
-        for text, was in list(zip(now.translations, base.translations))[:3]:
+        for i, (text, was) in enumerate(list(zip(now.translations, base.translations))[:3]):
             changed = "" if text == was else self.tr(" <i>(was: {was})</i>").format(was=escape(was))
-            lines.append(f"→ {escape(text)}{changed}")
+            source = escape(sources[i]) + " " if i < len(sources) else ""  # which sentence each line translates
+            lines.append(f"{source}→ {escape(text)}{changed}")
         return "<br>".join(lines)
 
     @Slot(object)
     def _on_state_sweep_row(self, row: Any) -> None:
-        self.table_model.add(*row)
+        if self._model is not None and self._model is self.state.model():  # not a row of a model since replaced
+            self.table_model.add(*row)
 
     @Slot(int, int)
     def _on_state_sweep_progressed(self, done: int, total: int) -> None:

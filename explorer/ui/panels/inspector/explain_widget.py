@@ -35,8 +35,8 @@ class ExplainView(QWidget):
         self.vectors.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.vectors.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.steps = QLabel(self)
-        self._steps: str = Words(lambda: self.tr("Click a cell of the map to see how its weight is computed "
-                                                 "(for a text read in the Inspect tab)."))
+        self._steps: str = self._hint()
+        self._model: Any = None  # the model the explanation shown (or asked for) comes from
         self.steps.setWordWrap(True)
         self.steps.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.steps.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -48,7 +48,12 @@ class ExplainView(QWidget):
         self.vectors.hide()
         state.explained.connect(self._on_state_explained)
         state.failed.connect(self._on_state_failed)
+        state.inspect.model_changed.connect(self._on_inspect_model_changed)
         self.retranslate()
+
+    def _hint(self) -> str:
+        return Words(lambda: self.tr("Click a cell of the map to see how its weight is computed "
+                                     "(for a text read in the Inspect tab)."))
 
     def retranslate(self) -> None:
         """Set the texts in the language in force, the steps worded again (at build and on ``LanguageChange``)."""
@@ -72,6 +77,7 @@ class ExplainView(QWidget):
                                                   "heads” to explain a cell.")))
             return
         self.show_steps(Words(lambda: self.tr("Computing…")))
+        self._model = self.state.model()
         self.state.explain(name, layer, head, row, col)
 
     @property
@@ -79,8 +85,23 @@ class ExplainView(QWidget):
         """The weight shown (None before a cell is explained)."""
         return None if self.explanation is None else self.explanation.weight
 
+    def clear(self) -> None:
+        """Nothing explained: the hint again."""
+        self.explanation = self._model = None
+        self.vectors.setRowCount(0)
+        self.vectors.hide()
+        self.steps.setToolTip("")
+        self.show_steps(self._hint())
+
+    @Slot(object)
+    def _on_inspect_model_changed(self, _info: Any) -> None:
+        if self._model is not None and self.state.model() is not self._model:  # another model: not its numbers
+            self.clear()
+
     @Slot(object)
     def _on_state_explained(self, e: Any) -> None:
+        if self._model is not None and self._model is not self.state.model():  # asked of a model since replaced
+            return
         self.explanation = e
         self.vectors.setRowCount(e.head_dim)
         for i, values in enumerate(zip(e.q, e.k, e.product)):

@@ -3,6 +3,8 @@ word, and LayerNorm against BatchNorm (the book's 2×2 tensor, then a padded bat
 one averages over outlined."""
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -83,7 +85,7 @@ class FFNView(QWidget):
             text = self.tr("X = {made}. “{word}” at positions {i} and {j}: the input rows are different (positions "
                            "were added), max |x<sub>{i}</sub> − x<sub>{j}</sub>| = {input_gap:.3g}; the output rows "
                            "differ by at most <b>{output_gap:.2g}</b>.")
-        self.caption.setText(text.format(made=made, word=r.tokens[i], i=i + 1, j=j + 1, input_gap=r.input_gap,
+        self.caption.setText(text.format(made=made, word=escape(r.tokens[i]), i=i + 1, j=j + 1, input_gap=r.input_gap,
                                          output_gap=r.output_gap))
 
     def apply_theme(self, dark: bool) -> None:
