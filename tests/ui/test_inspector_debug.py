@@ -205,3 +205,16 @@ def test_head_summaries_table_and_maps_equal_the_core(qtbot, ready, studio, chec
     kinds = list(summary.scores)
     np.testing.assert_allclose(view.maps.matrices[kinds.index("cross")],
                                np.nan_to_num(summary.scores["cross"]["same"]), rtol=1e-6)
+
+
+
+def test_rollout_map_of_the_inspected_text_and_no_cell_to_explain(qtbot, ready) -> None:
+    from explorer.core.debug.rollout import rollout
+
+    qtbot.waitUntil(lambda: ready.grid.matrix("rollout:encoder", 0, 0) is not None, timeout=TIMEOUT)
+    ready.grid.extra_plots["rollout:encoder"].image_item.clicked.emit()
+    qtbot.waitUntil(lambda: not ready.detail.bars.isHidden(), timeout=TIMEOUT)  # the panel itself is not shown
+    expected = rollout(ready.inspector_state.inspect.last.maps["encoder"])
+    np.testing.assert_allclose(ready.detail.current_matrix(), expected, atol=1e-6)
+    ready.detail.heatmap.cell_clicked.emit(0, 0)
+    assert "combine every head of every layer" in debug_tabs(ready).explain.steps.text()

@@ -56,7 +56,8 @@ class FollowedMapsRunner(QObject):
         self.limit_s = GUI_FLOW_LIMIT_S
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
-        self._runner.failed.connect(self.failed)
+        self._runner.failed.connect(self._on_runner_failed)
+        self.error = ""  # the last failure's message
         self._asked: Any = None
         self.latest: tuple[Any, Any] | None = None  # (snapshot, FollowedMaps)
 
@@ -75,6 +76,12 @@ class FollowedMapsRunner(QObject):
 
     def shutdown(self, timeout_ms: int = 1000) -> bool:
         return self._runner.shutdown(timeout_ms)
+
+    @Slot(str)
+    def _on_runner_failed(self, message: str) -> None:
+        self.error = message
+        self._asked = None  # asking again may succeed (a newer snapshot, or the same once the model is free)
+        self.failed.emit(message)
 
     @Slot(object)
     def _on_runner_result_ready(self, result: tuple[Any, Any]) -> None:
