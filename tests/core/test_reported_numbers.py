@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from explorer.core.data.text import Vocab, encode_sentence
 from explorer.core.runs.follower import RunFollower
 from explorer.core.runs.replay import ReplayClock, replay_run
@@ -39,3 +41,34 @@ def test_a_paused_replay_says_so_after_the_last_step_it_handed_out() -> None:
     clock.stop()
     assert list(replay) == []
 
+
+
+def test_a_resumed_run_reports_the_tokens_per_second_of_an_unbroken_one(monkeypatch) -> None:
+    """On a clock that advances the same for every reading, a run resumed after epoch 2 reports the same tokens
+    per second for its epochs and steps as one trained without a break: its clock and token count continue."""
+    import sys
+    import types
+    from pathlib import Path
+
+    import explorer.core.training.trainer as trainer_module
+    from explorer.core.training.trainer import Trainer
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from run_helpers import tiny_config, tiny_dataset
+
+    def run(epochs: int, resume=None):  # type: ignore[no-untyped-def]
+        ticks = iter(range(1, 10**7))
+        clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) * 0.01)
+        monkeypatch.setattr(trainer_module, "time", clock)
+        trainer = Trainer(tiny_config(epochs, snapshot_every=0), tiny_dataset(), resume=resume)
+        return trainer, [e for e in trainer if e.kind in ("step", "epoch")]
+
+    _, unbroken = run(4)
+    first, _ = run(2)
+    _, resumed = run(4, first.state())
+    tail = unbroken[len(unbroken) - len(resumed):]
+    assert [(e.kind, e.step) for e in resumed] == [(e.kind, e.step) for e in tail]
+    for a, b in zip(resumed, tail):
+        if a.kind == "epoch":  # an epoch's own rate: the same clock readings, the same tokens
+            assert a.tokens_per_s == pytest.approx(b.tokens_per_s, rel=1e-9)
+    assert resumed[0].tokens_per_s == pytest.approx(tail[0].tokens_per_s, rel=0.05)  # the run's rate goes on
