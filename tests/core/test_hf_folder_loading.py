@@ -105,3 +105,17 @@ def test_a_sentence_file_is_read_as_written_for_a_model_with_a_tokenizer(referen
                                                         ("One text alone,  with two spaces!", "")]
     assert texts_for(reference, data) == read_pairs(data, as_written=True).pairs
     assert read_pairs(data).pairs == [("the cat sat .", "le chat .")]  # the book's preprocessing, for our models
+
+
+def test_what_transformers_logs_while_a_model_runs_stays_inside(reference) -> None:
+    from transformers.utils import logging as hf_logging
+
+    seen: list[int] = []
+    handle = reference.model.register_forward_pre_hook(lambda *_: seen.append(hf_logging.get_verbosity()))
+    before = hf_logging.get_verbosity()
+    try:
+        reference.attention(hf_tiny.SOURCE)
+    finally:
+        handle.remove()
+    assert seen and all(level == hf_logging.ERROR for level in seen)  # warnings and advice are not shown
+    assert hf_logging.get_verbosity() == before  # and the user's own setting comes back

@@ -179,7 +179,7 @@ class HFModel(InspectableModel):
         # the base model skips the LM head: logits of 4,096 positions × the vocabulary are not needed
         body = getattr(self.model, getattr(self.model, "base_model_prefix", ""), None)
         model = body if isinstance(body, torch.nn.Module) and enc.decoder_input_ids is None else self.model
-        with self._lock:
+        with self._lock, hf_session():  # a model's own advice logged while it runs stays inside
             run_taps(self._taps, lambda: model(**kwargs), sink, replay, drop=self._ask)
 
     def _labels(self, enc: _Encoded) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
