@@ -38,3 +38,18 @@ def test_one_choice_changes_nothing() -> None:
     tuner = ThreadTuner([2, 2], calls.append)
     run(tuner, {2: 1000}, 0.0, 100.0)
     assert calls == [2] and tuner.current == 2
+
+
+def test_waits_longer_while_the_choice_stays() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=0.0, hold_s=10.0, max_hold_s=25.0)
+    rates = {1: 1000, 2: 500}
+    trials = []
+    t = 0.0
+    while t < 120.0:  # count the rounds: each tries 2 (then 1) once
+        before = len(calls)
+        t = run(tuner, rates, t, 0.5)
+        trials += [t] * sum(1 for c in calls[before:] if c == 2)
+    gaps = [b - a for a, b in zip(trials, trials[1:])]
+    assert tuner.current == 1
+    assert gaps[0] < gaps[1] < gaps[2] and max(gaps) < 25.0 + 3.0  # 10, 20, then 25 s (plus the trials)

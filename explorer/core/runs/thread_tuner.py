@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-#: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials.
-TRIAL_S, WARMUP_S, HOLD_S = 1.0, 1.0, 30.0
+#: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials; the
+#: wait doubles (up to MAX_HOLD_S) each round that keeps the same count, since a trial of a slower count costs.
+TRIAL_S, WARMUP_S, HOLD_S, MAX_HOLD_S = 1.0, 1.0, 30.0, 480.0
 
 
 def available_cores() -> int:
@@ -23,17 +24,20 @@ def available_cores() -> int:
 
 class ThreadTuner:
     """Tries each of ``choices`` (thread counts) for ``trial_s`` seconds of training, then trains with the one that
-    reached the most tokens per second for ``hold_s`` seconds, and so on.
+    reached the most tokens per second for ``hold_s`` seconds (twice as long after each round that changed nothing,
+    up to ``max_hold_s``), and so on.
 
     Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
     that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the last round's tokens/s per count.
     """
 
     def __init__(self, choices: Sequence[int], set_threads: Callable[[int], None], trial_s: float = TRIAL_S,
-                 warmup_s: float = WARMUP_S, hold_s: float = HOLD_S) -> None:
+                 warmup_s: float = WARMUP_S, hold_s: float = HOLD_S, max_hold_s: float = MAX_HOLD_S) -> None:
         self.choices = sorted({max(1, int(n)) for n in choices})
         self._set_threads = set_threads
-        self.trial_s, self.hold_s = trial_s, hold_s
+        self.trial_s, self.hold_s, self.max_hold_s = trial_s, hold_s, max_hold_s
+        self._hold = hold_s
+        self._kept: int | None = None  # the count the last round kept
         self.rates: dict[int, float] = {}
         self.current = self.choices[0]
         self._queue: list[int] = []  # the counts still to try in this round
@@ -60,8 +64,10 @@ class ThreadTuner:
             self._begin(self._queue.pop(0), elapsed_s)
             return
         best = max(self.rates, key=self.rates.__getitem__)
+        self._hold = min(2 * self._hold, self.max_hold_s) if best == self._kept else self.hold_s
+        self._kept = best
         self._use(best)
-        self._since, self._waiting = elapsed_s + self.hold_s, True
+        self._since, self._waiting = elapsed_s + self._hold, True
 
     def _begin(self, threads: int, elapsed_s: float) -> None:
         self._use(threads)
