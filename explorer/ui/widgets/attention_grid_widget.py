@@ -447,6 +447,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._lut = lookup_table(DEFAULT_COLORMAP, palette)
         self.apply_theme(self._dark)
 
+    def shutdown(self, timeout_ms: int = 1000) -> bool:
+        """Stop the rollout and flow worker (called when the panel closes); a result still on its way is dropped."""
+        self._stage_timer.stop()
+        return self.followed.shutdown(timeout_ms)
+
     def apply_theme(self, dark: bool) -> None:
         """Background and label colours (the grid is rebuilt and redrawn)."""
         self._dark = dark

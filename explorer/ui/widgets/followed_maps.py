@@ -60,10 +60,11 @@ class FollowedMapsRunner(QObject):
         self.error = ""  # the last failure's message
         self._asked: Any = None
         self.latest: tuple[Any, Any] | None = None  # (snapshot, FollowedMaps)
+        self.closed = False  # after shutdown: nothing is asked, and a late result is dropped
 
     def request(self, snapshot: Any) -> None:
         """Compute the maps of ``snapshot`` unless they are known or asked for already."""
-        if snapshot is None or not self_kinds(snapshot):
+        if self.closed or snapshot is None or not self_kinds(snapshot):
             return
         if self._asked is snapshot or (self.latest is not None and self.latest[0] is snapshot):
             return
@@ -75,16 +76,22 @@ class FollowedMapsRunner(QObject):
         return self.latest[1] if self.latest is not None and self.latest[0] is snapshot else None
 
     def shutdown(self, timeout_ms: int = 1000) -> bool:
+        """Ask nothing more, drop what is still on its way and wait up to ``timeout_ms`` for the running job."""
+        self.closed = True
         return self._runner.shutdown(timeout_ms)
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
+        if self.closed:
+            return
         self.error = message
         self._asked = None  # asking again may succeed (a newer snapshot, or the same once the model is free)
         self.failed.emit(message)
 
     @Slot(object)
     def _on_runner_result_ready(self, result: tuple[Any, Any]) -> None:
+        if self.closed:
+            return
         self.latest = result
         self._asked = None
         self.computed.emit(*result)

@@ -103,6 +103,8 @@ class InspectorPanel(BasePanel):
 
     def shutdown(self, timeout_ms: int) -> None:
         self.inspector_state.shutdown(timeout_ms)
+        self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
+        self.detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("attention grid", self.grid, None, label=self.tr("Attention grid")),

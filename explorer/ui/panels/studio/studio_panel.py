@@ -384,6 +384,8 @@ class StudioPanel(BasePanel):
 
     def shutdown(self, timeout_ms: int) -> None:
         self.studio_state.shutdown(timeout_ms)
+        self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
+        self.detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table,
