@@ -260,3 +260,25 @@ def test_a_time_lapse_frame_names_its_loss_as_the_loss_of_its_step(qapp) -> None
     lapse = build_timelapse([snap], np.array([10.0, 20.0]), np.array([0.5, 0.423]))
     _, when = frame_caption(lapse, lapse.frames[-1])
     assert "this step's loss 0.423" in when
+
+
+def test_the_studios_reset_clears_the_ablation_of_its_model(qtbot, checkpoints) -> None:
+    from explorer.ui.panels.inspector.debug_widget import DebugTabs
+    from explorer.ui.panels.inspector.inspector_panel import InspectorPanel
+    from explorer.ui.panels.studio.followed_run import checkpoint_record
+
+    panel = InspectorPanel()
+    qtbot.addWidget(panel)
+    inspect, debug = panel.inspector_state.inspect, panel.inspector_state.debug
+    inspect.source, inspect.target = "i lost .", "j'ai perdu ."
+    inspect.offer(checkpoint_record(str(checkpoints[0]), "studio"))  # the studio's model, through the exchange
+    ablation = panel.findChild(DebugTabs).ablation
+    ablation.set_combo.setCurrentIndex(ablation.set_combo.findData("probe"))
+    with qtbot.waitSignal(debug.evaluated, timeout=TIMEOUT):
+        ablation.measure()
+    with qtbot.waitSignal(debug.sweep_ended, timeout=TIMEOUT):
+        ablation.sweep_button.click()
+    assert ablation.table_model.rows and "head(s) off" in ablation.result.text()
+    inspect.offer(None)  # the studio's Reset: its model is gone
+    assert ablation.table_model.rows == [] and "head(s) off" not in ablation.result.text()
+    panel.shutdown(3000)
