@@ -1765,6 +1765,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>无法打开 {name}：{error}</translation>
     </message>
     <message>
+        <source>{unknown} of {total} tokens ({share:.1f} %) are the unknown token {token}: the text is not read as the model was trained (case, script, alphabet), or the tokenizer is not the model&apos;s</source>
+        <translation>{total} 个词元中有 {unknown} 个（{share:.1f} %）是未知词元 {token}：文本的读法与模型训练时不同（大小写、文字、字母表），或分词器不属于该模型</translation>
+    </message>
+    <message>
         <source>Could not inspect the text: {error}</source>
         <translation>无法检查该文本：{error}</translation>
     </message>
@@ -2522,6 +2526,21 @@ Quit anyway?</source>
         <translation>{reasons}
 
 仍要退出吗？</translation>
+    </message>
+</context>
+<context>
+    <name>MapViews</name>
+    <message>
+        <source>Heatmap</source>
+        <translation type="unfinished">热图</translation>
+    </message>
+    <message>
+        <source>Token lines</source>
+        <translation type="unfinished">词元连线</translation>
+    </message>
+    <message>
+        <source>A line from each query token to each key token, its opacity the weight; hover a token to see its lines alone</source>
+        <translation type="unfinished">从每个查询词元到每个键词元画一条线，不透明度即权重；鼠标悬停在词元上只看它的连线</translation>
     </message>
 </context>
 <context>
@@ -3642,6 +3661,17 @@ Quit anyway?</source>
     <message>
         <source>p(“{t}”) = {p:.3f} · most probable: {ranked}</source>
         <translation>p(“{t}”) = {p:.3f} · 最可能的词元：{ranked}</translation>
+    </message>
+</context>
+<context>
+    <name>StepAttentionViews</name>
+    <message>
+        <source>The layer whose heads the token lines overlay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layer {number}</source>
+        <translation type="unfinished">第 {number} 层</translation>
     </message>
 </context>
 <context>

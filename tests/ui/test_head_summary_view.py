@@ -59,3 +59,22 @@ def test_a_text_file_is_read_as_written_for_a_hugging_face_model(view: HeadSumma
     data = tmp_path / "texts.txt"
     data.write_text("The Cat sat.\nA dog,  running!\n", encoding="utf-8")
     assert view.state.pairs("file", 10, str(data)) == [("The Cat sat.", ""), ("A dog,  running!", "")]
+
+
+def test_the_inspect_tab_warns_when_many_tokens_are_unknown(qtbot, tmp_path_factory: pytest.TempPathFactory) -> None:
+    hf_tiny.require_hf_extra(module_level=False)
+    from explorer.core.inspect.opening import open_model
+
+    state = InspectState()
+    state.opened = open_model(hf_tiny.folder("bert", tmp_path_factory.getbasetemp() / "hf_tiny"))
+    state.choice = "opened"
+    posted: list[tuple[str, str]] = []
+    state.message_posted.connect(lambda text, level: posted.append((str(text), level)))
+    with qtbot.waitSignal(state.inspected, timeout=60_000):
+        assert state.inspect("the cat sat on the mat .")
+    assert not [p for p in posted if p[1] == "alert"]
+    with qtbot.waitSignal(state.inspected, timeout=60_000):
+        assert state.inspect("zebras and quokkas sat on the mat .")
+    alerts = [text for text, level in posted if level == "alert"]
+    assert len(alerts) == 1 and "[UNK]" in alerts[0] and "3 of 10 tokens" in alerts[0]
+    state.shutdown(2000)

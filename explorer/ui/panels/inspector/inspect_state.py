@@ -245,6 +245,21 @@ class InspectState(QObject):
     def _on_runner_result_ready(self, inspection: Any) -> None:
         self.last = inspection
         self.inspected.emit(inspection)
+        self._warn_unknown(inspection)
+
+    def _warn_unknown(self, inspection: Any) -> None:
+        """An alert when many of the tokens the user typed fell back to the model's unknown token."""
+        from explorer.core.inspect.token_roles import count_unknown
+
+        model = self.model()
+        typed = inspection.target_tokens if inspection.target and not inspection.method else []
+        unknown = count_unknown(model, [*inspection.source_tokens, *typed]) if model is not None else None
+        if unknown is not None and unknown.many:
+            self.message_posted.emit(Words(lambda: self.tr(
+                "{unknown} of {total} tokens ({share:.1f} %) are the unknown token {token}: the text is not read "
+                "as the model was trained (case, script, alphabet), or the tokenizer is not the model's").format(
+                    unknown=unknown.unknown, total=unknown.total, share=100 * unknown.share, token=unknown.token)),
+                "alert")
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
