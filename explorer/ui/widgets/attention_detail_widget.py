@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Slot
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget, QTabBar,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget,
+                               QTabBar, QVBoxLayout, QWidget)
 
 from explorer.core.inspect.interface import masked_bins
 from explorer.ui.i18n.words import Words, again
@@ -56,7 +56,11 @@ def causal_keep(size: int, window: int = 0) -> np.ndarray:
 
 class AttentionDetail(QWidget):
     """One attention map, large: click a thumbnail of the grid to choose it. ``inspect``: the state that computes
-    an inspected model's heads on demand (its results are drawn when they arrive)."""
+    an inspected model's heads on demand (its results are drawn when they arrive).
+
+    Signals: ``residual_changed(float)`` when the user sets rollout's residual weight r (the grid follows it)."""
+
+    residual_changed = Signal(float)
 
     def __init__(self, inspect: HeadSource | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +81,13 @@ class AttentionDetail(QWidget):
         self.bars = TokenBars(self)  # rollout and flow: what one output token draws on
         self.bars.hide()
         self._followed = FollowedMapsRunner(self)
+        self.residual_label = QLabel(self)  # rollout's r, shown with rollout and flow only
+        self.residual_spin = QDoubleSpinBox(self)
+        self.residual_spin.setRange(0.0, 1.0)
+        self.residual_spin.setDecimals(2)
+        self.residual_spin.setSingleStep(0.05)
+        self.residual_spin.setValue(self._followed.residual)
+        self._show_residual(False)
         self._lines_stale = True  # the token lines wait until their view is shown
         self._hint: str = Words(lambda: self.tr("No attention map yet."))
         self.readout = QLabel("", self)
@@ -85,6 +96,8 @@ class AttentionDetail(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.view_tabs)
+        top.addWidget(self.residual_label)
+        top.addWidget(self.residual_spin)
         top.addWidget(self.average_box)
         bottom = QHBoxLayout()
         bottom.addWidget(self.readout, 1)
@@ -107,6 +120,7 @@ class AttentionDetail(QWidget):
             inspect.head_computed.connect(self._on_inspect_head_computed)
             inspect.head_failed.connect(self._on_inspect_head_failed)
         self.average_box.toggled.connect(self._on_average_box_toggled)
+        self.residual_spin.valueChanged.connect(self._on_residual_spin_value_changed)
         self.heatmap.cell_hovered.connect(self._on_heatmap_cell_hovered)
         self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
         self.selection.changed.connect(self._on_selection_changed)
@@ -122,6 +136,11 @@ class AttentionDetail(QWidget):
         """Set the texts in the language in force, those about the map shown worded again (at build and on
         ``LanguageChange``)."""
         self.average_box.setText(self.tr("average over heads"))
+        self.residual_label.setText(self.tr("residual r"))
+        tip = self.tr("Rollout and flow weigh each layer's attention A against the residual connection I: "
+                      "r·A + (1 − r)·I (0.5 in the paper)")
+        self.residual_label.setToolTip(tip)
+        self.residual_spin.setToolTip(tip)
         self.view_tabs.setTabText(0, self.tr("Heatmap"))
         self.view_tabs.setTabText(1, self.tr("Token lines"))
         self.view_tabs.setTabToolTip(1, self.tr("A line from each query token to each key token, its opacity the "
@@ -177,6 +196,7 @@ class AttentionDetail(QWidget):
             self.title.setText(self.tr(HINT))
             self._say("")
             self.bars.hide()
+            self._show_residual(False)
             self.token_lines.clear()
             for button in self.export_buttons.values():
                 button.setEnabled(False)
@@ -195,8 +215,10 @@ class AttentionDetail(QWidget):
     def _draw(self) -> None:
         snap = self._snapshot
         if snap is None or not self._selected:
+            self._show_residual(False)
             return
         extra = split_extra(self.kind)
+        self._show_residual(extra is not None)
         if extra is not None and extra[1] in self_kinds(snap):
             self._draw_followed(snap, *extra)
             return
@@ -291,6 +313,10 @@ class AttentionDetail(QWidget):
         self._show_bars()
         self._lines_stale = True
         self._draw_lines()
+
+    def _show_residual(self, shown: bool) -> None:
+        self.residual_label.setVisible(shown)
+        self.residual_spin.setVisible(shown)
 
     def _followed_title(self, method: str, kind: str) -> str:
         name = kind_title(kind)
@@ -414,6 +440,12 @@ class AttentionDetail(QWidget):
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
         self._draw()
+
+    @Slot(float)
+    def _on_residual_spin_value_changed(self, value: float) -> None:
+        if self._followed.set_residual(value):
+            self._draw()  # asks the worker again (the newest r only) and says so meanwhile
+            self.residual_changed.emit(value)
 
     @Slot(int, int)
     def _on_heatmap_cell_clicked(self, row: int, _col: int) -> None:

@@ -447,6 +447,13 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._lut = lookup_table(DEFAULT_COLORMAP, palette)
         self.apply_theme(self._dark)
 
+    @Slot(float)
+    def set_residual(self, residual: float) -> None:
+        """Compute rollout and flow with residual weight ``residual`` (the large view's control), again now."""
+        if self.followed.set_residual(residual) and self._last is not None:
+            self._show_followed(self._last[0])
+            self.followed.request(self._last[0])
+
     def shutdown(self, timeout_ms: int = 1000) -> bool:
         """Stop the rollout and flow worker (called when the panel closes); a result still on its way is dropped."""
         self._stage_timer.stop()

@@ -71,6 +71,15 @@ class FollowedMapsRunner(QObject):
         self._asked = snapshot
         self._runner.submit(_follow, snapshot, self.residual, self.limit_s)
 
+    def set_residual(self, residual: float) -> bool:
+        """Use ``residual`` (r of Ã = r·A + (1 − r)·I) from now on; True when it changed, and the maps known are
+        forgotten (a job still running for the old r is superseded by the next request)."""
+        if residual == self.residual:
+            return False
+        self.residual = residual
+        self.latest, self._asked = None, None
+        return True
+
     def result_for(self, snapshot: Any) -> Any:
         """The ``FollowedMaps`` of ``snapshot`` when computed, else None."""
         return self.latest[1] if self.latest is not None and self.latest[0] is snapshot else None

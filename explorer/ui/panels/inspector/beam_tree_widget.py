@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QGraphicsRectItem, QGraphicsScene, QGraphicsSimpl
 
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
-from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap
+from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap, StepAttentionViews
 
 NODE_W, NODE_H, GAP_X, GAP_Y = 96.0, 34.0, 36.0, 8.0
 #: Node statuses as shown.
@@ -75,7 +75,8 @@ class BeamTreeView(QWidget):
         top.addWidget(self.build_button)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.view)
-        split.addWidget(self.heatmap)
+        self.step_views = StepAttentionViews(self.heatmap)  # Heatmap | Token lines
+        split.addWidget(self.step_views)
         split.setSizes([330, 200])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

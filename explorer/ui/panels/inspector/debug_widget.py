@@ -52,7 +52,8 @@ class DebugTabs(QTabWidget):
         super().changeEvent(event)
 
     def apply_theme(self, dark: bool) -> None:
-        self.beam.heatmap.apply_theme(dark)
+        self.beam.step_views.apply_theme(dark)  # the step's heatmap and token lines
+        self.decoding.step_views.apply_theme(dark)
         self.diff.grid.setBackground("#202124" if dark else "w")
 
     @Slot()

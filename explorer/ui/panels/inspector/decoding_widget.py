@@ -17,7 +17,7 @@ from explorer.core.choices import DECODING_METHODS
 from explorer.core.debug.sampling import DecodeChoice
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
-from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap
+from explorer.ui.panels.inspector.step_attention_widget import StepAttentionMap, StepAttentionViews
 from explorer.ui.widgets.form_controls import set_item_texts
 
 TOP = 5
@@ -68,7 +68,8 @@ class DecodingView(QWidget):
         self.step_map = StepAttentionMap()
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.table)
-        split.addWidget(self.step_map)
+        self.step_views = StepAttentionViews(self.step_map)  # Heatmap | Token lines
+        split.addWidget(self.step_views)
         split.setSizes([220, 300])
         choice = QHBoxLayout()  # two short rows: the view fits a 1024 px window
         for widget in (self.method_combo, self.width_spin, self.decode_button):

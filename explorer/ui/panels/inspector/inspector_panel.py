@@ -55,6 +55,7 @@ class InspectorPanel(BasePanel):
         self.body_layout.addWidget(body)
         self.tabs, self.inspect_view, self.detail, self.debug = body, body.inspect_view, body.detail, body.debug
         self.grid = body.grid
+        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
         self._menu: InspectorMenu | None = None
         #: An :meth:`open_model` request ended: True if the model is now inspected, False if refused.
         self.model_open_finished = state.inspect.open_finished

@@ -79,6 +79,7 @@ class StudioPanel(BasePanel):
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
         state.attention.snapshot_shown.connect(self.detail.show_snapshot)
         state.attention.head_selected.connect(self.detail.select)
+        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
         state.models.model_changed.connect(self.translate_view.show_record)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
@@ -398,7 +399,7 @@ class StudioPanel(BasePanel):
         self.loss_plot.apply_theme(dark)
         self.grid.apply_theme(dark)
         self.detail.apply_theme(dark)  # heatmap, token lines and bars
-        self.translate_view.heatmap.apply_theme(dark)
+        self.translate_view.map_views.apply_theme(dark)  # heatmap and token lines
 
     def join_exchange(self, exchange: ModelExchange) -> None:
         """Offer the model on offer and the loaded pairs to other panels (the inspector), now and on every change."""

@@ -20,6 +20,7 @@ from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.form_controls import set_item_texts, set_row_labels
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.hint_stack_widget import HintStack
+from explorer.ui.widgets.map_views_widget import LinesData, MapViews
 
 NO_MODEL = QT_TRANSLATE_NOOP("TranslateView", "No model yet: train one, or open a saved model (Model → Open…).")
 HEATMAP_HINT = QT_TRANSLATE_NOOP("TranslateView",
@@ -63,7 +64,8 @@ class TranslateView(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b; font-weight: bold;")
         self.heatmap = HeatmapWidget()
-        self.stack = HintStack(self.heatmap, "", self)
+        self.map_views = MapViews(self.heatmap, self._lines_data)  # Heatmap | Token lines, one token selection
+        self.stack = HintStack(self.map_views, "", self)
 
         self._form = form = QFormLayout()
         form.addRow("", self.sentence_edit)
@@ -228,6 +230,7 @@ class TranslateView(QWidget):
         self.result = None
         self.output_label.clear()
         self.stack.show_hint()
+        self.map_views.refresh()
 
     def bleu_score(self, result: Translation) -> float | None:
         """BLEU (k = 2, as the book) of ``result`` against the reference typed, else the dataset's own target
@@ -276,9 +279,24 @@ class TranslateView(QWidget):
         cols = [f"{w} ({UNK})" if w in unknown else w for w in result.src_tokens]
         self.heatmap.set_matrix(np.asarray(matrix), result.row_labels, cols)
         self.stack.show_content()
+        self.map_views.selection.fit(*matrix.shape)
+        self.heatmap.highlight_row(self.map_views.selection.query)
+        self.map_views.refresh()
         self.heatmap.set_title((self.tr("cross-attention · layer {layer} · mean of heads") if head < 0 else
                                 self.tr("cross-attention · layer {layer} · head {head}")).format(layer=layer + 1,
                                                                                                   head=head + 1))
+
+    def _lines_data(self) -> LinesData:
+        """The token lines of the layer shown: its every head, those overlaid the one chosen (all for the mean)."""
+        result, matrix = self.result, self.heatmap.matrix
+        if result is None or result.cross_attention is None or matrix is None:
+            return None
+        cross = result.cross_attention  # (L, h, out_len, src_len)
+        layer = min(max(self.layer_combo.currentIndex(), 0), cross.shape[0] - 1)
+        head = self.head_combo.currentIndex() - 1
+        shown = list(range(cross.shape[1])) if head < 0 else [min(head, cross.shape[1] - 1)]
+        labels = [self.tr("head {number}").format(number=h + 1) for h in range(cross.shape[1])]
+        return np.asarray(cross[layer]), self.heatmap.row_labels, self.heatmap.col_labels, labels, shown
 
     def export_target(self) -> ExportTarget:
         """The decoded sentence's cross-attention for File → Export."""
