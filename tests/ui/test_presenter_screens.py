@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtWidgets import QApplication, QTabWidget
+from PySide6.QtWidgets import QApplication, QStackedWidget, QTabBar, QTabWidget
 
 from explorer.ui.settings import AppSettings
 from explorer.ui.shell.main_window import MainWindow
@@ -77,24 +77,40 @@ def test_the_formula_folds_for_presenter_mode_and_the_users_choice_comes_back(qt
 
 
 def _squashed_plots(qtbot, window: MainWindow, key: str) -> list[str]:
-    """Plots of panel ``key`` smaller than MIN_PLOT, on every page of every tab widget."""
+    """Plots of panel ``key`` smaller than MIN_PLOT and tabs out of sight, on every page of every tab widget."""
     panel = window.panel(key)
     problems: list[str] = []
 
-    def check(where: str) -> None:
-        qtbot.wait(50)
+    def found(where: str) -> list[str]:
+        out = []
+        for bar in panel.findChildren(QTabBar):
+            hidden = [bar.tabText(i) for i in range(bar.count()) if not bar.rect().contains(bar.tabRect(i))]
+            if bar.isVisible() and hidden:
+                out.append(f"{key}{where}: tabs {hidden} out of sight in a {bar.width()} px bar")
         for view in panel.findChildren(pg.GraphicsView):
             fixed = view.minimumHeight() == view.maximumHeight()  # a deliberately small inset
             if view.isVisible() and not fixed and (view.width() < MIN_PLOT.width() or
                                                    view.height() < MIN_PLOT.height()):
-                problems.append(f"{key}{where}: {type(view).__name__} {view.size().toTuple()}")
+                out.append(f"{key}{where}: {type(view).__name__} {view.size().toTuple()}")
+        return out
+
+    def check(where: str) -> None:
+        try:  # layouts settle through the event loop (slower on a busy machine)
+            qtbot.waitUntil(lambda: not found(where), timeout=2000)
+        except Exception:  # noqa: BLE001 (pytest-qt's timeout): report what is still wrong
+            problems.extend(found(where))
 
     check("")
-    for tabs in panel.findChildren(QTabWidget):
-        if not tabs.isVisible():
-            continue
+    for tabs in panel.findChildren(QTabWidget):  # outer tab widgets first: an inner one shows when its page does
         for index in range(tabs.count()):
-            tabs.setCurrentIndex(index)
+            page = tabs.widget(index)
+            outer = tabs.parentWidget()
+            while outer is not None and outer is not panel:  # bring the pages holding this tab widget forward
+                parent = outer.parentWidget()
+                if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
+                    parent.parentWidget().setCurrentWidget(outer)
+                outer = parent
+            tabs.setCurrentWidget(page)
             check(f" / {tabs.tabText(index)}")
     return problems
 

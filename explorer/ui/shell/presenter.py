@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QGraphicsTextItem, QGraphicsView, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsTextItem, QGraphicsView, QTabBar, QWidget
 
 from explorer.ui.settings import PRESENTER_SCALES
 from explorer.ui.theme import repolish_style_sheets
@@ -106,6 +106,11 @@ class Presenter(QObject):
         for widget in [root, *root.findChildren(QWidget)]:
             self._scale_widget_font(widget)
             self._scale_minimum_width(widget)
+            if isinstance(widget, QTabBar) and widget.usesScrollButtons():
+                # every tab stays in sight, whole: a bar too narrow for them widens its page (which scrolls)
+                # instead of hiding the last tabs behind scroll arrows
+                widget.setUsesScrollButtons(False)
+                widget.setElideMode(Qt.TextElideMode.ElideNone)
         for view in root.findChildren(QGraphicsView):
             self._scale_plot_items(view)
             self._plot_minimum(view)
