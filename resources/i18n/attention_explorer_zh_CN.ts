@@ -483,6 +483,14 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>还没有注意力图。</translation>
     </message>
     <message>
+        <source>residual r</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rollout and flow weigh each layer&apos;s attention A against the residual connection I: r·A + (1 − r)·I (0.5 in the paper)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Heatmap</source>
         <translation>热图</translation>
     </message>
@@ -4250,8 +4258,12 @@ Quit anyway?</source>
         <translation>翻译一个句子，看看每个输出词关注了哪些输入词。</translation>
     </message>
     <message>
-        <source>optional: the expected translation, for BLEU (else the dataset&apos;s own, when the sentence is in it)</source>
-        <translation>可选：期望的译文，用于计算 BLEU（否则若句子在数据集中，就用数据集自带的译文）</translation>
+        <source>optional, for BLEU</source>
+        <translation>可选，用于计算 BLEU</translation>
+    </message>
+    <message>
+        <source>The expected translation, for BLEU; left empty, the dataset&apos;s own is used when the sentence is in it</source>
+        <translation>期望的译文，用于计算 BLEU；留空时，若句子在数据集中，就用数据集自带的译文</translation>
     </message>
     <message>
         <source>greedy</source>

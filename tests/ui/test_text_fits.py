@@ -78,3 +78,42 @@ def test_the_studios_source_combo_shows_the_built_in_corpus_whole(qtbot, languag
         assert not combo_text_cut(combo), (combo.currentText(), combo.width())
     finally:
         panel.shutdown(3000)
+
+
+def cut_placeholders(root) -> list[str]:
+    """Visible empty line edits under ``root`` whose placeholder is wider than their text field."""
+    from PySide6.QtWidgets import QLineEdit
+
+    cut = []
+    for edit in root.findChildren(QLineEdit):
+        text = edit.placeholderText()
+        if edit.isVisible() and text and not edit.text():
+            room = edit.contentsRect().width() - 8  # the frame's and the text's margins
+            if edit.fontMetrics().horizontalAdvance(text) > room:
+                cut.append(f"{text!r} in {room} px")
+    return cut
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_placeholders_of_the_studios_translate_tab_are_read_whole(qtbot, language: str) -> None:
+    from PySide6.QtWidgets import QTabWidget
+
+    from explorer.ui.i18n.translators import language_manager
+    from explorer.ui.panels.studio.studio_panel import StudioPanel
+    from explorer.ui.panels.studio.translate_widget import TranslateView
+    from layout_checks import window_around
+
+    language_manager().apply(language)
+    panel = StudioPanel()
+    window = window_around(panel)
+    qtbot.addWidget(window)
+    try:
+        window.resize(1024, 700)
+        view = panel.findChild(TranslateView)
+        tabs = next(t for t in panel.findChildren(QTabWidget) if t.indexOf(view) >= 0)
+        tabs.setCurrentWidget(view)
+        qtbot.wait(100)
+        assert view.reference_edit.isVisible()
+        assert cut_placeholders(view) == []
+    finally:
+        panel.shutdown(3000)

@@ -102,8 +102,10 @@ class TranslateView(QWidget):
     def retranslate(self) -> None:
         """Set the texts in the language in force; the model's line, the translation's (it mixes our words with
         the model's) and the map's title worded again (at build and on ``LanguageChange``)."""
-        self.reference_edit.setPlaceholderText(self.tr("optional: the expected translation, for BLEU "
-                                                       "(else the dataset's own, when the sentence is in it)"))
+        # short enough to be read whole in a narrow column; the whole story is the tool tip
+        self.reference_edit.setPlaceholderText(self.tr("optional, for BLEU"))
+        self.reference_edit.setToolTip(self.tr("The expected translation, for BLEU; left empty, the dataset's own "
+                                               "is used when the sentence is in it"))
         set_item_texts(self.method_combo, [self.tr("greedy"), self.tr("beam")])
         self.width_spin.setPrefix(self.tr("width "))
         self.translate_button.setText(self.tr("Translate"))
