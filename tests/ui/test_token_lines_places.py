@@ -153,3 +153,17 @@ def test_the_residual_r_recomputes_rollout_in_the_view_and_the_grid(qtbot) -> No
                     and np.allclose(grid.matrix("rollout:encoder", 0, 0), expected, atol=1e-6), timeout=10_000)
     assert "r = 0.9" in detail.title.text()
     panel.shutdown(1000)
+
+
+@pytest.mark.parametrize(("selected", "kind"), [(("rollout:encoder", 0, 0), "encoder"),
+                                                (("flow:decoder", 0, 0), "cross")])
+def test_the_timelapse_dialog_falls_back_from_a_rollout_thumbnail(qtbot, tmp_path, selected, kind) -> None:
+    from explorer.ui.shell.timelapse_dialog import TimelapseDialog
+
+    snap = _snapshot()  # encoder and cross maps, no decoder
+    dialog = TimelapseDialog(snap, selected, str(tmp_path), 4, 50)
+    qtbot.addWidget(dialog)
+    assert dialog.kind_combo.currentText() != "" and dialog.kind_combo.count() == 2
+    request = dialog.request()
+    assert request["kind"] == kind and request["head"] is None  # a real kind, every head
+    assert dialog.head_combo.count() == 1 + 2 * 2

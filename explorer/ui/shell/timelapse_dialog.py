@@ -78,8 +78,10 @@ class TimelapseDialog(QDialog):
         self._snapshot = snapshot
         self._heads: list[tuple[int, int] | None] = [None]  # what each entry of the head combo stands for
         self.kind_combo = QComboBox(self)
+        maps = getattr(snapshot, "maps", None) or {}
         for kind, title in KIND_TITLES.items():
-            self.kind_combo.addItem(translate("Timelapse", title), kind)
+            if kind in maps and len(maps[kind]):  # the kinds the run's model has
+                self.kind_combo.addItem(translate("Timelapse", title), kind)
         self.head_combo = QComboBox(self)
         self.frames_spin = QSpinBox(self)
         self.frames_spin.setRange(2, 2000)
@@ -115,10 +117,14 @@ class TimelapseDialog(QDialog):
         form.addRow(self.error_label)
         form.addRow(buttons)
         self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_current_index_changed)
-        # the studio's chosen map and head, or the CLI's default (cross attention, every head)
-        self.kind_combo.setCurrentIndex(self.kind_combo.findData(selected[0] if selected is not None else DEFAULT_KIND))
+        # the studio's chosen map and head, or the CLI's default (cross attention, every head); a rollout or flow
+        # thumbnail has no time-lapse of its own: the raw maps of its kind (every head), else the first kind there is
+        wanted = selected[0] if selected is not None else DEFAULT_KIND
+        found = [self.kind_combo.findData(kind) for kind in (wanted, wanted.partition(":")[2], DEFAULT_KIND)]
+        index = next((i for i in found if i >= 0), 0)
+        self.kind_combo.setCurrentIndex(index)
         self._on_kind_combo_current_index_changed()
-        if selected is not None and (selected[1], selected[2]) in self._heads:
+        if selected is not None and index == found[0] and (selected[1], selected[2]) in self._heads:
             self.head_combo.setCurrentIndex(self._heads.index((selected[1], selected[2])))
 
     def request(self) -> dict[str, Any]:
@@ -129,8 +135,12 @@ class TimelapseDialog(QDialog):
 
     @Slot()
     def _on_kind_combo_current_index_changed(self) -> None:
-        layers, heads = self._snapshot.maps[self.kind_combo.currentData()].shape[:2]
+        kind = self.kind_combo.currentData()
         self.head_combo.clear()
+        if kind is None:  # a snapshot without maps: nothing to choose
+            self._heads = [None]
+            return
+        layers, heads = self._snapshot.maps[kind].shape[:2]
         self._heads = [None, *((layer, head) for layer in range(layers) for head in range(heads))]
         self.head_combo.addItem(self.tr("Every head (a grid)"))
         for layer, head in self._heads[1:]:
