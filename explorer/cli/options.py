@@ -94,13 +94,19 @@ def text_of(args: argparse.Namespace, model: Any) -> Any:
     (Hugging Face models only; our own models read words)."""
     if getattr(args, "source", None) is not None:
         return args.source
-    from explorer.cli.errors import CliError
     from explorer.core.inspect.given_tokens import GivenTokens
 
-    if model.describe().origin != "huggingface":
-        raise CliError("--token-ids and --tokens work with Hugging Face models; give this model its text with "
-                       "--source")
+    given_tokens_allowed(model, "--token-ids and --tokens", "give this model its text with --source")
     return GivenTokens(ids=args.token_ids or (), tokens=args.tokens or ())
+
+
+def given_tokens_allowed(model: Any, what: str, instead: str) -> None:
+    """Tokens or ids read as given are for Hugging Face models (our own models read words): a ``CliError``
+    naming ``what`` was given and what to do ``instead`` for any other."""
+    from explorer.cli.errors import CliError
+
+    if model.describe().origin != "huggingface":
+        raise CliError(f"{what} work with Hugging Face models; {instead}")
 
 
 def add_device(parser: Any, default: str = "cpu", help: str | None = None) -> None:

@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from explorer.cli.opening import open_cli_model
-from explorer.cli.options import add_device, add_json, add_model, positive_int, seed_int
+from explorer.cli.errors import CliError
+from explorer.cli.options import add_device, add_json, add_model, given_tokens_allowed, positive_int, seed_int, token_ids
 from explorer.cli.output import print_json, warn_unknown
 
 #: The table's columns after kind, layer and head (every score is in the JSON rows).
@@ -32,6 +33,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--num-examples", type=positive_int, default=100, metavar="N",
                    help="first N texts (default: %(default)s)")
     p.add_argument("--seed", type=seed_int, default=0, metavar="S", help="seeds a synthetic task's pairs")
+    p.add_argument("--lines", choices=("text", "tokens", "ids"), default="text",
+                   help="what each line of a file holds: text for the tokenizer (default), tokens split by spaces "
+                        "read as given (e.g. SMILES split by the model's own rule, with [CLS] … [SEP]), or token ids "
+                        "(a folder without a tokenizer); Hugging Face models")
     add_device(p)
     add_json(p, help="one JSON line: the model, the counts and one row per head")
     return p
@@ -45,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     model = open_cli_model(args.model, args.device)
     info = model.describe()
     pairs = texts_for(model, args.data, args.num_examples, args.seed)
+    if args.lines != "text":
+        given_tokens_allowed(model, f"--lines {args.lines}", "give this model text lines (--lines text)")
+        pairs = [(_given(source, args.lines, index), "") for index, (source, _) in enumerate(pairs)]
     task = args.data.strip().lower().split(":", 1)[1].strip() if args.data.strip().lower().startswith("task:") \
         else None
 
@@ -74,6 +82,18 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"{row['kind']:<8} {row['layer']:>5} {row['head']:>4} " + " ".join(_cell(row[n]) for n in SHOWN))
     return 0
+
+
+def _given(line: str, lines: str, index: int) -> Any:
+    """One line of ``--lines tokens|ids`` as the model reads it, as given."""
+    from explorer.core.inspect.given_tokens import GivenTokens
+
+    if lines == "tokens":
+        return GivenTokens(tokens=tuple(line.split()))
+    try:
+        return GivenTokens(ids=token_ids(line))
+    except argparse.ArgumentTypeError as exc:
+        raise CliError(f"line {index + 1} of --data: {exc}") from None
 
 
 def _cell(value: Any) -> str:

@@ -80,3 +80,16 @@ def test_tokens_are_read_as_given(bert: Path, tmp_path: Path, capsys: pytest.Cap
     code, out, err = _run(capsys, "attention", "--model", str(bert), "--tokens", "[CLS] cat ##s [SEP]",
                           "--out", str(tmp_path / "t.npz"))
     assert code == 0 and "4 tokens: [CLS] cat ##s [SEP]" in out
+
+
+def test_summarize_lines_of_tokens_read_as_given(bert: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "tokens.txt"
+    data.write_text("[CLS] cat ##s sat [SEP]\n", encoding="utf-8")
+    code, out, err = _run(capsys, "summarize", "--model", str(bert), "--data", str(data), "--lines", "tokens", "--json")
+    assert code == 0 and err == ""
+    from explorer.core.inspect.given_tokens import GivenTokens
+
+    expected = summarize_heads(open_model(bert), [(GivenTokens(tokens=("[CLS]", "cat", "##s", "sat", "[SEP]")), "")])
+    assert [r["offset"] for r in json.loads(out)["heads"]] == [r["offset"] for r in expected.rows()]
+    code, out, err = _run(capsys, "summarize", "--model", str(bert), "--data", str(data), "--lines", "ids")
+    assert code == 2 and err.startswith("error: line 1 of --data") and len(err.splitlines()) == 1
