@@ -262,7 +262,7 @@
     </message>
     <message>
         <source>d: width of each token (channels, hidden size)</source>
-        <translation>d：每个词元的宽度（通道数、隐藏单元数）</translation>
+        <translation>d：每个词元的维度（通道数、隐藏单元数）</translation>
     </message>
     <message>
         <source>k: kernel size of the convolution (odd)</source>
@@ -484,11 +484,11 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>residual r</source>
-        <translation type="unfinished"></translation>
+        <translation>残差权重 r</translation>
     </message>
     <message>
         <source>Rollout and flow weigh each layer&apos;s attention A against the residual connection I: r·A + (1 − r)·I (0.5 in the paper)</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力展开和注意力流按 r·A + (1 − r)·I 权衡每层的注意力 A 与残差连接 I（论文中为 0.5）</translation>
     </message>
     <message>
         <source>Heatmap</source>
@@ -615,7 +615,7 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
     </message>
     <message>
         <source>Encoder–decoder (cross) attention</source>
-        <translation>编码器-解码器（交叉）注意力</translation>
+        <translation>编码器-解码器注意力</translation>
     </message>
     <message>
         <source>Start training (or open a model) to see every head&apos;s attention here.</source>
@@ -2540,15 +2540,15 @@ Quit anyway?</source>
     <name>MapViews</name>
     <message>
         <source>Heatmap</source>
-        <translation type="unfinished">热图</translation>
+        <translation>热图</translation>
     </message>
     <message>
         <source>Token lines</source>
-        <translation type="unfinished">词元连线</translation>
+        <translation>词元连线</translation>
     </message>
     <message>
         <source>A line from each query token to each key token, its opacity the weight; hover a token to see its lines alone</source>
-        <translation type="unfinished">从每个查询词元到每个键词元画一条线，不透明度即权重；鼠标悬停在词元上只看它的连线</translation>
+        <translation>从每个查询词元到每个键词元画一条线，不透明度即权重；鼠标悬停在词元上只看它的连线</translation>
     </message>
 </context>
 <context>
@@ -3675,11 +3675,11 @@ Quit anyway?</source>
     <name>StepAttentionViews</name>
     <message>
         <source>The layer whose heads the token lines overlay</source>
-        <translation type="unfinished"></translation>
+        <translation>词元连线叠加显示其各个头的那一层</translation>
     </message>
     <message>
         <source>layer {number}</source>
-        <translation type="unfinished">第 {number} 层</translation>
+        <translation>第 {number} 层</translation>
     </message>
 </context>
 <context>
@@ -3921,7 +3921,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>Encoder–decoder (cross) attention</source>
-        <translation>编码器-解码器（交叉）注意力</translation>
+        <translation>编码器-解码器注意力</translation>
     </message>
     <message>
         <source>{map}, layer {layer}, head {head}</source>
@@ -3956,7 +3956,7 @@ Quit anyway?</source>
     </message>
     <message>
         <source>At most this many snapshots, evenly spread over the run (first and last kept)</source>
-        <translation>最多取这么多个快照，均匀分布在整个训练过程中（保留第一个和最后一个）</translation>
+        <translation>快照数的上限；快照均匀分布在整个训练过程中（保留第一个和最后一个）</translation>
     </message>
     <message>
         <source>Browse…</source>

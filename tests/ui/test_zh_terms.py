@@ -35,12 +35,12 @@ FORBIDDEN = [
     ("masking is 掩蔽, never 遮蔽", lambda source: True, re.compile("遮蔽")),
     ("汇聚 only in parentheses right after 注意力池化", lambda source: True,
      re.compile("(?<!注意力池化（注意力)汇聚")),
-    ("cross-attention is 编码器-解码器注意力", lambda source: True, re.compile("交叉注意力")),
+    ("cross-attention is 编码器-解码器注意力", lambda source: True, re.compile("交叉")),
     ("the Inspect tab and inspecting are 检查, not 查看", lambda source: "nspect" in source,
      re.compile("“查看”|查看结果|已查看|正在查看|无法查看|可查看的模型|^查看$")),
     ("a run is 训练记录", lambda source: re.search(r"\bruns?\b", source) is not None, re.compile("运行")),
     ("hidden size is 隐藏单元数", lambda source: "hidden" in source, re.compile("隐藏单元(?!数)")),
-    ("clumsy wording", lambda source: True, re.compile("最贵|这么多倍|全部头|宽度为 d 的词元")),
+    ("clumsy wording", lambda source: True, re.compile("最贵|这么多倍|全部头|宽度为 d 的词元|这么多个|词元的宽度")),
 ]
 
 

@@ -17,6 +17,7 @@ from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.form_controls import set_row_labels
 from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name
+from explorer.ui.widgets.kind_names import short_kind
 
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
                "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),
@@ -191,7 +192,7 @@ class ModelDiffView(QWidget):
 
         top = d.changes[0] if d.changes else None
         most = "" if top is None else self.tr(" · largest change: {kind} L{layer} h{head} (max |Δ| {m:.3f})").format(
-            kind=top.kind, layer=top.layer + 1, head=top.head + 1, m=top.max_abs)
+            kind=short_kind(top.kind), layer=top.layer + 1, head=top.head + 1, m=top.max_abs)
         return self.tr("<b>A</b> {a}: {ta} ({ba})<br><b>B</b> {b}: {tb} ({bb}){most}").format(
             a=escape(d.name_a), ta=escape(d.translation_a), ba=bleu(d.bleu_a), b=escape(d.name_b),
             tb=escape(d.translation_b), bb=bleu(d.bleu_b), most=most)
