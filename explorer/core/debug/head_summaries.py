@@ -58,14 +58,15 @@ def offset_profile(maps: np.ndarray) -> np.ndarray:
     queries that have such a key: ``(heads, queries, keys) -> (heads, len(OFFSETS))``, NaN where none has."""
     w = np.asarray(maps, dtype=np.float64)
     h, q, k = w.shape
+    if q == 0 or k == 0:
+        return np.full((h, len(OFFSETS)), math.nan)
     rows = np.arange(q)
-    out = np.full((h, len(OFFSETS)), math.nan)
-    for i, offset in enumerate(OFFSETS):
-        cols = rows + offset
-        ok = (cols >= 0) & (cols < k)
-        if ok.any():
-            out[:, i] = w[:, rows[ok], cols[ok]].mean(axis=1)
-    return out
+    cols = rows[None, :] + OFFSETS[:, None]  # (offsets, q): the key each query has at each offset
+    ok = (cols >= 0) & (cols < k)
+    picked = w[:, rows[None, :], np.clip(cols, 0, k - 1)] * ok  # (h, offsets, q), one gather for all offsets
+    count = ok.sum(axis=1)  # (offsets,)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, picked.sum(axis=2) / count, math.nan)  # (h, offsets)
 
 
 def dominant_offset(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,11 +79,13 @@ def dominant_offset(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def head_scores(maps: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], kind: str,
-                ideal: np.ndarray | None = None, special: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
+                ideal: np.ndarray | None = None, special: frozenset[str] = frozenset(),
+                profile: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Every score of every head of one layer's maps ``(heads, queries, keys)`` for one sentence: ``(heads,)`` each.
 
     Positions are compared by index (for cross-attention "same" is the diagonal of the alignment). Entropy is in
     nats over the keys with weight > 0. "special" sums the weight on the keys whose token is in ``special``.
+    ``profile``: this layer's :func:`offset_profile`, when the caller has it already.
     Induction: the mean, over queries whose token occurred earlier, of the weight on the positions right after
     those earlier copies (decoder self-attention only)."""
     w = np.asarray(maps, dtype=np.float64)  # (h, q, k)
@@ -99,7 +102,7 @@ def head_scores(maps: np.ndarray, query_tokens: Sequence[str], key_tokens: Seque
         return w[:, rows[ok], cols[ok]].mean(axis=1) if ok.any() else nan
 
     out["previous"], out["same"], out["next"] = diagonal(-1), diagonal(0), diagonal(1)
-    out["offset"], out["offset_share"] = dominant_offset(offset_profile(w))
+    out["offset"], out["offset_share"] = dominant_offset(offset_profile(w) if profile is None else profile)
     out["first"] = w[:, :, 0].mean(axis=1) if q and k else nan
     is_special = np.array([str(t) in special for t in key_tokens[:k]] + [False] * (k - len(key_tokens[:k])), bool)
     out["special"] = w[:, :, is_special].sum(axis=2).mean(axis=1) if q and k else nan
@@ -162,7 +165,8 @@ def summarize_heads(model: InspectableModel, pairs: Sequence[tuple[str, str]], t
                 times = seen.setdefault(kind, np.zeros((*shape, len(OFFSETS))))
                 total[layer] += np.nan_to_num(profile)
                 times[layer] += np.isfinite(profile)
-                scores = head_scores(maps, result.query_tokens[kind], result.key_tokens[kind], kind, ideal, special)
+                scores = head_scores(maps, result.query_tokens[kind], result.key_tokens[kind], kind, ideal, special,
+                                     profile)
                 for name, values in scores.items():
                     acc = sums.setdefault(kind, {}).setdefault(name, np.zeros(shape))
                     cnt = counts.setdefault(kind, {}).setdefault(name, np.zeros(shape))
