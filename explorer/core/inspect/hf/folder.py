@@ -153,9 +153,9 @@ def import_transformers() -> Any:
 
 @contextmanager
 def hf_session() -> Iterator[Any]:
-    """Offline, quiet transformers for the duration: no hub access, no progress bars, errors-only logging and
-    no Python warnings from transformers or tokenizers (its load reports and advice would otherwise reach the
-    CLI's stderr). Yields the ``transformers`` module."""
+    """Offline, quiet transformers for the duration: no hub access, no progress bars, and what
+    :func:`quiet_transformers` keeps in (its load reports would otherwise reach the CLI's stderr). Yields the
+    ``transformers`` module."""
     saved = {k: os.environ.get(k) for k in OFFLINE_VARS}
     os.environ.update({k: "1" for k in OFFLINE_VARS})
     # one sentence at a time gains nothing from the tokenizers' thread pool, which warns in forked children
@@ -163,16 +163,12 @@ def hf_session() -> Iterator[Any]:
     try:
         transformers = import_transformers()
         log = transformers.utils.logging
-        verbosity, bars = log.get_verbosity(), log.is_progress_bar_enabled()
-        log.set_verbosity_error()
+        bars = log.is_progress_bar_enabled()
         log.disable_progress_bar()
         try:
-            with warnings.catch_warnings():
-                for module in (r"transformers(\.|$)", r"tokenizers(\.|$)", r"huggingface_hub(\.|$)"):
-                    warnings.filterwarnings("ignore", module=module)
+            with quiet_transformers():
                 yield transformers
         finally:
-            log.set_verbosity(verbosity)
             if bars:
                 log.enable_progress_bar()
     finally:
@@ -181,6 +177,23 @@ def hf_session() -> Iterator[Any]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Errors-only logging and no Python warnings from transformers, tokenizers or the hub for the duration: a
+    model's advice while it loads or runs never reaches the user. It changes no environment variable, so a forward
+    pass on a worker thread can use it."""
+    log = import_transformers().utils.logging
+    verbosity = log.get_verbosity()
+    log.set_verbosity_error()
+    try:
+        with warnings.catch_warnings():
+            for module in (r"transformers(\.|$)", r"tokenizers(\.|$)", r"huggingface_hub(\.|$)"):
+                warnings.filterwarnings("ignore", module=module)
+            yield
+    finally:
+        log.set_verbosity(verbosity)
 
 
 def _first_line(exc: BaseException) -> str:

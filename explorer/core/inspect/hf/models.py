@@ -19,7 +19,8 @@ import torch
 from explorer.core.checks import positive_int
 from explorer.core.choices import ATTENTION_KINDS
 from explorer.core.inspect.given_tokens import GivenTokens
-from explorer.core.inspect.hf.folder import HFModelError, check_folder, hf_session, load_folder
+from explorer.core.inspect.hf.folder import (HFModelError, check_folder, hf_session, load_folder,
+                                             quiet_transformers)
 from explorer.core.inspect.hf.taps import REPLAY_BUDGET, Done, Replay, Sink, find_taps, kv_heads, run_taps, structure
 from explorer.core.inspect.interface import (AttentionResult, Generation, InspectableModel, ModelInfo, PooledAttention,
                                          check_head, check_method, pooled_maps)
@@ -179,7 +180,7 @@ class HFModel(InspectableModel):
         # the base model skips the LM head: logits of 4,096 positions × the vocabulary are not needed
         body = getattr(self.model, getattr(self.model, "base_model_prefix", ""), None)
         model = body if isinstance(body, torch.nn.Module) and enc.decoder_input_ids is None else self.model
-        with self._lock, hf_session():  # a model's own advice logged while it runs stays inside
+        with self._lock, quiet_transformers():  # a model's own advice logged while it runs stays inside
             run_taps(self._taps, lambda: model(**kwargs), sink, replay, drop=self._ask)
 
     def _labels(self, enc: _Encoded) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
