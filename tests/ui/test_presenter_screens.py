@@ -1,12 +1,16 @@
 """Presenter mode with the app's real panels: leaving it gives every panel back its normal sizes (also panels first
-opened while presenting), and on a classroom screen the formula folds and no plot is squashed below readability."""
+opened while presenting), and on a classroom screen the formula folds, the navigation list narrows to numbers, no
+plot is squashed below readability and no panel needs sideways scrolling, in English and in 简体中文."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtWidgets import QApplication, QStackedWidget, QTabBar, QTabWidget
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication, QScrollArea, QStackedWidget, QTabBar, QTabWidget
+
+from explorer.ui.i18n.translators import language_manager
 
 from explorer.ui.settings import AppSettings
 from explorer.ui.shell.main_window import MainWindow
@@ -100,6 +104,12 @@ def _squashed_plots(qtbot, window: MainWindow, key: str) -> list[str]:
         except Exception:  # noqa: BLE001 (pytest-qt's timeout): report what is still wrong
             problems.extend(found(where))
 
+    _on_every_page(panel, check)
+    return problems
+
+
+def _on_every_page(panel, check) -> None:
+    """Call ``check(where)`` with the panel as it opens, then with each page of each of its tab widgets in sight."""
     check("")
     for tabs in panel.findChildren(QTabWidget):  # outer tab widgets first: an inner one shows when its page does
         for index in range(tabs.count()):
@@ -112,7 +122,6 @@ def _squashed_plots(qtbot, window: MainWindow, key: str) -> list[str]:
                 outer = parent
             tabs.setCurrentWidget(page)
             check(f" / {tabs.tabText(index)}")
-    return problems
 
 
 @pytest.mark.parametrize(("size", "scale"), [((1024, 768), 1.5), ((1280, 800), 2.0)], ids=["1024x768@150", "1280x800@200"])
@@ -128,6 +137,105 @@ def test_presenter_mode_keeps_every_plot_usable_on_a_classroom_screen(qtbot, tmp
         window.resize(*size)
         assert not window.panel(spec.key).explanation_visible()  # the formula folded first
         problems += _squashed_plots(qtbot, window, spec.key)
+    window.menu_actions.classroom.presenter.setChecked(False)
+    window.close()
+    assert not problems, problems
+
+
+def _sideways_scrolling(qtbot, window: MainWindow, key: str) -> list[str]:
+    """The scroll areas of panel ``key`` (its body's and any inside it) that scroll sideways, on every page."""
+    panel = window.panel(key)
+    problems: list[str] = []
+
+    def found(where: str) -> list[str]:
+        areas = [panel.body_scroll, *panel.body.findChildren(QScrollArea)]
+        return [f"{key}{where}: {area.objectName() or type(area).__name__} scrolls "
+                f"{area.horizontalScrollBar().maximum()} px sideways (content needs "
+                f"{area.widget().minimumSizeHint().width()} px of {area.viewport().width()})"
+                for area in areas if area.isVisible() and area.horizontalScrollBar().maximum() > 0]
+
+    def check(where: str) -> None:
+        try:  # layouts settle through the event loop
+            qtbot.waitUntil(lambda: not found(where), timeout=2000)
+        except Exception:  # noqa: BLE001 (pytest-qt's timeout): report what is still wrong
+            problems.extend(found(where))
+
+    _on_every_page(panel, check)
+    return problems
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_no_panel_scrolls_sideways_on_a_classroom_screen_and_leaving_restores_the_navigation(
+        qtbot, tmp_path: Path, language: str) -> None:
+    language_manager().apply(language)
+    window = _window(qtbot, tmp_path)
+    window.splitter.setSizes([230, 1046])  # a width of the user's own, given back exactly
+    nav_sizes, texts = window.splitter.sizes(), [window.nav.item(r).text() for r in range(window.nav.count())]
+    window.classroom.set_presenter_scale(1.5)
+    window.menu_actions.classroom.presenter.setChecked(True)
+    window.showNormal()
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: window.nav.width() < 60)  # numbers only, the titles as tool tips
+    assert [window.nav.item(r).text() for r in range(window.nav.count())] == [str(r + 1) for r in range(len(PANELS))]
+    assert texts[0].split(". ", 1)[1] in window.nav.item(0).toolTip()
+    problems = []
+    for spec in PANELS:
+        window.show_panel(spec.key)
+        window.resize(1024, 768)
+        problems += _sideways_scrolling(qtbot, window, spec.key)
+    assert not problems, problems
+
+    window.resize(1920, 1080)  # a screen that has the room: the titles come back
+    assert not window.nav.compact and window.nav.item(0).text() == texts[0]
+    window.resize(1024, 768)
+    assert window.nav.compact
+    window.menu_actions.classroom.presenter.setChecked(False)
+    window.resize(1280, 820)
+    assert [window.nav.item(r).text() for r in range(window.nav.count())] == texts
+    assert window.nav.minimumWidth() == 180 and window.nav.maximumWidth() > 10_000
+    assert window.splitter.sizes()[0] == nav_sizes[0]
+    window.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("n_and_d", [(64, 128), (2048, 2)], ids=["line-right", "line-left"])
+def test_the_cost_table_and_the_crossover_caption_show_whole_on_a_classroom_screen(
+        qtbot, tmp_path: Path, language: str, n_and_d: tuple[int, int]) -> None:
+    language_manager().apply(language)
+    window = _window(qtbot, tmp_path)
+    window.classroom.set_presenter_scale(1.5)
+    window.menu_actions.classroom.presenter.setChecked(True)
+    window.showNormal()
+    window.resize(800, 768)  # narrower than a classroom screen: the plot and the table at their smallest
+    window.show_panel("architecture_comparison")
+    panel = window.panel("architecture_comparison")
+    panel.n_slider.setValue(n_and_d[0])
+    panel.d_slider.setValue(n_and_d[1])
+    panel.recompute()
+    table, plot = panel.table, panel.cost_plot
+    plot.setFixedWidth(MIN_PLOT.width())  # the narrowest plot presenter mode allows: the caption is widest beside it
+
+    def cut() -> list[str]:
+        header = table.horizontalHeader()
+        out = [f"column {c} needs {max(header.sectionSizeHint(c), table.sizeHintForColumn(c))} px, has "
+               f"{table.columnWidth(c)}" for c in range(table.columnCount())
+               if max(header.sectionSizeHint(c), table.sizeHintForColumn(c)) > table.columnWidth(c)]
+        for r in range(table.rowCount()):
+            for c in range(table.columnCount()):
+                item = table.item(r, c)
+                metrics = QFontMetrics(item.font())
+                if max(metrics.horizontalAdvance(line) for line in item.text().split("\n")) > table.columnWidth(c):
+                    out.append(f"cell {item.text()!r} in {table.columnWidth(c)} px")
+        label = panel.cross_line.label
+        if not plot.getPlotItem().getViewBox().sceneBoundingRect().contains(label.sceneBoundingRect()):
+            out.append(f"caption {label.toPlainText()!r} {label.sceneBoundingRect()} outside the plot")
+        return out
+
+    try:  # layouts settle through the event loop
+        qtbot.waitUntil(lambda: not cut(), timeout=2000)
+    except Exception:  # noqa: BLE001 (pytest-qt's timeout): the assertion below says what is cut
+        pass
+    problems = cut()
     window.menu_actions.classroom.presenter.setChecked(False)
     window.close()
     assert not problems, problems

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QListWidget, QMainWindow, QMessageBox, QSplitter, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QWidget
 
 from explorer.ui import theme
 from explorer.ui.shell.about_dialog import DeviceStatus
@@ -19,6 +19,7 @@ from explorer.ui.shell.appearance import Appearance
 from explorer.ui.shell.classroom import Classroom
 from explorer.ui.i18n.translators import language_manager
 from explorer.ui.shell.main_menus import build_menus
+from explorer.ui.shell.nav_list import NavigationList
 from explorer.ui.panels.model_exchange import ModelExchange
 from explorer.ui.shell.panel_access import PanelAccess
 from explorer.ui.shell.panel_registry import PANELS, PanelSpec, panel_section, panel_title
@@ -68,10 +69,7 @@ class MainWindow(QMainWindow):
         self._shut_down = False
         self.setAcceptDrops(True)
 
-        self.nav = QListWidget(self)
-        self.nav.addItems([""] * len(self.specs))
-        self.nav.setMinimumWidth(180)
-        self.nav.setStyleSheet("QListWidget::item { padding: 6px 4px; }")
+        self.nav = NavigationList(self)
         self.stack = PanelStack(self.specs, self)
         self.model_exchange = ModelExchange(self)  # what panels hand each other (the studio's model)
         self.stack.panel_built.connect(self._on_stack_panel_built)
@@ -113,6 +111,7 @@ class MainWindow(QMainWindow):
         self.language = WindowLanguage(settings, actions, self, self)  # View → Language, re-setting the texts
         self.appearance.panel_restyled.connect(self.classroom.restyle)  # the palette and scale go on top
         self.classroom.presenter.fold_wanted.connect(self.appearance.fold_for_presenter)  # room for the plots
+        self.classroom.presenter.narrow_wanted.connect(self.nav.set_compact)  # and for the panels' width
         self.classroom.lessons.theme_chosen.connect(self.appearance.set_theme_mode)
         self.classroom.lessons.language_chosen.connect(self.language.choose)
         self.language.retranslated.connect(self._on_language_retranslated)
@@ -226,10 +225,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ texts and language
     def set_navigation_texts(self) -> None:
         """(Re-)set the texts taken from the panel registry: navigation, View → panel entries, window title."""
+        self.nav.set_entries([(panel_title(spec), panel_section(spec)) for spec in self.specs])
         for row, spec in enumerate(self.specs):
-            item = self.nav.item(row)
-            item.setText(f"{row + 1}. {panel_title(spec)}")
-            item.setToolTip(panel_section(spec))
             self.menu_actions.panels[row].setText(panel_title(spec))
         self._set_title()
 

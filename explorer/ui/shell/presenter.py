@@ -2,7 +2,8 @@
 
 The application font is scaled (widgets and plot axes follow it); widgets with a font of their own, plot
 labels and curve pens are scaled from the sizes they had, remembered per item, so leaving restores them. On a
-small screen the formula boxes fold first, and no plot gets smaller than :data:`MIN_PLOT` (the panel scrolls).
+small screen the formula boxes fold first and the navigation list shows only numbers; no plot gets smaller than
+:data:`MIN_PLOT` (the panel scrolls).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QGraphicsTextItem, QGraphicsView, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QGraphicsTextItem, QGraphicsView, QTabBar, QWidget
 
 from explorer.ui.settings import PRESENTER_SCALES
 from explorer.ui.theme import repolish_style_sheets
@@ -26,6 +27,7 @@ _APPLIED_MIN_W = "explorer_presenter_applied_min_width"
 _BASE_MIN_PLOT = "explorer_presenter_base_min_plot"  # a plot's minimum size (w, h) before presenter mode
 MIN_PLOT = QSize(300, 200)  # the smallest plot still readable on a projector
 FOLD_BELOW_PX = 720  # the formula boxes fold while the window, measured in unscaled pixels, is lower than this
+NARROW_BELOW_PX = 1000  # the navigation list shows only numbers while the window, so measured, is narrower
 _FOLLOWS_APP = 0x5E4  # QGraphicsItem data key: whether a text item follows the application font
 
 
@@ -41,9 +43,12 @@ class Presenter(QObject):
     -------
     fold_wanted(bool): the formula boxes should fold (True: presenting on a screen too low for them and the
     plots) or go back to how the user left them (False).
+    narrow_wanted(bool): the navigation list should show only the panel numbers (True: presenting on a screen
+    too narrow for it beside the panels) or its titles in the width it had (False).
     """
 
     fold_wanted = Signal(bool)
+    narrow_wanted = Signal(bool)
 
     def __init__(self, window: QMainWindow, scale: float = 1.5) -> None:
         super().__init__(window)
@@ -56,6 +61,7 @@ class Presenter(QObject):
         self._pens: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._labels: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self.folding = False
+        self.narrowing = False
         window.installEventFilter(self)
 
     @property
@@ -123,11 +129,16 @@ class Presenter(QObject):
 
     # ------------------------------------------------------------------ internals
     def _update_fold(self) -> None:
-        """Fold the formula boxes while presenting in a window too low for them beside readable plots."""
+        """Fold the formula boxes while presenting in a window too low for them beside readable plots, and narrow
+        the navigation list while it is too narrow for the list beside the panels."""
         fold = self.active and self._window.height() / self.scale < FOLD_BELOW_PX
         if fold != self.folding:
             self.folding = fold
             self.fold_wanted.emit(fold)
+        narrow = self.active and self._window.width() / self.scale < NARROW_BELOW_PX
+        if narrow != self.narrowing:
+            self.narrowing = narrow
+            self.narrow_wanted.emit(narrow)
 
     def _plot_minimum(self, view: QGraphicsView) -> None:
         """While presenting, a plot keeps at least :data:`MIN_PLOT` (the panel scrolls instead of squashing it);
@@ -179,8 +190,8 @@ class Presenter(QObject):
 
     def _scale_minimum_width(self, widget: QWidget) -> None:
         """A minimum width set for text of the normal size (a column, a label) grows with the text."""
-        if isinstance(widget, QGraphicsView):
-            return  # a plot's minimum is `_plot_minimum`'s
+        if isinstance(widget, (QGraphicsView, QAbstractSlider)):
+            return  # a plot's minimum is `_plot_minimum`'s; a slider holds no text (its track only gets longer)
         now = widget.minimumWidth()
         base, applied = widget.property(_BASE_MIN_W), widget.property(_APPLIED_MIN_W)
         if base is None or now != applied:  # first seen, or its owner set a new minimum since

@@ -47,7 +47,7 @@ class StudioBody(QSplitter):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.controls)
         left_layout.addWidget(scroll, 1)
-        left.setMinimumWidth(340)
+        left.setMinimumWidth(300)  # presenter mode scales it: 1.5x must still fit beside the tabs on 1024 px
 
         self.loss_view = LossView(state.loss)
         self.loss_stack = HintStack(self.loss_view, "")
