@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QSettings, QSignalBlocker, Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
@@ -70,6 +70,9 @@ class ArchitecturePanel(BasePanel):
         for line in (self.n_line, self.cross_line):
             self.cost_plot.addItem(line)
         fit_titles(self.cost_plot)
+        box = self.cost_plot.getPlotItem().getViewBox()
+        box.sigResized.connect(self._place_cross_caption)
+        box.sigXRangeChanged.connect(self._place_cross_caption)
         self.drawing = LayerDrawing()
         self.table = CostTable()
         self.tabs = QTabWidget()
@@ -152,6 +155,31 @@ class ArchitecturePanel(BasePanel):
         if r.n > self.drawing.drawn_tokens:
             lines.append(self.tr("The drawings show the first {count} tokens.").format(count=self.drawing.drawn_tokens))
         self.summary.setText("<br>".join(lines))
+        self._place_cross_caption()
+
+    @Slot()
+    def _place_cross_caption(self) -> None:
+        """Keep the crossover's caption inside the plot: centred on its line where there is room, else shifted
+        along it towards the middle (beside a line near an edge, its first or last words fell off), and wrapped
+        onto more lines where the plot is narrower than the caption (large fonts in presenter mode)."""
+        label = self.cross_line.label
+        box = self.cost_plot.getPlotItem().getViewBox()
+        view = box.sceneBoundingRect()
+        if view.width() <= 0:
+            return
+        label.setTextWidth(-1)  # its natural width first
+        if label.textItem.boundingRect().width() > view.width():
+            label.setTextWidth(view.width())
+        width = label.textItem.boundingRect().width()
+        if width <= 0:
+            return
+        line_x = box.mapViewToScene(QPointF(self.cross_line.value(), 0.0)).x()
+        # anchor a: the caption spans [line_x - a·width, line_x + (1 - a)·width]
+        lowest, highest = 1.0 - (view.right() - line_x) / width, (line_x - view.left()) / width
+        anchor = min(max(0.5, lowest), highest, 1.0)
+        anchor = max(anchor, 0.0)
+        label.anchors = [(anchor, y) for _x, y in label.anchors]
+        label.updatePosition()
 
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult
@@ -65,6 +65,17 @@ class CostTable(QTableWidget):
                 font = item.font()
                 font.setBold(numbers[arch] == best and field != "sequential")
                 item.setFont(font)
+        self.updateGeometry()  # longer numbers need wider columns
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """Wide enough for every number and architecture name whole: stretched columns narrower than their text
+        would shorten them with "…"."""
+        hint = super().minimumSizeHint()
+        header = self.horizontalHeader()
+        widest = max(max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(self.columnCount()))
+        # the columns stretch to equal widths: each needs the widest one's
+        width = self.verticalHeader().sizeHint().width() + self.columnCount() * widest + 2 * self.frameWidth()
+        return QSize(max(hint.width(), width), hint.height())
 
     def csv_table(self) -> tuple[list[str], np.ndarray]:
         """Header and rows: one row per measure (0 cost, 1 sequential operations, 2 path length)."""
