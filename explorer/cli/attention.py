@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.cli.errors import CliError
-from explorer.cli.opening import open_cli_model
-from explorer.cli.options import add_device, add_json, add_model_and_text, text_of
-from explorer.cli.output import print_json, warn_unknown
+from explorer.cli.opening import npz_path, read_maps
+from explorer.cli.options import add_device, add_json, add_model_and_text
+from explorer.cli.output import print_json
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -26,16 +25,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """``attention``: open the model, compute every map, write the ``.npz`` and a summary."""
     from explorer.core.inspect.interface import save_npz
-    from explorer.core.inspect.token_roles import count_unknown
 
-    out = str(args.out)
-    if not out.endswith(".npz"):  # numpy would append .npz itself and the user would look for the wrong file
-        raise CliError(f"--out {out}: the file name must end in .npz")
-    model = open_cli_model(args.model, args.device)
+    out = npz_path(args.out)
+    model, result = read_maps(args)
     info = model.describe()
-    result = model.attention(text_of(args, model), args.target)
-    typed = result.target_tokens if args.target is not None else []  # a generated output is not the user's
-    warn_unknown(count_unknown(model, [*result.source_tokens, *typed]))
     saved = save_npz(result, out)
     summary: dict[str, Any] = {
         "model": str(args.model), "origin": info.origin, "architecture": info.architecture,

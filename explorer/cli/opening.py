@@ -2,13 +2,16 @@
 commands that run our own Transformer (book §11.7) refusing, in one line, a model they cannot use."""
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING
 
 from explorer.cli.errors import CliError
+from explorer.cli.options import text_of
+from explorer.cli.output import warn_unknown
 
 if TYPE_CHECKING:
     from explorer.core.inspect.checkpoint_model import CheckpointModel
-    from explorer.core.inspect.interface import InspectableModel
+    from explorer.core.inspect.interface import AttentionResult, InspectableModel
 
 
 def open_cli_model(path: str, device: str = "cpu") -> InspectableModel:
@@ -33,3 +36,24 @@ def open_transformer(path: str, device: str, command: str) -> CheckpointModel:
                        f"{path} is a Hugging Face {info.architecture} model: use the attention, explain, ablate or "
                        f"diff commands for it")
     return model
+
+
+def npz_path(out: str) -> str:
+    """``--out`` of a command that writes an ``.npz``, refused unless it ends in ``.npz`` (numpy would append the
+    suffix itself, and the user would look for the wrong file)."""
+    out = str(out)
+    if not out.endswith(".npz"):
+        raise CliError(f"--out {out}: the file name must end in .npz")
+    return out
+
+
+def read_maps(args: argparse.Namespace) -> tuple[InspectableModel, AttentionResult]:
+    """Open ``--model`` and read every head's attention of the given text (and ``--target``); a warning line when
+    many of the user's tokens fell back to the unknown token."""
+    from explorer.core.inspect.token_roles import count_unknown
+
+    model = open_cli_model(args.model, args.device)
+    result = model.attention(text_of(args, model), args.target)
+    typed = result.target_tokens if args.target is not None else []  # a generated output is not the user's
+    warn_unknown(count_unknown(model, [*result.source_tokens, *typed]))
+    return model, result

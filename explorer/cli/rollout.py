@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.cli.errors import CliError
-from explorer.cli.opening import open_cli_model
-from explorer.cli.options import add_device, add_json, add_model_and_text, positive_float, text_of
+from explorer.cli.opening import npz_path, read_maps
+from explorer.cli.options import add_device, add_json, add_model_and_text, positive_float
 from explorer.cli.output import print_json
 from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, FLOW_LIMIT_S, METHODS, SELF_KINDS
 
@@ -48,12 +47,9 @@ def run(args: argparse.Namespace) -> int:
     from explorer.core.debug.rollout import follow
     from explorer.core.inspect.interface import save_npz
 
-    out = str(args.out)
-    if not out.endswith(".npz"):  # numpy would append .npz itself and the user would look for the wrong file
-        raise CliError(f"--out {out}: the file name must end in .npz")
-    model = open_cli_model(args.model, args.device)
+    out = npz_path(args.out)
+    model, result = read_maps(args)
     info = model.describe()
-    result = model.attention(text_of(args, model), args.target)
     followed = follow(result, args.kind, args.method, args.residual, args.flow_limit)
     saved = save_npz(followed, out)
     summary: dict[str, Any] = {
