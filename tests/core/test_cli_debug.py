@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.cli.main import main as cli_main
 
 sys.path.insert(0, str(Path(__file__).parent))
+import cli_helpers  # noqa: E402
 import debug_helpers  # noqa: E402
 
 ROW_KEYS = {"kind", "layer", "head", "bleu", "delta_bleu", "loss", "delta_loss"}
@@ -24,13 +24,7 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return debug_helpers.trained_checkpoint(tmp_path_factory.getbasetemp() / "debug_models")
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = cli_main(list(argv))
-    except SystemExit as exc:  # argparse's usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = cli_helpers.run_cli
 
 
 def _error(code: int, out: str, err: str, match: str) -> None:

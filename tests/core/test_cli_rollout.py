@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.cli.main import main as cli_main
 from explorer.core.debug import rollout as ro
 
 sys.path.insert(0, str(Path(__file__).parent))
+import cli_helpers  # noqa: E402
 import debug_helpers  # noqa: E402
 import hf_tiny  # noqa: E402
 
@@ -26,13 +26,7 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return debug_helpers.trained_checkpoint(tmp_path_factory.getbasetemp() / "debug_models")
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = cli_main(list(argv))
-    except SystemExit as exc:  # argparse's usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = cli_helpers.run_cli
 
 
 def _maps(path: Path) -> dict[str, np.ndarray]:

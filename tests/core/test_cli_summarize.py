@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+import cli_helpers  # noqa: E402
 import hf_folders  # noqa: E402
 import hf_tiny  # noqa: E402
 
 hf_tiny.require_hf_extra()
 
-from explorer.cli.main import main  # noqa: E402
 from explorer.core.debug.head_summaries import SCORES, summarize_heads  # noqa: E402
 from explorer.core.inspect.opening import open_model  # noqa: E402
 
@@ -25,13 +25,7 @@ def bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return hf_tiny.folder("bert", tmp_path_factory.getbasetemp() / "hf_tiny")
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse's own refusal
-        code = int(exc.code)
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = cli_helpers.run_cli
 
 
 def test_summarize_json_has_one_row_per_head_equal_to_the_core(bert: Path, tmp_path: Path,
