@@ -42,11 +42,12 @@ def _apply(qtbot, panel: StudioPanel, **values: float) -> None:
 
 def test_a_change_made_in_the_studio_reaches_the_run_and_is_marked_on_the_loss_curve(qtbot, panel) -> None:
     assert not panel.live_settings.apply_button.isEnabled()  # nothing trains yet
+    assert panel.live_settings.isHidden()  # no run's settings to show zeros for
     panel.form.set_values({"lr_schedule": "cosine", "warmup_steps": 3})
     assert panel.form.config().lr_schedule == "cosine" and panel.form.preset_combo.currentData() == "custom"
     _start(qtbot, panel, lr_schedule="cosine", warmup_steps=3)
     state = panel.studio_state
-    assert panel.live_settings.apply_button.isEnabled()
+    assert panel.live_settings.apply_button.isEnabled() and not panel.live_settings.isHidden()
     assert panel.live_settings.fields["lr"].value() == pytest.approx(0.005)  # the settings in force
     panel.studio_state.pause()
     qtbot.waitUntil(lambda: panel.record is not None, timeout=30_000)  # paused at a step boundary

@@ -64,9 +64,11 @@ class LiveSettings(QGroupBox):
         super().changeEvent(event)
 
     def set_active(self, active: bool) -> None:
-        """Fields and Apply usable (a run trained here is running or paused) or not."""
+        """Fields and Apply usable (a run trained here is running or paused) or not. The box shows only then:
+        before a run it would offer settings of no run (zeros), and the form below holds the ones for Start."""
         for widget in (*self.fields.values(), self.apply_button):
             widget.setEnabled(active)
+        self.setVisible(active)
 
     def requested(self) -> dict[str, float]:
         """The fields that differ from the settings in force (all of them before any is known)."""
