@@ -58,6 +58,13 @@ def worker_ours(args: argparse.Namespace) -> dict[str, Any]:
     from explorer.core.training.config import TrainingConfig
     from explorer.core.training.trainer import Trainer
 
+    if args.variant == "stock-dropout":  # PyTorch's dropout and its random stream instead of our 16-bit keep mask
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import kernel_ablation as ka
+        from explorer.core.model import attention, transformer
+
+        transformer.dropout = attention.dropout = ka.stock_dropout
+        attention.keep_mask = ka.stock_keep_mask
     pairs = read_pairs(args.train_file).pairs
     held = read_pairs(args.held_file).pairs
     config = TrainingConfig(seed=args.seed, num_epochs=args.epochs, snapshot_every=0, device="cpu")
@@ -114,7 +121,7 @@ def run_worker(side: str, seed: int, args: argparse.Namespace, train_file: Path,
     out = out_dir / f"{side}_{seed}.json"
     cmd = [sys.executable, __file__, "--worker", side, "--seed", str(seed), "--epochs", str(args.epochs),
            "--train-file", str(train_file), "--held-file", str(held_file), "--reference", str(args.reference),
-           "--out", str(out)]
+           "--out", str(out), "--variant", args.variant]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), MKL_NUM_THREADS=str(args.threads))
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -146,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     ap.add_argument("--jobs", type=int, default=2, help="trainings at once (each one thread)")
     ap.add_argument("--threads", type=int, default=1, help="threads per training")
+    ap.add_argument("--sides", nargs="+", choices=SIDES, default=list(SIDES), help="which trainers to run")
+    ap.add_argument("--variant", choices=("as-is", "stock-dropout"), default="as-is",
+                    help="our side as it is, or with PyTorch's dropout (to tell whether the dropout stream matters)")
     ap.add_argument("--quick", action="store_true", help="a check that it works: 1 seed, 20 epochs, 100 held out")
     ap.add_argument("--worker", choices=SIDES, help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
@@ -153,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-file", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.variant = getattr(args, "variant", "as-is")
 
     if args.worker:
         import torch
@@ -179,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         train_words = {w for src, _ in read_pairs(train_file).pairs for w in src.split()}
         held_words = [w for src, _ in held for w in src.split()]
         unseen = sum(w not in train_words for w in held_words) / len(held_words)
-        jobs = [(side, seed) for seed in args.seeds for side in SIDES]
+        jobs = [(side, seed) for seed in args.seeds for side in args.sides]
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = {job: pool.submit(run_worker, *job, args, train_file, held_file, folder) for job in jobs}
             runs = {job: future.result() for job, future in futures.items()}
@@ -187,14 +198,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.train} training pairs, {len(held)} held-out pairs (split seed {args.split_seed}; "
           f"{unseen:.1%} of held-out English words never seen in training), {args.epochs} epochs, "
           f"seeds {args.seeds}; load average {load:.2f} at start")
-    same_sources = all(runs[("ours", s)]["sources"] == runs[("book", s)]["sources"] for s in args.seeds)
+    sides = tuple(args.sides)
+    same_sources = len(sides) < 2 or all(runs[("ours", s)]["sources"] == runs[("book", s)]["sources"]
+                                         for s in args.seeds)
     if not same_sources:
         print("note: the two sides' preprocessing of the held-out sources differs")
     table: dict[str, dict[str, Any]] = {side: {"bleu4": [], "bleu2": [], "exact": [], "final_loss": [],
-                                               "train_s": []} for side in SIDES}
+                                               "train_s": []} for side in sides}
     print(f"{'seed':>4} {'side':>5} {'BLEU-4':>7} {'BLEU-2':>7} {'exact':>6} {'loss':>7} {'train s':>8}")
     for seed in args.seeds:
-        for side in SIDES:
+        for side in sides:
             run = runs[(side, seed)]
             s = score(run["predictions"], references)
             row = table[side]
@@ -205,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{seed:>4} {side:>5} {s['bleu4']:7.4f} {s['bleu2']:7.4f} {s['exact']:6.3f} "
                   f"{run['curve'][-1]:7.4f} {run['train_s']:8.1f}")
     summary: dict[str, Any] = {}
-    for side in SIDES:
+    for side in sides:
         b4, sd4 = mean_sd(table[side]["bleu4"])
         ex, sdx = mean_sd(table[side]["exact"])
         lo, sdl = mean_sd(table[side]["final_loss"])
@@ -217,25 +230,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{side:>5}: BLEU-4 {b4:.4f} ± {sd4:.4f} (sd over seeds), exact {ex:.3f} ± {sdx:.3f}, "
               f"final loss {lo:.4f} ± {sdl:.4f}")
     n = len(args.seeds)
-    diff = summary["ours"]["bleu4_mean"] - summary["book"]["bleu4_mean"]
-    se = math.sqrt((summary["ours"]["bleu4_sd"] ** 2 + summary["book"]["bleu4_sd"] ** 2) / n) if n > 1 else float("nan")
-    print(f"ours - book: BLEU-4 {diff:+.4f} (standard error of the difference {se:.4f})")
+    diff = se = float("nan")
+    if len(sides) == 2:
+        diff = summary["ours"]["bleu4_mean"] - summary["book"]["bleu4_mean"]
+        se = math.sqrt((summary["ours"]["bleu4_sd"] ** 2 + summary["book"]["bleu4_sd"] ** 2) / n) if n > 1 else se
+        print(f"ours - book: BLEU-4 {diff:+.4f} (standard error of the difference {se:.4f})")
 
     curves = {side: [statistics.fmean(runs[(side, s)]["curve"][e] for s in args.seeds) for e in range(args.epochs)]
-              for side in SIDES}
+              for side in sides}
     print("per-epoch loss (the book's definition), mean over seeds:")
-    print(f"{'epoch':>6} {'ours':>8} {'book':>8}")
+    print(f"{'epoch':>6}" + "".join(f" {side:>8}" for side in sides))
     every = max(1, args.epochs // 20)
-    for e in range(0, args.epochs, every):
-        print(f"{e + 1:>6} {curves['ours'][e]:8.4f} {curves['book'][e]:8.4f}")
-    if (args.epochs - 1) % every:
-        print(f"{args.epochs:>6} {curves['ours'][-1]:8.4f} {curves['book'][-1]:8.4f}")
+    for e in [*range(0, args.epochs, every), *([args.epochs - 1] if (args.epochs - 1) % every else [])]:
+        print(f"{e + 1:>6}" + "".join(f" {curves[side][e]:8.4f}" for side in sides))
     print(json.dumps({"seeds": args.seeds, "epochs": args.epochs, "train_pairs": args.train,
                       "held_out_pairs": len(held), "split_seed": args.split_seed, "unseen_word_rate": round(unseen, 4),
-                      "ours": summary["ours"], "book": summary["book"],
-                      "bleu4_diff": round(diff, 4), "bleu4_diff_se": round(se, 4) if n > 1 else None,
+                      "variant": args.variant, **summary,
+                      "bleu4_diff": round(diff, 4) if len(sides) == 2 else None,
+                      "bleu4_diff_se": round(se, 4) if len(sides) == 2 and n > 1 else None,
                       "same_sources": same_sources,
-                      "loss_curve_every_epoch": {side: [round(v, 5) for v in curves[side]] for side in SIDES},
+                      "loss_curve_every_epoch": {side: [round(v, 5) for v in curves[side]] for side in sides},
                       "wall_s": round(time.perf_counter() - started, 1)}))
     return 0
 
