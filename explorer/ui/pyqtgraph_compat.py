@@ -1,0 +1,42 @@
+"""Work-arounds for costs of pyqtgraph, each leaving what it draws unchanged.
+
+``quicken_axis_labels`` is meant to be called once, before the first plot is built.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def quicken_axis_labels() -> bool:
+    """Let pyqtgraph's axes skip setting their label's HTML again when it would not change; returns whether it
+    patched.
+
+    ``AxisItem`` re-sets the label's HTML (a parse and a layout of a text document) on every range change of
+    every axis, through its automatic SI prefix, also for hidden labels whose text stays the same: ~5,000 calls
+    while the app builds its panels. The patched method sets it only when the text differs from what it set
+    last, or when anyone touched the label's document since (its revision moved); the size, picture and
+    repaint still follow every call as before.
+    """
+    from pyqtgraph import AxisItem
+
+    original = AxisItem._updateLabel
+    if getattr(original, "quickened", False):
+        return False
+
+    def _update_label(self: Any) -> None:
+        label = self.label
+        if label is None:
+            original(self)
+            return
+        html = self.labelString()
+        document = label.document()
+        if getattr(self, "_set_label", None) != (html, document.revision()):
+            label.setHtml(html)
+            self._set_label = (html, document.revision())
+        self._adjustSize()
+        self.picture = None
+        self.update()
+
+    _update_label.quickened = True  # type: ignore[attr-defined]
+    AxisItem._updateLabel = _update_label
+    return True
