@@ -15,11 +15,13 @@ class PanelWalker(QObject):
     A panel has settled when none of its ``LatestOnlyRunner`` children is busy, no single-shot
     ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
     throttled redraws land), or after ``max_wait_ms``. ``panels`` (the main window, or the ``PanelAccess`` it
-    hands out) is the walker's parent and answers ``show_panel(key)`` and ``panel(key)``.
+    hands out) is the walker's parent and answers ``show_panel(key)`` and ``panel(key)``. ``poll_ms`` is how
+    often it looks: a panel is seen settled up to that long after it did.
     """
 
     def __init__(self, panels: Any, keys: list[str], on_settled: Callable[[str], None],
-                 on_done: Callable[[], None], min_wait_ms: int = 300, max_wait_ms: int = 10_000) -> None:
+                 on_done: Callable[[], None], min_wait_ms: int = 300, max_wait_ms: int = 10_000,
+                 poll_ms: int = SETTLE_POLL_MS) -> None:
         super().__init__(panels)
         self._panels = panels
         self._keys = list(keys)
@@ -31,7 +33,7 @@ class PanelWalker(QObject):
         self._stopped = False
         self._clock = QElapsedTimer()
         self._timer = QTimer(self)
-        self._timer.setInterval(SETTLE_POLL_MS)
+        self._timer.setInterval(poll_ms)
         self._timer.timeout.connect(self._on_timer_timeout)
 
     def start(self) -> None:
