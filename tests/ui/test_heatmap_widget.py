@@ -1,6 +1,8 @@
 """HeatmapWidget: data held by the image item, masked cells, row highlight, hover/click signals."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -184,3 +186,17 @@ def test_many_labels_are_thinned_evenly_without_overlap(heatmap, qtbot):
     heatmap.plot.max_ticks = 4
     heatmap.plot._update_ticks()
     assert len(bottom._tickLevels[0]) <= 4
+
+
+def test_heatmap_has_no_context_menu_and_builds_none(heatmap, monkeypatch):
+    plot = heatmap.plot
+    assert not plot.menuEnabled() and not plot.vb.menuEnabled()
+    assert plot.vb.menu is None and plot.getContextMenus(None) is None
+    view_box_module = importlib.import_module("pyqtgraph.graphicsItems.ViewBox.ViewBox")  # the module, not the class
+    built = []
+    real = view_box_module.ViewBoxMenu
+    monkeypatch.setattr(view_box_module, "ViewBoxMenu", lambda view: built.append(view) or real(view))
+    from explorer.ui.widgets.heatmap_plot_item import HeatmapPlotItem
+
+    HeatmapPlotItem()
+    assert built == []  # never built, rather than built and dropped (start-up time)

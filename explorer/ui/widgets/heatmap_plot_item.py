@@ -97,7 +97,8 @@ class HeatmapPlotItem(pg.PlotItem):
     """One heatmap: image, masked-cell overlay, row highlight and token tick labels."""
 
     def __init__(self, colormap: str = DEFAULT_COLORMAP, compact: bool = False) -> None:
-        super().__init__(axisItems={"left": TokenAxisItem("left"), "bottom": TokenAxisItem("bottom")})
+        # No context menu: asked for here, so its view box never builds the menu that turning it off later drops.
+        super().__init__(axisItems={"left": TokenAxisItem("left"), "bottom": TokenAxisItem("bottom")}, enableMenu=False)
         install_fitting_title(self)  # a long title shrinks rather than pushing the colour bar away
         self.compact = compact
         self.dark = False
@@ -116,7 +117,6 @@ class HeatmapPlotItem(pg.PlotItem):
         self.vb.sigResized.connect(self._on_view_resized)
         self.vb.sigRangeChanged.connect(self._on_view_resized)
         self.invertY(True)
-        self.setMenuEnabled(False)
         self.hideButtons()
         self.matrix: np.ndarray | None = None
         self.mask: np.ndarray | None = None  # bool (Q, K), True = kept (as in masked_softmax)
