@@ -3,6 +3,7 @@ raised in a Qt slot or virtual fails the test it happens in; what CI must have i
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import sys
@@ -123,3 +124,15 @@ def studio_panel(qtbot):  # type: ignore[no-untyped-def]
     qtbot.addWidget(p)
     yield p
     p.shutdown(3000)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a Qt test has closed its widgets, collect the Python garbage cycles it left, here on the GUI thread.
+
+    Left for later, the cyclic collector may free them on whichever thread next allocates past its threshold:
+    a worker thread of the next test (seen: a replay reading a run's metrics). Freeing Qt objects there
+    deadlocked with the GUI thread (the worker held a Qt lock and waited for the GIL) or crashed."""
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    if widgets is not None and widgets.QApplication.instance() is not None:
+        gc.collect()
