@@ -194,6 +194,9 @@ _DECODER = {"hidden_size": 32, "intermediate_size": 37, "num_hidden_layers": 2, 
             "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 1}
 _ENCODER = {"hidden_size": 32, "intermediate_size": 37, "num_hidden_layers": 2, "num_attention_heads": 4,
             "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0}
+#: Falcon's config names its feed-forward width and key/value heads its own way.
+FALCON = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 64,
+          "vocab_size": 64, "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 1}
 ARCHITECTURES: dict[str, tuple[str, str, dict[str, object]]] = {
     "llama": ("LlamaConfig", "LlamaForCausalLM", {**_DECODER, "num_key_value_heads": 2}),
     "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {**_DECODER, "vocab_size": 300, "num_key_value_heads": 1, "use_sliding_window": True,
@@ -204,6 +207,8 @@ ARCHITECTURES: dict[str, tuple[str, str, dict[str, object]]] = {
                                                      "sliding_window": 3}),
     "phi3": ("Phi3Config", "Phi3ForCausalLM", {**_DECODER, "num_key_value_heads": 4}),
     "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM", {**_DECODER, "rotary_pct": 0.5}),
+    # Falcon-40B's layout: the config's `multi_query` (True by default) is ignored, `num_kv_heads` counts
+    "falcon": ("FalconConfig", "FalconForCausalLM", {**FALCON, "new_decoder_architecture": True, "num_kv_heads": 2}),
     "opt": ("OPTConfig", "OPTForCausalLM", {"hidden_size": 32, "ffn_dim": 37, "num_hidden_layers": 2,
                                             "num_attention_heads": 4, "word_embed_proj_dim": 32,
                                             "max_position_embeddings": 64, "vocab_size": 64, "pad_token_id": 0,

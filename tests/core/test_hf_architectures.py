@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hf_tiny  # noqa: E402
 
 transformers = hf_tiny.require_hf_extra()
 
+from explorer.core.inspect.hf.folder import hf_session  # noqa: E402
 from explorer.core.inspect.hf.models import HFModel  # noqa: E402
 from explorer.core.inspect.hf.taps import find_taps  # noqa: E402
 from explorer.core.inspect.interface import masked_bins, pooled_maps  # noqa: E402
@@ -111,6 +113,59 @@ def test_grouped_query_heads_name_the_key_value_head_they_share(root: Path) -> N
     assert qwen.kv_heads == {"decoder": 1} and {qwen.kv_head("decoder", h) for h in range(4)} == {0}
     gpt2 = open_model(hf_tiny.folder("gpt2", root)).describe()
     assert gpt2.kv_heads == {} and gpt2.kv_head("decoder", 3) is None
+
+
+class _ScoreKeys(TorchFunctionMode):
+    """Records the key operand of every attention-score product ``query (B, h, T, d) @ keyᵀ (B, kv, d, T)``."""
+
+    def __init__(self, heads: int, head_dim: int) -> None:
+        super().__init__()
+        self.heads, self.head_dim = heads, head_dim
+        self.keys: list[torch.Tensor] = []
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        if func in (torch.matmul, torch.Tensor.__matmul__, torch.Tensor.matmul) and len(args) == 2:
+            query, key_t = args
+            if query.dim() == 4 and query.shape[1] == self.heads and query.shape[-1] == self.head_dim \
+                    and key_t.shape[-2] == self.head_dim:
+                self.keys.append(key_t.transpose(-1, -2).detach().clone())  # (B, kv, T, d)
+        return func(*args, **(kwargs or {}))
+
+
+def shared_keys(model: Any, heads: int, head_dim: int) -> list[list[int]]:
+    """Per layer, for each query head the first head whose keys equal its own: what the model really shares."""
+    ids = torch.tensor([[4, *range(8, 20)]])  # 13 tokens: not the head width, so only the score product matches
+    recorder = _ScoreKeys(heads, head_dim)
+    with torch.no_grad(), recorder:
+        model(input_ids=ids, output_attentions=True, use_cache=False)
+    owners = []
+    for key in recorder.keys:
+        key = key.expand(key.shape[0], heads, *key.shape[2:])  # (B, h, T, d): one key/value head broadcast
+        owners.append([next(j for j in range(heads) if torch.equal(key[:, j], key[:, h])) for h in range(heads)])
+    return owners
+
+
+@pytest.mark.parametrize(("settings", "kv"), [
+    ({"new_decoder_architecture": True, "num_kv_heads": 2}, 2),  # Falcon-40B: multi_query (True) is ignored
+    ({"new_decoder_architecture": True, "num_kv_heads": 4}, None),
+    ({"multi_query": True}, 1),  # Falcon-7B: num_kv_heads (defaulting to the heads) is ignored
+    ({"multi_query": False}, None),
+])
+def test_falcon_heads_name_the_key_value_head_the_model_really_shares(settings: dict[str, Any], kv: int | None,
+                                                                         tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    config = transformers.FalconConfig(**hf_tiny.FALCON, **settings)
+    with hf_session():  # offline, no progress bars
+        transformers.FalconForCausalLM(config).save_pretrained(tmp_path)
+    hf_tiny.word_tokenizer(tmp_path, None)
+    model = open_model(tmp_path)
+    info = model.describe()
+    assert info.kv_heads == ({"decoder": kv} if kv else {})
+    owners = shared_keys(model.model, 4, 8)
+    assert len(owners) == 2  # one score product per layer
+    first_of = {}  # the first query head of each key/value head the app names
+    named = [first_of.setdefault(info.kv_head("decoder", h), h) if kv else h for h in range(4)]
+    assert owners == [named, named]
 
 
 def test_albert_layers_are_counted_by_call(root: Path) -> None:

@@ -172,15 +172,26 @@ def find_taps(model: Any) -> list[tuple[Any, str, int]]:
 
 
 def kv_heads(module: Any, heads: int, config: Any) -> int:
-    """Key/value heads an attention module shares among its ``heads`` query heads (``heads`` when none are shared)."""
+    """Key/value heads an attention module shares among its ``heads`` query heads (``heads`` when none are shared).
+
+    The module that computes them is asked first: a config may hold settings its model ignores (Falcon's
+    ``multi_query`` under ``new_decoder_architecture``, its ``num_kv_heads`` under ``multi_query``)."""
     groups = getattr(module, "num_key_value_groups", None)
-    if isinstance(groups, int) and groups > 0 and heads % groups == 0:
+    if _divides(groups, heads):
         return heads // groups
-    for source in (module, config):
-        kv = getattr(source, "num_key_value_heads", None)
-        if isinstance(kv, int) and 0 < kv <= heads and heads % kv == 0:
+    for source, name in ((module, "num_key_value_heads"), (module, "num_kv_heads"), (config, "num_key_value_heads")):
+        kv = getattr(source, name, None)
+        if _divides(kv, heads):
             return kv
-    return 1 if getattr(config, "multi_query", False) else heads
+    for source in (module, config):
+        multi_query = getattr(source, "multi_query", None)
+        if isinstance(multi_query, bool):
+            return 1 if multi_query else heads
+    return heads
+
+
+def _divides(count: Any, heads: int) -> bool:
+    return isinstance(count, int) and 0 < count <= heads and heads % count == 0
 
 
 @dataclass
