@@ -27,6 +27,30 @@ import numpy as np  # noqa: E402
 TICK_MS = 16
 
 
+def descendants_cpu_s() -> dict[int, float]:
+    """CPU seconds (user + system) of each process descending from this one (the fork server, the training
+    process), read from /proc; empty where there is no /proc."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    mine, grew = {os.getpid()}, True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in mine} - mine
+        grew = bool(found)
+        mine |= found
+    return {pid: cpu[pid] for pid in mine if pid != os.getpid()}
+
+
 def engine_tokens_per_s(panel, seconds: float) -> float:
     """Iterate the core Trainer (no Qt) on the panel's data and settings for ``seconds``; tokens/s."""
     from explorer.core.data.text import build_dataset
@@ -110,6 +134,7 @@ def main() -> int:
     last[0] = clock.nsecsElapsed()
     ticker.start()
     t_start = time.perf_counter()
+    gui_cpu0, children_cpu0 = time.process_time(), descendants_cpu_s()
     assert panel.start_training(), panel.inline_message()
     start_call_ms = (time.perf_counter() - t_start) * 1000
     first_ticks: list[int] = []
@@ -117,6 +142,11 @@ def main() -> int:
     QTimer.singleShot(int(args.seconds * 1000), loop.quit)
     loop.exec()
     ticker.stop()
+    gui_seconds = time.perf_counter() - t_start
+    gui_cpu = (time.process_time() - gui_cpu0) / gui_seconds
+    children_cpu = descendants_cpu_s()
+    child_cpu = max((children_cpu[pid] - children_cpu0.get(pid, 0.0) for pid in children_cpu), default=float("nan"))
+    child_cpu /= gui_seconds
     step = panel.studio_state.latest_step
     gui_rate = float(step.tokens_per_s) if step is not None else float("nan")
     steps_done = panel.loss_plot.step_count()
@@ -126,6 +156,7 @@ def main() -> int:
     stop_ms = (time.perf_counter() - t0) * 1000
     print(f"GUI: {steps_done} steps, {snapshots} snapshots drawn live, {gui_rate:,.0f} tokens/s; "
           f"shutdown took {stop_ms:.0f} ms")
+    print(f"CPU while training, in cores: the GUI process {gui_cpu:.2f}, the training process {child_cpu:.2f}")
 
     engine_after = engine_rates(panel, args.engine_seconds)
     print(f"engine alone (after): {engine_after}")
@@ -148,7 +179,8 @@ def main() -> int:
                       "cli_tokens_per_s": round(cli_rate, 1), "ratio": round(ratio, 3),
                       "engine_tokens_per_s": per_setting, "size": args.size, "start_call_ms": round(start_call_ms, 1),
                       "start_stall_ms": round(start_stall, 1), "ticks": int(late.size), "gui_steps": steps_done,
-                      "snapshots": snapshots, "shutdown_ms": round(stop_ms, 1)}))
+                      "snapshots": snapshots, "shutdown_ms": round(stop_ms, 1),
+                      "gui_process_cores": round(gui_cpu, 2), "training_process_cores": round(child_cpu, 2)}))
     panel.deleteLater()
     return 0
 

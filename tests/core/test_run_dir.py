@@ -234,6 +234,25 @@ def test_checkpoints_wait_for_their_interval_but_the_last_epoch_always_has_one(t
         RunWriter.create(tmp_path / "bad", Trainer(tiny_config(1), dataset), {}, checkpoint_interval_s=float("nan"))
 
 
+def test_probes_wait_for_their_interval_but_the_last_epoch_is_always_translated(tmp_path: Path) -> None:
+    dataset = tiny_dataset()
+    translated = lambda run: [r["epoch"] for r in read_metrics(run) if r["type"] == "epoch" and "probes" in r]  # noqa: E731
+    train_into(tmp_path / "every", dataset, 4)
+    train_into(tmp_path / "spaced", dataset, 4, probe_interval_s=3600.0)
+    assert translated(tmp_path / "every") == [1, 2, 3, 4]
+    assert translated(tmp_path / "spaced") == [1, 4]  # first, then last
+    assert json.loads((tmp_path / "spaced" / "run.json").read_text())["probe_interval_s"] == 3600.0
+    epochs = [r for r in read_metrics(tmp_path / "spaced") if r["type"] == "epoch"]
+    assert all(r["loss"] is not None for r in epochs)  # an epoch without probes keeps its own figures
+    follower = RunFollower(tmp_path / "spaced")
+    kinds = [e.kind for e in follower.poll()]
+    assert kinds.count("epoch") == 4 and kinds.count("translations") == 2
+    train_into(tmp_path / "spaced", dataset, 6, resume=True)
+    assert translated(tmp_path / "spaced") == [1, 4, 5, 6]  # the interval is kept: the resumed part's first, the last
+    with pytest.raises(ValueError):
+        RunWriter.create(tmp_path / "bad", Trainer(tiny_config(1), dataset), {}, probe_interval_s=-1.0)
+
+
 def test_kept_models_are_written_at_their_epochs_and_the_list_survives_a_resume(tmp_path: Path) -> None:
     from explorer.core.runs.run_dir import kept_models
 

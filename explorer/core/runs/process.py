@@ -53,7 +53,8 @@ class TrainingJob:
     the faster, again every half minute (``thread_tuner.ThreadTuner``): the GUI beside it leaves a share of a core.
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
     otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
-    and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one.
+    and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one;
+    ``probe_interval_s`` spaces the probe's translations the same way (``RunWriter``).
     """
 
     config: dict
@@ -65,6 +66,7 @@ class TrainingJob:
     run_dir: str | None = None
     checkpoint_interval_s: float = 0.0
     tune_threads: bool = False
+    probe_interval_s: float = 0.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -409,7 +411,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
             if job.run_dir is not None:
                 data = describe_data(source, job.data_spec, job.num_examples, job.data_seed)
                 writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe],
-                                          checkpoint_interval_s=job.checkpoint_interval_s)
+                                          checkpoint_interval_s=job.checkpoint_interval_s,
+                                          probe_interval_s=job.probe_interval_s)
             remote.attach(trainer)
             send(StartedEvent(
                 device=str(trainer.device), num_pairs=len(dataset), total_steps=trainer.total_steps,

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 #: A run recorded here checkpoints at an epoch's end at most this often (the last epoch always). Every epoch of
 #: the book's run (~75 ms) cost the training process 26 % of its speed beside the GUI (bench/gui_responsiveness.py).
 CHECKPOINT_INTERVAL_S = 5.0
+#: ... and translates its probe at most this often: once per epoch cost ~5 % of its speed, for a record that a
+#: replay shows at a readable pace anyway.
+PROBE_INTERVAL_S = 1.0
 
 
 class TrainingRun:
@@ -30,7 +33,8 @@ class TrainingRun:
                  run_dir: Path | None) -> None:
         job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
                           num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None,
-                          checkpoint_interval_s=CHECKPOINT_INTERVAL_S, tune_threads=True)
+                          checkpoint_interval_s=CHECKPOINT_INTERVAL_S, probe_interval_s=PROBE_INTERVAL_S,
+                          tune_threads=True)
         self.process = TrainingProcess(job)
         self.worker = generator_worker(self.process.events)
 
