@@ -555,6 +555,10 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>所有层 · r = {r:g} · 第 {step} 步，第 {epoch} 轮</translation>
     </message>
     <message>
+        <source>head {number} · KV {kv}</source>
+        <translation>头 {number} · KV {kv}</translation>
+    </message>
+    <message>
         <source>layer {layer} · {heads} · {model}</source>
         <translation>第 {layer} 层 · {heads} · {model}</translation>
     </message>

@@ -143,6 +143,17 @@ def test_generate_shows_the_cross_attention_of_the_output(qtbot, shared, root) -
     np.testing.assert_allclose(shared.detail.current_matrix(), layers[-1][0], atol=1e-6)
 
 
+def test_the_large_view_names_the_key_value_head_a_grouped_query_head_shares(qtbot, shared, root) -> None:
+    open_and_inspect(qtbot, shared, hf_tiny.folder("llama", root), hf_tiny.SOURCE)  # 4 query heads, 2 key/value
+    click(qtbot, shared, "decoder", 1, 2)
+    assert "layer 2 · head 3 · KV 2 · llama" in shared.detail.title.text()  # as the grid's column says
+    assert "head 3 · KV 2" in shared.detail.heatmap.plot.titleLabel.text  # exported pictures carry it too
+    open_and_inspect(qtbot, shared, hf_tiny.folder("gpt2", root), hf_tiny.SOURCE)  # one key/value head per head
+    click(qtbot, shared, "decoder", 1, 2)
+    assert "layer 2 · head 3 · gpt2" in shared.detail.title.text()
+    assert "KV" not in shared.detail.heatmap.plot.titleLabel.text
+
+
 def test_heads_open_at_full_resolution_on_demand_beyond_the_budget(qtbot, shared, root) -> None:
     folder = hf_tiny.folder("gpt2", root)
     inspect = shared.inspector_state.inspect

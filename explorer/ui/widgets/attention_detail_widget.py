@@ -113,6 +113,7 @@ class AttentionDetail(QWidget):
         self._snapshot: Any = None
         self._selected = False
         self.windows: dict[str, tuple[int, ...]] = {}  # an inspected model's sliding window per kind and layer
+        self.model_info: Any = None  # an inspected model's ModelInfo: which key/value head each query head shares
         self._inspect = inspect
         self._computed: Any = None  # the newest head computed on demand
         self._waiting: tuple | None = None  # (inspection, kind, layer, head) asked for and not yet drawn
@@ -345,8 +346,10 @@ class AttentionDetail(QWidget):
                 return self.tr("all layers · r = {r:g} · {model}").format(r=r, model=snap.model_name)
             return self.tr("all layers · r = {r:g} · step {step}, epoch {epoch}").format(r=r, step=snap.step,
                                                                                         epoch=snap.epoch)
+        kv = None if self.model_info is None else self.model_info.kv_head(self.kind, self.head)
         who = (self.tr("all heads (mean)") if self.average_box.isChecked() else
-               self.tr("head {number}").format(number=self.head + 1))
+               self.tr("head {number}").format(number=self.head + 1) if kv is None else
+               self.tr("head {number} · KV {kv}").format(number=self.head + 1, kv=kv + 1))
         if getattr(snap, "thumbnails", None) is not None:
             return self.tr("layer {layer} · {heads} · {model}").format(layer=self.layer + 1, heads=who,
                                                                       model=snap.model_name)

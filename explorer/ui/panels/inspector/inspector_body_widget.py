@@ -50,8 +50,9 @@ class InspectorBody(QTabWidget):
 
     @Slot(object)
     def _on_inspect_model_changed(self, info: Any) -> None:
-        """The large view draws a sliding window's band as masked, as the grid does."""
+        """The large view draws a sliding window's band as masked and names shared key/value heads, as the grid does."""
         self.detail.windows = dict(getattr(info, "windows", None) or {})
+        self.detail.model_info = info
 
     @Slot(bool)
     def _on_inspect_open_finished(self, opened: bool) -> None:
