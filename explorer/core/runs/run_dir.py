@@ -194,8 +194,13 @@ def finite(value: Any) -> Any:
 
 
 def encode_line(record: dict[str, Any]) -> bytes:
-    """One metrics line: compact JSON and a newline."""
-    return json.dumps(finite(record), separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+    """One metrics line: compact JSON and a newline. Written once per training step, so the usual record (plain
+    finite values) is encoded directly; only one the encoder refuses (NaN, a numpy scalar) is cleaned first."""
+    try:
+        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError):
+        text = json.dumps(finite(record), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode() + b"\n"
 
 
 def parse_line(line: bytes) -> dict[str, Any] | None:
