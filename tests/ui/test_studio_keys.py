@@ -52,7 +52,8 @@ def test_keys_drive_the_state_only_when_they_can_act(qtbot) -> None:
     QVBoxLayout(panel).addWidget(button)
     qtbot.addWidget(panel)
     state = FakeState()
-    keys = install_studio_keys(panel, state)
+    keys = install_studio_keys(panel, state, lambda: state.resume() if state.run_state == "paused" else state.pause(),
+                               state.request_step)
     panel.show()
     qtbot.waitExposed(panel)
     panel.activateWindow()
@@ -74,3 +75,28 @@ def test_keys_drive_the_state_only_when_they_can_act(qtbot) -> None:
     assert state.attention.chosen == [1, 0]
     qtbot.keyClick(button, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     assert state.attention.chosen == [1, 0, 1] and state.attention.shown_index == 1
+
+
+def test_a_shortcut_clears_the_banner_as_the_button_does(qtbot, studio_panel, tmp_path) -> None:
+    from explorer.paths import demo_run_dir
+
+    panel = studio_panel
+    qtbot.waitUntil(lambda: panel.source is not None and not panel.is_loading(), timeout=30_000)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.activateWindow()
+    target = panel.tabs.tabBar()  # focus inside the panel, on a widget that does nothing with Space
+    target.setFocus()
+    qtbot.waitUntil(lambda: target.hasFocus(), timeout=2000)
+    assert panel.replay_run(str(demo_run_dir()), 0.1)
+    qtbot.waitUntil(lambda: panel.state == "running", timeout=30_000)
+    assert not panel.overlay_run(str(tmp_path)) and panel.inline_message()  # not a run: a banner
+    qtbot.keyClick(target, Qt.Key.Key_Space)  # the user acts again, by keyboard: the banner goes
+    assert panel.state == "paused" and panel.inline_message() == ""
+    assert not panel.overlay_run(str(tmp_path)) and panel.inline_message()
+    qtbot.keyClick(target, Qt.Key.Key_Right)  # one step while paused
+    assert panel.inline_message() == ""
+    assert not panel.overlay_run(str(tmp_path)) and panel.inline_message()
+    qtbot.keyClick(target, Qt.Key.Key_Space)
+    assert panel.state == "running" and panel.inline_message() == ""
+    panel.studio_state.stop()

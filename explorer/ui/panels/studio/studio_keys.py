@@ -1,10 +1,12 @@
 """Keyboard control of the Transformer studio for live demos (book §11.7): Space pauses and resumes, → trains
 one step while paused, Ctrl+← / Ctrl+→ walk through the attention history.
 
-Shortcuts live on the panel (active while focus is inside it) and call only the state owner's public methods.
+Shortcuts live on the panel (active while focus is inside it). Pause and step take the panel's own path, the one its
+buttons take (so a key clears a stale banner as a click does); the history walk calls the state owner's methods.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Slot
@@ -19,15 +21,18 @@ TOGGLE_STATES = ("starting", "running", "paused")
 
 
 class StudioKeys(QObject):
-    """The studio's shortcuts; :func:`install_studio_keys` makes one for a panel.
+    """The studio's shortcuts; :func:`install_studio_keys` makes one for a panel. ``toggle`` pauses or resumes and
+    ``step`` trains one step while paused, as the panel's buttons do.
 
     Space and → are enabled only when they can act, so that otherwise the key belongs to the focused widget
     (Space presses a focused button while idle, → moves a focused slider while training runs).
     """
 
-    def __init__(self, panel: QWidget, state: StudioState) -> None:
+    def __init__(self, panel: QWidget, state: StudioState, toggle: Callable[[], None],
+                 step: Callable[[], None]) -> None:
         super().__init__(panel)
         self._state = state
+        self._toggle, self._step = toggle, step
         self.toggle = self._shortcut(panel, Qt.Key.Key_Space, self._on_toggle_activated)
         self.step = self._shortcut(panel, Qt.Key.Key_Right, self._on_step_activated)
         self.back = self._shortcut(panel, Qt.Modifier.CTRL | Qt.Key.Key_Left, self._on_back_activated)
@@ -49,14 +54,11 @@ class StudioKeys(QObject):
 
     @Slot()
     def _on_toggle_activated(self) -> None:
-        if self._state.run_state == "paused":
-            self._state.resume()
-        else:
-            self._state.pause()
+        self._toggle()
 
     @Slot()
     def _on_step_activated(self) -> None:
-        self._state.request_step()
+        self._step()
 
     @Slot()
     def _on_back_activated(self) -> None:
@@ -77,6 +79,8 @@ class StudioKeys(QObject):
             attention.choose_index(index)
 
 
-def install_studio_keys(panel: QWidget, state: StudioState) -> StudioKeys:
-    """Give ``panel`` the studio's keyboard shortcuts, acting on ``state``."""
-    return StudioKeys(panel, state)
+def install_studio_keys(panel: QWidget, state: StudioState, toggle: Callable[[], None],
+                        step: Callable[[], None]) -> StudioKeys:
+    """Give ``panel`` the studio's keyboard shortcuts: Space calls ``toggle``, → ``step`` (each enabled when
+    ``state``'s run can take it), Ctrl+←/→ walk ``state``'s attention history."""
+    return StudioKeys(panel, state, toggle, step)

@@ -102,7 +102,8 @@ class StudioPanel(BasePanel):
         self.controls.replay_speed_chosen.connect(state.set_replay_speed)
         state.replay_changed.connect(self.controls.show_replay)
         state.replay_changed.connect(self.translate_view.show_replay)
-        self.studio_keys = install_studio_keys(self, state)  # Space, →, Ctrl+←/→ (presenter mode)
+        # Space, →, Ctrl+←/→ (presenter mode); Space and → act as the Pause and Step buttons do
+        self.studio_keys = install_studio_keys(self, state, self.toggle_pause, self.step_once)
         self._load_source()
         self._prebuild_grid()
 
@@ -151,6 +152,19 @@ class StudioPanel(BasePanel):
             self._on_state_message_posted(Words.formatted(lambda: self.tr("Cannot start: {error}"), error=exc), "error")
             return False
         return self.studio_state.start_run(config, self.data.probe())
+
+    def toggle_pause(self) -> None:
+        """Pause the run, or resume it when paused (the Pause button and Space)."""
+        self.clear_inline_message()  # a banner belongs to what failed before the user acted again
+        if self.state == "paused":
+            self.studio_state.resume()
+        else:
+            self.studio_state.pause()
+
+    def step_once(self) -> None:
+        """Train one step while paused (the Step button and →)."""
+        self.clear_inline_message()
+        self.studio_state.request_step()
 
     def reset(self, confirm: bool = True) -> bool:
         """Stop any run and forget the model, curves and history; asks first (``confirm``) when a trained model
@@ -289,11 +303,7 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_pause_button_clicked(self) -> None:
-        self.clear_inline_message()
-        if self.state == "paused":
-            self.studio_state.resume()
-        else:
-            self.studio_state.pause()
+        self.toggle_pause()
 
     @Slot(object)
     def _on_live_settings_settings_requested(self, values: dict[str, float]) -> None:
@@ -301,8 +311,7 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_step_button_clicked(self) -> None:
-        self.clear_inline_message()
-        self.studio_state.request_step()
+        self.step_once()
 
     @Slot()
     def _on_stop_button_clicked(self) -> None:
