@@ -17,11 +17,11 @@ def test_keeps_the_faster_count_then_measures_again() -> None:
     calls: list[int] = []
     tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=1.0, hold_s=10.0)
     assert calls == [1] and tuner.current == 1
-    t = run(tuner, {1: 1000, 2: 1500}, 0.0, 3.2)  # warm-up, then a second of each count
-    assert tuner.current == 2 and calls == [1, 2, 1, 2]
+    t = run(tuner, {1: 1000, 2: 1500}, 0.0, 3.2)  # warm-up, then a second of each count, the one in use first
+    assert tuner.current == 2 and calls == [1, 2]
     assert tuner.rates[2] > tuner.rates[1] > 0
     t = run(tuner, {1: 1000, 2: 400}, t, 5.0)  # holding: the GUI got busy, but nothing is tried yet
-    assert tuner.current == 2 and calls == [1, 2, 1, 2]
+    assert tuner.current == 2 and calls == [1, 2]
     run(tuner, {1: 1000, 2: 400}, t, 8.0)  # the next round finds one thread faster now
     assert tuner.current == 1 and calls[-1] == 1
 
@@ -31,6 +31,32 @@ def test_a_slower_second_count_is_only_tried() -> None:
     tuner = ThreadTuner([1, 2], calls.append, trial_s=0.5, warmup_s=0.2, hold_s=100.0)
     run(tuner, {1: 2000, 2: 800}, 0.0, 2.0)
     assert tuner.current == 1 and calls == [1, 2, 1]
+
+
+def test_a_trial_that_lags_far_behind_ends_after_a_quarter_of_its_time() -> None:
+    switches: list[tuple[int, float]] = []
+    clock = [0.0]
+    tuner = ThreadTuner([1, 2], lambda n: switches.append((n, clock[0])), trial_s=1.0, warmup_s=0.0, hold_s=100.0)
+    rates = {1: 2000, 2: 300}  # two threads collapse beside a busy GUI
+    while clock[0] < 3.0:
+        clock[0] += 0.05
+        tuner.on_step(clock[0], round(rates[tuner.current] * 0.05))
+    assert [n for n, _ in switches] == [1, 2, 1] and tuner.current == 1
+    tried_for = switches[2][1] - switches[1][1]
+    assert 0.25 - 1e-9 <= tried_for <= 0.35  # not the whole second
+    assert tuner.rates[2] < 0.8 * tuner.rates[1]
+
+
+def test_a_close_second_count_gets_its_whole_trial() -> None:
+    switches: list[tuple[int, float]] = []
+    clock = [0.0]
+    tuner = ThreadTuner([1, 2], lambda n: switches.append((n, clock[0])), trial_s=1.0, warmup_s=0.0, hold_s=100.0)
+    rates = {1: 1000, 2: 950}
+    while clock[0] < 3.0:
+        clock[0] += 0.05
+        tuner.on_step(clock[0], round(rates[tuner.current] * 0.05))
+    assert [n for n, _ in switches] == [1, 2, 1]
+    assert switches[2][1] - switches[1][1] >= 1.0 - 1e-9
 
 
 def test_one_choice_changes_nothing() -> None:

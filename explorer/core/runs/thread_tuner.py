@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 #: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials; the
 #: wait doubles (up to MAX_HOLD_S) each round that keeps the same count, since a trial of a slower count costs.
 TRIAL_S, WARMUP_S, HOLD_S, MAX_HOLD_S = 1.0, 1.0, 30.0, 480.0
+#: A trial of another count ends early, after this share of TRIAL_S, once it trains slower than ABORT_BELOW times
+#: the best rate of its round: two threads beside a busy GUI can fall to a fraction of one thread's speed.
+EARLY_SHARE, ABORT_BELOW = 0.25, 0.8
 
 
 def available_cores() -> int:
@@ -23,9 +26,9 @@ def available_cores() -> int:
 
 
 class ThreadTuner:
-    """Tries each of ``choices`` (thread counts) for ``trial_s`` seconds of training, then trains with the one that
-    reached the most tokens per second for ``hold_s`` seconds (twice as long after each round that changed nothing,
-    up to ``max_hold_s``), and so on.
+    """Measures the thread count in use for ``trial_s`` seconds of training, then each other of ``choices`` (cut short
+    once it clearly lags), then trains with the one that reached the most tokens per second for ``hold_s`` seconds
+    (twice as long after each round that changed nothing, up to ``max_hold_s``), and so on.
 
     Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
     that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the last round's tokens/s per count.
@@ -53,13 +56,20 @@ class ThreadTuner:
         if self._waiting:
             if elapsed_s >= self._since:
                 self._waiting = False
-                self._queue = [n for n in self.choices if n != self.current] + [self.current]
-                self._begin(self._queue.pop(0), elapsed_s)
+                self.rates = {}
+                # the count in use first (measuring it costs nothing), then the others, each cut short if it lags
+                self._queue = [n for n in self.choices if n != self.current]
+                self._begin(self.current, elapsed_s)
             return
         self._tokens += tokens
-        if elapsed_s - self._since < self.trial_s:
+        spent = elapsed_s - self._since
+        if spent < self.trial_s * EARLY_SHARE:
             return
-        self.rates[self.current] = self._tokens / (elapsed_s - self._since)
+        rate = self._tokens / spent
+        lagging = bool(self.rates) and rate < ABORT_BELOW * max(self.rates.values())
+        if spent < self.trial_s and not lagging:
+            return
+        self.rates[self.current] = rate
         if self._queue:
             self._begin(self._queue.pop(0), elapsed_s)
             return
