@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 import debug_helpers  # noqa: E402
+import tooltip_checks  # noqa: E402
 
 from explorer.core.debug.ablation import evaluate  # noqa: E402
 from explorer.core.inspect.opening import open_model  # noqa: E402
@@ -218,3 +219,14 @@ def test_rollout_map_of_the_inspected_text_and_no_cell_to_explain(qtbot, ready) 
     np.testing.assert_allclose(ready.detail.current_matrix(), expected, atol=1e-6)
     ready.detail.heatmap.cell_clicked.emit(0, 0)
     assert "combine every head of every layer" in debug_tabs(ready).explain.steps.text()
+
+
+@pytest.mark.parametrize("token", tooltip_checks.TOKENS)
+def test_a_beam_node_tooltip_shows_its_token_as_it_is(qapp, token: str) -> None:
+    from types import SimpleNamespace
+
+    from explorer.ui.panels.inspector.beam_tree_widget import BeamNodeItem
+
+    node = SimpleNamespace(token=token, status="kept", score=-1.25, log_prob=-0.5)
+    shown = tooltip_checks.shown_tooltip(BeamNodeItem(node, best=False).toolTip())
+    assert shown == f"{token} · kept · log p -0.500 · score -1.250"

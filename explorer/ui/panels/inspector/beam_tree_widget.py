@@ -42,9 +42,11 @@ class BeamNodeItem(QGraphicsRectItem):
         label.setBrush(QBrush(QColor(20, 20, 20) if node.status != "pruned" else QColor(140, 140, 140)))
         label.setPos(4, 2)
         status = QCoreApplication.translate("BeamTreeView", STATUS_NAMES.get(node.status, node.status))
-        self.setToolTip(QCoreApplication.translate("BeamTreeView", "{token} · {status} · log p {log_p:.3f} · score "
-                                                   "{score:.3f}").format(token=node.token, status=status,
-                                                                         log_p=node.log_prob, score=node.score))
+        tip = QCoreApplication.translate("BeamTreeView", "{token} · {status} · log p {log_p:.3f} · score "
+                                         "{score:.3f}").format(token=node.token, status=status,
+                                                               log_p=node.log_prob, score=node.score)
+        # Qt guesses whether a tool tip is rich text: a token such as <s> would vanish as a tag, so it always is
+        self.setToolTip(f"<qt>{escape(tip)}</qt>")
 
 
 class BeamTreeView(QWidget):
