@@ -9,6 +9,8 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
+import tooltip_checks
+
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 
 from explorer.ui.widgets.heatmap_plot_item import hatch_overlay
@@ -127,6 +129,19 @@ def test_click_and_hover_report_the_cell(heatmap, qtbot):
         _mouse(heatmap, QEvent.Type.MouseButtonPress, pos, Qt.MouseButton.LeftButton)
         _mouse(heatmap, QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.LeftButton)
     assert clicked.args == [3, 0]
+
+
+def test_the_hover_tooltip_shows_tokens_as_they_are(heatmap):
+    tokens = list(tooltip_checks.TOKENS)  # (T,) special tokens, a stray <, characters an HTML escape rewrites
+    m = np.full((len(tokens), len(tokens)), 0.25)
+    keep = np.ones(m.shape, bool)
+    keep[0, 1] = False
+    heatmap.set_matrix(m, row_labels=tokens, col_labels=tokens, mask=keep)
+    for row, col in ((1, 2), (4, 5), (5, 6), (3, 0)):
+        heatmap.image_item.cell_hovered.emit(row, col, 0.25)
+        assert tooltip_checks.shown_tooltip(heatmap.toolTip()) == f"{tokens[row]} → {tokens[col]}: 0.25"
+    heatmap.image_item.cell_hovered.emit(0, 1, 0.25)
+    assert tooltip_checks.shown_tooltip(heatmap.toolTip()) == "<unk> → <s>: 0.25 (masked)"
 
 
 def test_compact_mode_has_no_axes_or_colour_bar(qtbot):

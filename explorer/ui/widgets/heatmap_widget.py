@@ -148,11 +148,12 @@ class HeatmapWidget(pg.GraphicsLayoutWidget):
             text = self.tr("{row} → {col}: {value:.4g} (masked)")
         else:
             text = "{row} → {col}: {value:.4g}"
-        # the readout and tool tip are rich text: a token such as <eos> would vanish as an unknown tag
+        # the readout and tool tip are rich text: a token such as <eos> would vanish as an unknown tag (Qt only
+        # guesses whether a tool tip is rich text, and without a tag would show "it&#x27;s": <qt> says it is)
         text = text.format(row=escape(self.row_labels[row]), col=escape(self.col_labels[col]), value=value)
         if not self.compact:
             self.readout.setText(text, color="#dddddd" if self.plot.dark else "#222222")
-        self.setToolTip(text)
+        self.setToolTip(f"<qt>{text}</qt>")
         self.cell_hovered.emit(row, col, value)
 
     def _on_image_hover_left(self) -> None:
