@@ -491,18 +491,6 @@ f(q) = Σ αᵢvᵢ = {output:.3g}
         <translation>注意力展开和注意力流按 r·A + (1 − r)·I 权衡每层的注意力 A 与残差连接 I（论文中为 0.5）</translation>
     </message>
     <message>
-        <source>Heatmap</source>
-        <translation>热图</translation>
-    </message>
-    <message>
-        <source>Token lines</source>
-        <translation>词元连线</translation>
-    </message>
-    <message>
-        <source>A line from each query token to each key token, its opacity the weight; hover a token to see its lines alone</source>
-        <translation>从每个查询词元到每个键词元画一条线，不透明度即权重；鼠标悬停在词元上只看它的连线</translation>
-    </message>
-    <message>
         <source>Export {format}…</source>
         <translation>导出 {format}…</translation>
     </message>

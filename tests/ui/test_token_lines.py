@@ -110,6 +110,28 @@ def test_detail_shows_the_layers_heads_as_lines_with_one_selection(qtbot) -> Non
     assert detail.heatmap.highlighted_row == 2
 
 
+def test_detail_refuses_lines_for_too_many_tokens_and_exports_the_view_shown(qtbot, tmp_path, monkeypatch) -> None:
+    from explorer.ui.widgets import map_views_widget
+
+    monkeypatch.setattr(map_views_widget, "LINES_LIMIT", 3)
+    detail = AttentionDetail()
+    qtbot.addWidget(detail)
+    snap = _snapshot()  # 4 tokens
+    detail.show_snapshot(snap)
+    detail.select("encoder", 0, 0)
+    detail.show_view("lines")
+    assert detail.token_lines.weights is None and "4 tokens are too many for lines" in detail.readout.text()
+    monkeypatch.setattr(map_views_widget, "LINES_LIMIT", 1500)
+    detail.select("encoder", 0, 1)
+    np.testing.assert_array_equal(detail.token_lines.weights, snap.maps["encoder"][0])
+    assert "Attention as lines between tokens" in detail.export_to(tmp_path / "lines.svg").read_text(encoding="utf-8")
+    detail.show_view("heatmap")
+    assert "Attention as lines" not in detail.export_to(tmp_path / "map.svg").read_text(encoding="utf-8")
+    detail.show_view("lines")  # CSV is the heatmap's numbers, whichever view is shown
+    rows = detail.export_to(tmp_path / "map.csv").read_text(encoding="utf-8").strip().splitlines()
+    assert len(rows) >= 4
+
+
 def test_detail_rollout_with_bars_and_refused_flow(qtbot) -> None:
     detail = AttentionDetail()
     qtbot.addWidget(detail)

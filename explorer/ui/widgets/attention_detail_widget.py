@@ -5,46 +5,29 @@ inspected model whose maps were only pooled (long texts), the head is computed a
 GUI thread, while the view says so."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QStackedWidget,
-                               QTabBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from explorer.core.inspect.interface import masked_bins
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
 from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
-from explorer.ui.widgets.export import ExportError, export_target
-from explorer.ui.widgets.followed_maps import FollowedMapsRunner, self_kinds, split_extra
-from explorer.ui.widgets.heatmap_widget import HeatmapWidget
-from explorer.ui.widgets.hint_stack_widget import HintStack
-from explorer.ui.widgets.token_bars_widget import TokenBars
-from explorer.ui.widgets.token_lines_widget import TokenLinesView
-from explorer.ui.widgets.token_selection import TokenSelection
+from explorer.ui.widgets.export import ExportError
 from explorer.ui.widgets.file_dialogs import save_file_name
-
-if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-
-
-class HeadSource(Protocol):
-    """What computes an inspected model's heads on demand (the inspector's ``InspectState``): ``request_head`` is
-    answered by ``head_computed`` (an object with ``inspection, name, layer, head, matrix``) or ``head_failed``."""
-
-    head_computed: SignalInstance
-    head_failed: SignalInstance
-
-    def request_head(self, name: str, layer: int, head: int | None) -> None: ...
-
+from explorer.ui.widgets.followed_maps import FollowedMapsRunner, self_kinds, split_extra
+from explorer.ui.widgets.head_requests import HeadRequests, HeadSource
+from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.map_views_widget import LinesData, MapViews
+from explorer.ui.widgets.token_bars_widget import TokenBars
 
 HINT = QT_TRANSLATE_NOOP("AttentionDetail", "Click a thumbnail in the attention grid to look at it here.")
 #: Above this many queries the causal mask is not hatched (its cells are 0 anyway; the hatch would take ~64 MB).
 MASK_LIMIT = 1024
-#: Above this many tokens the token-line view says to use the heatmap (its picture would pass Qt's 32k-pixel limit).
-LINES_LIMIT = 1500
 
 
 def causal_keep(size: int, window: int = 0) -> np.ndarray:
@@ -68,16 +51,13 @@ class AttentionDetail(QWidget):
         self.title = QLabel(self)
         self.title.setWordWrap(True)
         self.average_box = QCheckBox(self)
-        self.selection = TokenSelection(self)  # the token chosen: one for the heatmap, the lines and the bars
         self.heatmap = HeatmapWidget()
-        self.token_lines = TokenLinesView(self.selection)
-        self.view_tabs = QTabBar(self)  # Heatmap | Token lines
-        self.view_tabs.addTab("")
-        self.view_tabs.addTab("")
-        self.views = QStackedWidget(self)
-        self.views.addWidget(self.heatmap)
-        self.views.addWidget(self.token_lines)
-        self.stack = HintStack(self.views, "", self)
+        # the title, then Heatmap | Token lines over the hint or the map
+        self.map_views = MapViews(self.heatmap, self._lines_data, parent=self, hint="", lead=self.title)
+        self.selection = self.map_views.selection  # the token chosen: one for the heatmap, the lines and the bars
+        self.token_lines = self.map_views.token_lines
+        assert self.map_views.stack is not None
+        self.stack = self.map_views.stack
         self.bars = TokenBars(self)  # rollout and flow: what one output token draws on
         self.bars.hide()
         self._followed = FollowedMapsRunner(self)
@@ -88,49 +68,38 @@ class AttentionDetail(QWidget):
         self.residual_spin.setSingleStep(0.05)
         self.residual_spin.setValue(self._followed.residual)
         self._show_residual(False)
-        self._lines_stale = True  # the token lines wait until their view is shown
         self._hint: str = Words(lambda: self.tr("No attention map yet."))
         self.readout = QLabel("", self)
         self._readout = ""  # what the line under the map says (hover, export)
         self.export_buttons = {fmt: QPushButton(self) for fmt in ("png", "svg", "csv")}
-        top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.view_tabs)
-        top.addWidget(self.residual_label)
-        top.addWidget(self.residual_spin)
-        top.addWidget(self.average_box)
+        for widget in (self.residual_label, self.residual_spin, self.average_box):
+            self.map_views.bar.addWidget(widget)
         bottom = QHBoxLayout()
         bottom.addWidget(self.readout, 1)
         for button in self.export_buttons.values():
             button.setEnabled(False)
             bottom.addWidget(button)
+        self.map_views.add_below(self.bars, 1, views_stretch=3)  # the bar chart: a quarter of the map's height
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
-        layout.addWidget(self.stack, 3)
-        layout.addWidget(self.bars, 1)
+        layout.addWidget(self.map_views, 1)
         layout.addLayout(bottom)
         self._snapshot: Any = None
         self._selected = False
         self.windows: dict[str, tuple[int, ...]] = {}  # an inspected model's sliding window per kind and layer
         self.model_info: Any = None  # an inspected model's ModelInfo: which key/value head each query head shares
-        self._inspect = inspect
-        self._computed: Any = None  # the newest head computed on demand
-        self._waiting: tuple | None = None  # (inspection, kind, layer, head) asked for and not yet drawn
-        if inspect is not None:
-            inspect.head_computed.connect(self._on_inspect_head_computed)
-            inspect.head_failed.connect(self._on_inspect_head_failed)
+        self._heads = HeadRequests(inspect, self)  # an inspection's heads held only pooled, computed on demand
+        self._heads.arrived.connect(self._on_heads_arrived)
+        self._heads.failed.connect(self._on_heads_failed)
         self.average_box.toggled.connect(self._on_average_box_toggled)
         self.residual_spin.valueChanged.connect(self._on_residual_spin_value_changed)
         self.heatmap.cell_hovered.connect(self._on_heatmap_cell_hovered)
-        self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
         self.selection.changed.connect(self._on_selection_changed)
-        self.view_tabs.currentChanged.connect(self._on_view_tabs_current_changed)
+        self.map_views.lines_refused.connect(self._on_map_views_lines_refused)
         self._followed.computed.connect(self._on_followed_computed)
         self._followed.failed.connect(self._on_followed_failed)
-        self.export_buttons["png"].clicked.connect(self._on_png_button_clicked)
-        self.export_buttons["svg"].clicked.connect(self._on_svg_button_clicked)
-        self.export_buttons["csv"].clicked.connect(self._on_csv_button_clicked)
+        for fmt, button in self.export_buttons.items():
+            button.clicked.connect(partial(self._export_with_dialog, fmt))
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -142,10 +111,6 @@ class AttentionDetail(QWidget):
                       "r·A + (1 − r)·I (0.5 in the paper)")
         self.residual_label.setToolTip(tip)
         self.residual_spin.setToolTip(tip)
-        self.view_tabs.setTabText(0, self.tr("Heatmap"))
-        self.view_tabs.setTabText(1, self.tr("Token lines"))
-        self.view_tabs.setTabToolTip(1, self.tr("A line from each query token to each key token, its opacity the "
-                                                "weight; hover a token to see its lines alone"))
         self.heatmap.set_axis_labels(self.tr("queries"), self.tr("keys"))
         for fmt, button in self.export_buttons.items():
             button.setText(self.tr("Export {format}…").format(format=fmt.upper()))
@@ -177,7 +142,7 @@ class AttentionDetail(QWidget):
     @property
     def computing(self) -> bool:
         """Whether the head on display is being computed at full resolution."""
-        return self._waiting is not None
+        return self._heads.waiting is not None
 
     @Slot(str, int, int)
     def select(self, kind: str, layer: int, head: int) -> None:
@@ -190,7 +155,7 @@ class AttentionDetail(QWidget):
     def show_snapshot(self, snapshot: Any) -> None:
         """Draw the selected map of a ``SnapshotEvent``-like object (maps ``(L, h, Tq, Tk)``); None clears."""
         self._snapshot = snapshot
-        self._waiting = None
+        self._heads.waiting = None
         if snapshot is None:
             self._selected = False
             self._show_hint(Words(lambda: self.tr("No attention map yet.")))
@@ -199,8 +164,7 @@ class AttentionDetail(QWidget):
             self.bars.hide()
             self._show_residual(False)
             self.token_lines.clear()
-            for button in self.export_buttons.values():
-                button.setEnabled(False)
+            self._enable_export(False)
             return
         self._draw()
 
@@ -239,44 +203,43 @@ class AttentionDetail(QWidget):
         causal = self.kind == "decoder" and matrix.shape[0] <= MASK_LIMIT
         # an inspection's maps are never written again: no copy (a first 64 MB copy of a 4,096² head took ~300 ms)
         owned = getattr(snap, "thumbnails", None) is not None
-        self.heatmap.plot.set_matrix(matrix, rows, cols, self._keep(matrix.shape) if causal else None, owned=owned)
-        self.stack.show_content()
-        self.heatmap.set_title(f"{kind_title(self.kind)} · {self._where()}")  # exported pictures carry it too
-        self.heatmap.highlight_row(self.selection.query)
-        for button in self.export_buttons.values():
-            button.setEnabled(True)
-        self._lines_stale = True
-        self._draw_lines()
+        self._show_matrix(matrix, rows, cols, self._keep(matrix.shape) if causal else None,
+                          f"{kind_title(self.kind)} · {self._where()}", owned)
 
-    def _layer_heads(self, snap: Any, matrix: np.ndarray) -> tuple[np.ndarray, list[str], list[int]]:
-        """The token-line view's maps: every head of the layer shown ``(h, q, k)`` with their names and the heads
-        to overlay (the one chosen, or all for the mean); a pooled inspection's head computed alone."""
+    def _show_matrix(self, matrix: np.ndarray, rows: list[str], cols: list[str], keep: np.ndarray | None, title: str,
+                     owned: bool = False) -> None:
+        """Show ``matrix`` (Tq, Tk) with its tokens, cells outside ``keep`` masked, under ``title`` (exported pictures
+        carry it too), in the heatmap and, now or when their view is shown, as lines."""
+        self.heatmap.plot.set_matrix(matrix, rows, cols, keep, owned=owned)
+        self.stack.show_content()
+        self.heatmap.set_title(title)
+        self.heatmap.highlight_row(self.selection.query)
+        self._enable_export(True)
+        self.map_views.refresh()
+
+    def _enable_export(self, enabled: bool) -> None:
+        for button in self.export_buttons.values():
+            button.setEnabled(enabled)
+
+    def _lines_data(self) -> LinesData:
+        """The token-line view's maps: every head of the layer shown ``(h, q, k)`` with their tokens, their names and
+        the heads to overlay (the one chosen, or all for the mean); a pooled inspection's head computed alone."""
+        matrix = self.heatmap.matrix
+        if matrix is None:
+            return None
+        rows, cols = self.heatmap.row_labels, self.heatmap.col_labels
         if split_extra(self.kind) is not None:
-            return matrix[None], [self._followed_label()], [0]
+            return matrix[None], rows, cols, [self._followed_label()], [0]
+        snap = self._snapshot
         maps = snap.maps.get(self.kind) if getattr(snap, "maps", None) else None
         if maps is None or len(maps) <= self.layer:
             label = self.tr("all heads (mean)") if self.average_box.isChecked() else \
                 self.tr("head {number}").format(number=self.head + 1)
-            return matrix[None], [label], [0]
+            return matrix[None], rows, cols, [label], [0]
         heads = np.asarray(maps[self.layer])  # (h, q, k)
         labels = [self.tr("head {number}").format(number=h + 1) for h in range(heads.shape[0])]
         shown = list(range(heads.shape[0])) if self.average_box.isChecked() else [self.head]
-        return heads, labels, shown
-
-    def _draw_lines(self) -> None:
-        """Draw the token lines of the map on display, when their view is shown (else when it is)."""
-        if not self._lines_stale or self.view_tabs.currentIndex() != 1 or self.heatmap.matrix is None:
-            return
-        self._lines_stale = False
-        matrix = self.heatmap.matrix
-        if max(matrix.shape) > LINES_LIMIT:
-            self.token_lines.clear()
-            count = max(matrix.shape)
-            self._say(Words(lambda: self.tr("{count:,} tokens are too many for lines; the heatmap shows them.").format(
-                count=count)))
-            return
-        weights, labels, shown = self._layer_heads(self._snapshot, matrix)
-        self.token_lines.set_maps(weights, self.heatmap.row_labels, self.heatmap.col_labels, labels, shown)
+        return heads, rows, cols, labels, shown
 
     def _followed_label(self) -> str:
         method, _kind = split_extra(self.kind) or ("rollout", "")
@@ -304,16 +267,10 @@ class AttentionDetail(QWidget):
             return
         rows, cols = axis_labels(kind, snap)
         causal = kind == "decoder" and matrix.shape[0] <= MASK_LIMIT
-        self.heatmap.plot.set_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None)
-        self.stack.show_content()
-        self.heatmap.set_title(f"{title} · {self._where()}")
-        self.heatmap.highlight_row(self.selection.query)
-        for button in self.export_buttons.values():
-            button.setEnabled(True)
+        self._show_matrix(matrix, rows, cols, causal_keep(matrix.shape[0]) if causal else None,
+                          f"{title} · {self._where()}")
         self.bars.show()
         self._show_bars()
-        self._lines_stale = True
-        self._draw_lines()
 
     def _show_residual(self, shown: bool) -> None:
         self.residual_label.setVisible(shown)
@@ -361,7 +318,7 @@ class AttentionDetail(QWidget):
         extra = split_extra(self.kind)
         title = kind_title(self.kind) if extra is None else self._followed_title(*extra)
         self.title.setText(f"<b>{title}</b> · {self._where()}")
-        if self.heatmap.matrix is not None and self._waiting is None:
+        if self.heatmap.matrix is not None and not self.computing:
             self.heatmap.set_title(f"{title} · {self._where()}")
         if extra is not None and self.bars.isVisible():
             self._show_bars()
@@ -372,18 +329,9 @@ class AttentionDetail(QWidget):
         if getattr(snap, "thumbnails", None) is None:
             maps = snap.maps[self.kind]  # (L, h, Tq, Tk)
             return maps[self.layer].mean(axis=0) if head is None else maps[self.layer][head]
-        held = snap.head_map(self.kind, self.layer, head)
-        if held is not None or self._inspect is None:
-            self._waiting = None
-            return held
-        wanted = (snap, self.kind, self.layer, head)
-        done = self._computed
-        if done is not None and (done.inspection, done.name, done.layer, done.head) == wanted:
-            self._waiting = None
-            return done.matrix
-        if self._waiting != wanted:
-            self._waiting = wanted
-            self._inspect.request_head(self.kind, self.layer, head)
+        matrix = self._heads.matrix(snap, self.kind, self.layer, head)
+        if matrix is not None or not self.computing:
+            return matrix
         q, k = snap.map_size(self.kind)
         layer = self.layer
         self._show_hint(Words(lambda: (
@@ -391,8 +339,7 @@ class AttentionDetail(QWidget):
             if head is None else
             self.tr("Computing head {head} of layer {layer} at full resolution ({q:,} × {k:,})…")
         ).format(head=(head or 0) + 1, layer=layer + 1, q=q, k=k)))
-        for button in self.export_buttons.values():
-            button.setEnabled(False)
+        self._enable_export(False)
         return None
 
     def export_target(self) -> ExportTarget:
@@ -407,19 +354,15 @@ class AttentionDetail(QWidget):
         if self.heatmap.matrix is None:
             raise ExportError(self.tr("There is no attention map to export yet."))
         fmt = (fmt or Path(path).suffix.lstrip(".")).lower()
-        if self.view_tabs.currentIndex() == 1 and fmt in ("svg", "png"):
-            self._draw_lines()
-            return self.token_lines.export_to(path, fmt)
-        return export_target(self.export_target(), path, fmt)
+        return self.map_views.export_to(path, fmt, self.export_target())
 
     def show_view(self, which: str) -> None:
         """Show the ``"heatmap"`` or the ``"lines"``."""
-        self.view_tabs.setCurrentIndex(1 if which == "lines" else 0)
+        self.map_views.show_view(which)
 
     def apply_theme(self, dark: bool) -> None:
         """Colours of the heatmap, the token lines and the bars."""
-        self.heatmap.apply_theme(dark)
-        self.token_lines.apply_theme(dark)
+        self.map_views.apply_theme(dark)
         self.bars.apply_theme(dark)
 
     def shutdown(self, timeout_ms: int = 1000) -> bool:
@@ -427,18 +370,13 @@ class AttentionDetail(QWidget):
         return self._followed.shutdown(timeout_ms)
 
     # ---- slots -------------------------------------------------------------------------------
-    @Slot(object)
-    def _on_inspect_head_computed(self, head_map: Any) -> None:
-        self._computed = head_map
-        if self._waiting == (head_map.inspection, head_map.name, head_map.layer, head_map.head):
-            self._draw()
+    @Slot()
+    def _on_heads_arrived(self) -> None:
+        self._draw()
 
     @Slot(object)
-    def _on_inspect_head_failed(self, message: str) -> None:
-        if self._waiting is not None:
-            self._waiting = None
-            self._show_hint(Words(lambda: self.tr("Could not compute this head: {error}").format(
-                error=again(message))))
+    def _on_heads_failed(self, message: Any) -> None:
+        self._show_hint(Words(lambda: self.tr("Could not compute this head: {error}").format(error=again(message))))
 
     @Slot(bool)
     def _on_average_box_toggled(self, _on: bool) -> None:
@@ -450,19 +388,14 @@ class AttentionDetail(QWidget):
             self._draw()  # asks the worker again (the newest r only) and says so meanwhile
             self.residual_changed.emit(value)
 
-    @Slot(int, int)
-    def _on_heatmap_cell_clicked(self, row: int, _col: int) -> None:
-        self.selection.select_query(row)
-
     @Slot()
     def _on_selection_changed(self) -> None:
-        self.heatmap.highlight_row(self.selection.query)
-        self._show_bars()
+        self._show_bars()  # the heatmap's row is highlighted by the views
 
     @Slot(int)
-    def _on_view_tabs_current_changed(self, index: int) -> None:
-        self.views.setCurrentIndex(index)
-        self._draw_lines()
+    def _on_map_views_lines_refused(self, count: int) -> None:
+        self._say(Words(lambda: self.tr("{count:,} tokens are too many for lines; the heatmap shows them.").format(
+            count=count)))
 
     @Slot(object, object)
     def _on_followed_computed(self, snapshot: Any, _maps: Any) -> None:
@@ -481,7 +414,8 @@ class AttentionDetail(QWidget):
         self._say(Words(lambda: self.tr("query <b>{query}</b> → key <b>{key}</b>: weight {weight:.4f}").format(
             query=query, key=key, weight=value)))
 
-    def _export_with_dialog(self, fmt: str) -> None:
+    def _export_with_dialog(self, fmt: str, _checked: bool = False) -> None:
+        """An export button clicked: ask where, write the view shown there, and say how it went."""
         path, _ = save_file_name(self, self.tr("Export attention as {format}").format(format=fmt.upper()),
                                  f"attention_{self.kind}_L{self.layer + 1}.{fmt}", f"{fmt.upper()} (*.{fmt})")
         if not path:
@@ -493,15 +427,3 @@ class AttentionDetail(QWidget):
         else:
             name = Path(path).name
             self._say(Words(lambda: self.tr("Saved {name}").format(name=name)))
-
-    @Slot()
-    def _on_png_button_clicked(self) -> None:
-        self._export_with_dialog("png")
-
-    @Slot()
-    def _on_svg_button_clicked(self) -> None:
-        self._export_with_dialog("svg")
-
-    @Slot()
-    def _on_csv_button_clicked(self) -> None:
-        self._export_with_dialog("csv")
