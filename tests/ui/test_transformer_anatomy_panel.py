@@ -64,7 +64,22 @@ def wait_drawn_again(panel: AnatomyPanel) -> None:
     QtBot(panel).waitUntil(lambda: not panel.runner.is_busy(), timeout=20_000)
 
 
+def test_only_the_tab_on_screen_is_drawn_and_the_others_when_shown(panel) -> None:
+    assert panel.tabs.currentWidget() is panel.ffn_view and panel.ffn_view.x_map.matrix is not None
+    assert panel.norm_view.book_grid.matrices == [] and panel.norm_view.norm_grid.matrices == []
+    assert panel.blocks_tab.stage_view.stage is None
+    panel.tabs.setCurrentWidget(panel.blocks_tab)
+    assert panel.blocks_tab.stage_view.stage is not None and panel.norm_view.book_grid.matrices == []
+    panel.source_edit.setText("i lost .")  # new numbers: the tab on screen at once, the others when shown
+    panel.source_edit.editingFinished.emit()
+    wait_drawn_again(panel)
+    assert panel.blocks_tab.stage_view.stage.output.tokens[:3] == ["i", "lost", "."]
+    panel.tabs.setCurrentWidget(panel.norm_view)
+    assert len(panel.norm_view.book_grid.matrices) == 3
+
+
 def test_norm_view_equals_torch_and_outlines_the_axes(panel) -> None:
+    panel.tabs.setCurrentWidget(panel.norm_view)
     tiles = panel.norm_view.book_grid.matrices
     np.testing.assert_allclose(tiles[1], [[-1, 1], [-1, 1]], atol=1e-4)
     np.testing.assert_allclose(tiles[2], [[-1, -1], [1, 1]], atol=1e-4)
@@ -87,6 +102,7 @@ def test_norm_view_equals_torch_and_outlines_the_axes(panel) -> None:
 
 def test_clicking_boxes_shows_the_models_tensors(panel) -> None:
     tab = panel.blocks_tab
+    panel.tabs.setCurrentWidget(tab)
     model = panel.views.model.model
     trace = panel.views.trace
     for (side, index), button in tab.diagram.buttons.items():
@@ -129,6 +145,7 @@ def test_model_sources_studio_and_file(panel, qtbot, tmp_path) -> None:
     assert "trained here" in panel.model_source.origin_label.text()
     assert panel.inline_message().startswith("Not in the model's vocabulary, read as <unk>: , she's i lost")
     assert panel.views.trace.stages[("encoder", 0)][0].output.shape == (1, 4, 8)
+    panel.tabs.setCurrentWidget(panel.blocks_tab)
     assert panel.layer_spin.maximum() == 3 and panel.blocks_tab.block_spin.maximum() == 3
     path = save_model(tmp_path / "tiny.safetensors", model, None, src, tgt)
     panel.model_source.set_path(str(path))

@@ -46,6 +46,7 @@ class AnatomyPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.views: AnatomyViews | None = None
+        self._stale: set[int] = set()  # tabs not drawn since ``views`` arrived (drawn when shown)
         self._model_key: tuple | None = None  # the source of the model in ``views``
         self._pending_key: tuple | None = None  # the source of the model asked for last
         self._load_failed = False  # the inline message says why no model can be loaded
@@ -144,20 +145,31 @@ class AnatomyPanel(BasePanel):
         self.runner.submit(anatomy_views, model, self.inputs())
 
     def _draw(self, v: AnatomyViews) -> None:
+        """Draw the tab on screen; the others are drawn when they are shown (or exported)."""
         if self.layer_spin.maximum() != v.model.config.num_layers:
             with QSignalBlocker(self.layer_spin):
                 self.layer_spin.setMaximum(v.model.config.num_layers)
-        if v.ffn is not None:
-            self.ffn_view.show_demo(v.ffn)
-        self.norm_view.show_book(v.book)
-        if v.batch is not None:
-            self.norm_view.show_batch(v.batch)
-        if v.trace is not None:
-            self.blocks_tab.show_trace(v.trace)
         for widget, name in ((self.ffn_view, "ffn"), (self.norm_view, "norms"), (self.blocks_tab, "blocks")):
             widget.setEnabled(name not in v.errors)
+        self._stale = {0, 1, 2}
+        self._draw_tab(self.tabs.currentIndex())
         self._show_origin(v)
         self._show_message(v)
+
+    def _draw_tab(self, index: int) -> None:
+        """Bring tab ``index`` up to the views computed last, if it is behind them."""
+        v = self.views
+        if v is None or index not in self._stale:
+            return
+        self._stale.discard(index)
+        if index == 0 and v.ffn is not None:
+            self.ffn_view.show_demo(v.ffn)
+        elif index == 1:
+            self.norm_view.show_book(v.book)
+            if v.batch is not None:
+                self.norm_view.show_batch(v.batch)
+        elif index == 2 and v.trace is not None:
+            self.blocks_tab.show_trace(v.trace)
 
     def _show_origin(self, v: AnatomyViews) -> None:
         """Which model the views come from, and its sizes."""
@@ -201,6 +213,7 @@ class AnatomyPanel(BasePanel):
     def _on_tabs_current_changed(self, index: int) -> None:
         for i, group in enumerate(self.groups):
             group.setVisible(i == index)  # only the inputs of the view on screen
+        self._draw_tab(index)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
@@ -218,6 +231,8 @@ class AnatomyPanel(BasePanel):
         self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
+        for index in sorted(self._stale):  # every view is exported, shown or not
+            self._draw_tab(index)
         return export_targets(self.ffn_view, self.norm_view, self.blocks_tab.stage_view, lambda: self.views)
 
     def apply_theme(self, dark: bool) -> None:
