@@ -20,12 +20,15 @@ PROBE_BLEU_K = 2
 
 
 class Progress:
-    """A small progress bar on a terminal; otherwise one plain line every ``every`` epochs."""
+    """A small progress bar on a terminal; otherwise one plain line every ``every`` epochs. ``show_lr``: the lines
+    carry the learning rate of the newest step (a run with a warm-up or a schedule, whose rate changes)."""
 
-    def __init__(self, stream: TextIO, num_epochs: int, width: int = 28) -> None:
+    def __init__(self, stream: TextIO, num_epochs: int, width: int = 28, show_lr: bool = False) -> None:
         self.stream = stream
         self.num_epochs = num_epochs
         self.width = width
+        self.show_lr = show_lr
+        self._lr = float("nan")  # the newest step's rate
         isatty = getattr(stream, "isatty", None)
         self.tty = bool(isatty and isatty())
         self.every = max(1, num_epochs // 20)
@@ -34,6 +37,7 @@ class Progress:
 
     def on_step(self, ev: Any) -> None:
         """Redraw the bar (terminal only, at most ~10 times a second) from a ``StepEvent``."""
+        self._lr = float(getattr(ev, "lr", float("nan")))
         now = time.monotonic()
         frac = min(max(float(ev.progress), 0.0), 1.0)
         if not self.tty or (now - self._last_draw < 0.1 and frac < 1.0):  # ~10 redraws/s, and the last
@@ -43,7 +47,8 @@ class Progress:
         eta = ev.elapsed_s * (1.0 - frac) / frac if frac > 0 else float("nan")
         bar = "#" * filled + "." * (self.width - filled)
         self.stream.write(f"\r[{bar}] {100 * frac:5.1f}%  epoch {ev.epoch_fraction:6.1f}/{self.num_epochs}"
-                          f"  loss {ev.loss:.4f}  {ev.tokens_per_s / 1000:6.1f}k tok/s  ETA {_clock(eta)} ")
+                          f"  loss {ev.loss:.4f}{self._rate()}  {ev.tokens_per_s / 1000:6.1f}k tok/s"
+                          f"  ETA {_clock(eta)} ")
         self.stream.flush()
         self._drawn = True
 
@@ -52,8 +57,16 @@ class Progress:
         if self.tty or not (ev.epoch % self.every == 0 or ev.epoch >= self.num_epochs):
             return
         self.stream.write(f"epoch {ev.epoch:>4}/{self.num_epochs}  loss {ev.loss:.4f} "
-                          f"(book {ev.book_loss:.4f})  {ev.tokens_per_s:,.0f} tok/s  {ev.elapsed_s:.1f} s\n")
+                          f"(book {ev.book_loss:.4f}){self._rate()}  {ev.tokens_per_s:,.0f} tok/s  "
+                          f"{ev.elapsed_s:.1f} s\n")
         self.stream.flush()
+
+    def _rate(self) -> str:
+        """``"  lr 3.2e-4"`` (two figures, a short exponent) where the rate is shown, else ``""``."""
+        if not self.show_lr or not math.isfinite(self._lr):
+            return ""
+        mantissa, exponent = f"{self._lr:.1e}".split("e")
+        return f"  lr {mantissa}e{int(exponent)}"
 
     def close(self) -> None:
         """End the bar's line."""

@@ -275,6 +275,7 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
     from explorer.core.training.checkpoint import save_model
     from explorer.core.runs.run_dir import check_new_run_dir, resume_hint
     from explorer.core.runs.writer import RunWriter
+    from explorer.core.training.schedule import needs_scheduler
     from explorer.core.training.trainer import Trainer
 
     main = ctx is None or ctx.is_main
@@ -324,7 +325,8 @@ def _train(args: argparse.Namespace, ctx: Any) -> int:
                                 keep_models=getattr(args, "keep_models", ()))
 
     writer = _agreed(ctx, open_writer)
-    progress = Progress(sys.stderr if main else io.StringIO(), config.num_epochs)
+    progress = Progress(sys.stderr if main else io.StringIO(), config.num_epochs,
+                        show_lr=needs_scheduler(config.lr_schedule, config.warmup_steps))
     finished = error = writer_error = None
     epochs_done = plan.state.epoch if plan.state is not None else 0
     try:

@@ -260,6 +260,49 @@ def test_progress_bar_on_a_terminal_and_plain_lines_otherwise() -> None:
     assert len(rows) == 20 and rows[0].startswith("epoch   10/200") and rows[-1].startswith("epoch  200/200")
 
 
+def test_progress_shows_the_learning_rate_when_the_run_has_a_schedule() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    step = SimpleNamespace(progress=0.5, elapsed_s=10.0, epoch_fraction=2.0, loss=1.25, tokens_per_s=5000.0,
+                           lr=3.2e-4)
+    epoch = SimpleNamespace(epoch=2, loss=1.0, book_loss=0.1, tokens_per_s=1.0, elapsed_s=1.0)
+    tty = Tty()
+    bar = Progress(tty, num_epochs=4, show_lr=True)
+    bar.on_step(step)
+    assert "loss 1.2500  lr 3.2e-4  " in tty.getvalue()
+    plain = io.StringIO()
+    lines = Progress(plain, num_epochs=2, show_lr=True)
+    lines.on_step(step)
+    lines.on_step(SimpleNamespace(**{**vars(step), "lr": 0.0126}))  # the epoch line: the rate of its last step
+    lines.on_epoch(epoch)
+    assert plain.getvalue().startswith("epoch    2/2  loss 1.0000 (book 0.1000)  lr 1.3e-2  ")
+    constant = io.StringIO()
+    Progress(constant, num_epochs=2).on_step(step)
+    Progress(constant, num_epochs=2).on_epoch(epoch)  # the book's constant rate: nothing to follow
+    assert constant.getvalue() and " lr " not in constant.getvalue()
+
+
+def test_train_progress_lines_follow_the_schedule(capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        code, _, err = _run(capsys, "train", "--data", "task:reverse", "--num-examples", "40", "--epochs", "2",
+                            "--device", "cpu", *TINY, "--threads", "1", "--batch-size", "10", "--lr", "0.01",
+                            "--lr-schedule", "cosine", "--warmup-steps", "2")
+    finally:
+        torch.set_num_threads(before)
+    assert code == 0, err
+    from explorer.core.training.schedule import lr_factor
+
+    rates = [line.split("  lr ")[1].split()[0] for line in err.splitlines() if line.startswith("epoch ")]
+    # 4 steps an epoch: each line shows the rate of its epoch's last step (0-based steps 3 and 7 of 8)
+    expected = [0.01 * lr_factor("cosine", step, 2, 8) for step in (3, 7)]
+    assert [float(r) for r in rates] == pytest.approx(expected, rel=0.05) and expected[0] > 2 * expected[1], err
+
+
 def test_module_entry_point_runs_without_qt() -> None:
     code = ("import sys, runpy; sys.argv = ['x', 'inspect', '--model', 'missing.safetensors'];\n"
             "try:\n    runpy.run_module('explorer.cli', run_name='__main__')\n"
