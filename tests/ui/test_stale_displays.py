@@ -103,6 +103,52 @@ def test_a_finished_run_shows_the_tokens_per_second_of_its_finished_record() -> 
     assert progress is not None and progress.tokens_per_s == 22_754.0
 
 
+# ---------------------------------------------------------------- a resumed run's progress
+def test_after_a_resume_the_progress_starts_from_the_checkpoints_epoch(tmp_path) -> None:
+    """A run checkpointed at epoch 2 (every second epoch) is killed in epoch 4, after training epoch 3 at a rate
+    changed after the checkpoint; resumed from epoch 2, it trains epochs 3 and 4 again, at the old rate."""
+    from types import SimpleNamespace
+
+    from run_helpers import tiny_config, tiny_dataset
+
+    from explorer.core.runs.follower import RunFollower
+    from explorer.core.runs.writer import RunWriter
+    from explorer.core.training.state import load_training_checkpoint
+    from explorer.core.training.trainer import Trainer
+    from explorer.ui.panels.studio.run_feed import RunFeed
+
+    ds, run = tiny_dataset(), tmp_path / "run"
+    killed = Trainer(tiny_config(4), ds)
+    with RunWriter.create(run, killed, {"spec": "test", "name": "test"}, probes=ds.pairs[:2],
+                          checkpoint_every=2) as writer:
+        for event in killed:
+            writer.on_event(event)
+            if event.kind == "epoch" and event.epoch == 2:
+                killed.change_settings(lr=20 * killed.config.lr)  # the killed run's epoch 3 differs
+            if event.kind == "step" and event.epoch == 4:
+                break  # killed one step into epoch 4 (a kill leaves no finished line)
+    _, state = load_training_checkpoint(run / "checkpoints" / "last.safetensors")
+    assert state.epoch == 2
+    resumed = Trainer(tiny_config(4), ds, resume=state)
+    with RunWriter.resume(run, resumed) as writer:
+        for event in resumed:
+            writer.on_event(event)
+    events = [e for e in RunFollower(run).poll() if e.kind != "snapshot"]
+    kinds = [e.kind for e in events]
+    first_after = kinds.index("step", kinds.index("resumed"))
+    killed_epoch3 = [e.loss for e in events[:kinds.index("resumed")] if e.kind == "epoch" and e.epoch == 3]
+    feed = RunFeed(SimpleNamespace(add=lambda _snapshot: None), lambda: None)
+    for event in events[:first_after + 1]:  # up to the resumed run's first step (epoch 3, trained again)
+        feed.record(event)
+    loss, label = feed.progress.shown_loss()
+    assert (loss, str(label)) == (pytest.approx(resumed.history.epoch_loss[1]), "epoch 2, per token")
+    assert killed_epoch3 and killed_epoch3[0] != pytest.approx(resumed.history.epoch_loss[2], rel=1e-3)
+    for event in events[first_after + 1:kinds.index("epoch", first_after) + 1]:  # to the end of epoch 3
+        feed.record(event)
+    loss, label = feed.progress.shown_loss()
+    assert (loss, str(label)) == (pytest.approx(resumed.history.epoch_loss[2]), "epoch 3, per token")
+
+
 # ---------------------------------------------------------------- banners
 class FormPanel(BasePanel):
     key, title = "form", "Form"

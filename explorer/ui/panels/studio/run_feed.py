@@ -85,7 +85,9 @@ class RunFeed(QObject):
             self.settings_changed.emit(self.settings_in_force())
         elif kind == "resumed":
             self.loss.drop_after(event.step)
-            self._dirty["loss"] = True
+            epochs = self.loss.epochs.view()  # (n, 4): step, epoch, seconds, loss of the epochs that stand
+            self.progress.on_resumed((int(epochs[-1, 1]), float(epochs[-1, 3])) if len(epochs) else None)
+            self._dirty["loss"] = self._dirty["progress"] = True
             self.settings_changed.emit(self.settings_in_force())
         elif kind == "started":
             self.started = event

@@ -52,6 +52,13 @@ class ProgressTracker:
         self._epoch_loss = (event.epoch, float(event.loss))
         self._sums = (0.0, 0)
 
+    def on_resumed(self, last_epoch: tuple[int, float] | None) -> None:
+        """A resumed run goes on from its checkpoint's epoch boundary: what an interrupted run trained after it
+        (a partial epoch, epochs never checkpointed) no longer counts. ``last_epoch``: ``(epoch, loss)`` of the
+        last epoch that stands, if any."""
+        self._epoch_loss = last_epoch
+        self._sums = (0.0, 0)
+
     def shown_loss(self) -> tuple[float, str]:
         """The loss shown everywhere, with its label."""
         if self._epoch_loss is not None:
