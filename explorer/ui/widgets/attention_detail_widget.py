@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QP
 from explorer.core.inspect.interface import masked_bins
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.widgets.attention_grid_widget import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.export import ExportError
 from explorer.ui.widgets.file_dialogs import save_file_name
 from explorer.ui.widgets.followed_maps import FollowedMapsRunner, self_kinds, split_extra
 from explorer.ui.widgets.head_requests import HeadRequests, HeadSource
 from explorer.ui.widgets.heatmap_widget import HeatmapWidget
+from explorer.ui.widgets.map_kinds import axis_labels, grid_layout, kind_title
 from explorer.ui.widgets.map_views_widget import LinesData, MapViews
 from explorer.ui.widgets.token_bars_widget import TokenBars
 

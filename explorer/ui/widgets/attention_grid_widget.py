@@ -1,13 +1,6 @@
-"""The grid of attention thumbnails of the studio and the inspector (book §11.7): encoder self, decoder self and cross attention, only
-the kinds a model has, each with its own number of layers and heads (an inspected BERT: encoder only; mBART 2+3).
-
-Rows are layers, columns heads, one shared colour scale; for synthetic tasks each cross-attention
-thumbnail carries its alignment score against the ideal pattern. A last block shows the rollout and flow of each
-self-attention over all layers, computed by core on a worker. Clicking a thumbnail asks for a large view.
-Thumbnails are bare view boxes showing pixels coloured once in numpy (no axes, no per-paint colour table),
-so a grid of dozens repaints in a few milliseconds while training runs; an inspected model's long maps arrive
-already pooled to at most 64 × 64 bins (``core.inspection``), so 144 heads colour in ~10 ms.
-"""
+"""The grid of attention thumbnails of the studio and the inspector (book §11.7): a block of layers × heads for each
+kind a model has (an inspected BERT: encoder only), one colour scale, alignment scores for synthetic tasks, and last
+the rollout and flow block (followed_block.py); built in stages, so that no event-loop turn holds the GUI thread long."""
 from __future__ import annotations
 
 import math
@@ -16,128 +9,33 @@ from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 from shiboken6 import isValid
 
 from explorer.core.choices import ATTENTION_KINDS
 from explorer.core.inspect.interface import masked_bins
-from explorer.core.debug.rollout_settings import METHODS, SELF_KINDS
+from explorer.core.debug.rollout_settings import SELF_KINDS
 from explorer.render.colormaps import lookup_table, resolve
-from explorer.ui.widgets.followed_maps import FollowedMapsRunner, extra_name, self_kinds
+from explorer.ui.widgets.followed_block import FollowedBlock
+from explorer.ui.widgets.followed_maps import FollowedMapsRunner
 from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
+from explorer.ui.widgets.map_kinds import (KIND_TITLES, GridLayout, axis_labels, grid_layout, grid_maps, kind_title,
+                                           uniform_layout)
+from explorer.ui.widgets.thumbnail_item import MASKED_RGBA, Thumbnail
+
+# What callers import from here: the grid, and the words about the maps it shows (map_kinds, thumbnail_item).
+__all__ = ["ALIGNMENT_TIP", "KIND_TITLES", "MASKED_RGBA", "MIN_THUMBNAIL_PX", "AttentionGrid", "GridLayout",
+           "Thumbnail", "axis_labels", "grid_layout", "grid_maps", "kind_title", "uniform_layout"]
 
 ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
                                   "Alignment score of this cross-attention head: the mean weight it puts on the source "
                                   "position the task says each output should look at (1 = the ideal pattern, 0 = none "
                                   "of it)")
-#: The colour of cells a mask hides from the query (a causal decoder's later keys, a sliding window's far keys).
-MASKED_RGBA = (176, 176, 176, 255)
 #: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
 MIN_THUMBNAIL_PX = 44
-KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder self-attention"),
-               "decoder": QT_TRANSLATE_NOOP("AttentionGrid", "Decoder self-attention"),
-               "cross": QT_TRANSLATE_NOOP("AttentionGrid", "Encoder–decoder (cross) attention")}
-
-
-def kind_title(kind: str) -> str:
-    """The title of a kind of map (``encoder``, ``decoder``, ``cross``) in the language in force."""
-    return QCoreApplication.translate("AttentionGrid", KIND_TITLES[kind])
 HEADS_PER_STAGE = 6  # thumbnails built per event-loop turn (a staged build)
-#: Which kinds of map, with how many layers and heads each: ``((kind, layers, heads), …)`` in ``ATTENTION_KINDS`` order.
-GridLayout = tuple[tuple[str, int, int], ...]
-
-
-def uniform_layout(layers: int, heads: int) -> GridLayout:
-    """All three kinds with the same shape (the studio's own Transformer)."""
-    return tuple((kind, layers, heads) for kind in ATTENTION_KINDS)
-
-
-def grid_maps(snapshot: Any) -> dict[str, Any]:
-    """The ``(L, h, Tq, Tk)`` arrays a grid draws: an inspection's pooled thumbnails, a training snapshot's maps."""
-    thumbnails = getattr(snapshot, "thumbnails", None)
-    return thumbnails if thumbnails is not None else snapshot.maps
-
-
-def grid_layout(snapshot: Any) -> GridLayout:
-    """The kinds present in a snapshot (or inspection) with their layers and heads."""
-    maps = grid_maps(snapshot)
-    return tuple((kind, int(maps[kind].shape[0]), int(maps[kind].shape[1])) for kind in ATTENTION_KINDS if kind in maps)
-
-
-def axis_labels(kind: str, snapshot: Any) -> tuple[list[str], list[str]]:
-    """Query and key token labels of one kind of map in a ``SnapshotEvent``-like object (or an inspection,
-    which names them per kind: ``query_tokens`` / ``key_tokens``).
-
-    Decoder queries of the cross map are labelled with the token each position predicts (as in a
-    translation's cross-attention); decoder self-attention uses the decoder's input tokens.
-    """
-    queries = getattr(snapshot, "query_tokens", None)
-    if queries is not None:
-        return list(queries[kind]), list(snapshot.key_tokens[kind])
-    if kind == "encoder":
-        return list(snapshot.src_tokens), list(snapshot.src_tokens)
-    if kind == "decoder":
-        return list(snapshot.tgt_input_tokens), list(snapshot.tgt_input_tokens)
-    return list(snapshot.tgt_tokens), list(snapshot.src_tokens)
-
-
-class _ThumbnailImage(pg.ImageItem):
-    """Row-major RGBA pixels of one attention map that report a left click."""
-
-    clicked = Signal()
-
-    def __init__(self) -> None:
-        super().__init__(axisOrder="row-major")
-
-    def hoverEvent(self, ev) -> None:  # noqa: N802 (Qt override)
-        if not ev.isExit():
-            ev.acceptClicks(Qt.MouseButton.LeftButton)
-
-    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (Qt override)
-        if ev.button() == Qt.MouseButton.LeftButton:
-            ev.accept()
-            self.clicked.emit()
-
-
-class Thumbnail(pg.GraphicsWidget):
-    """One small heatmap stretched over its cell of the layout: ``matrix`` (Q, K) in [0, 1], drawn through a colour
-    LUT, row 0 at the top. A bare layout item with its image scaled to fit (no view box: a third of the cost to
-    build and lay out, which counts for the 144 heads of a BERT)."""
-
-    def __init__(self, lut: np.ndarray) -> None:
-        super().__init__()
-        self.lut = lut  # (256, 4) uint8
-        self.matrix: np.ndarray | None = None
-        self.image_item = _ThumbnailImage()
-        self.image_item.setParentItem(self)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(8, 8)
-
-    def set_matrix(self, m: np.ndarray, masked: np.ndarray | None = None) -> None:
-        """Show ``m`` (Q, K); values outside [0, 1] are clipped to the ends of the colour scale. Cells where
-        ``masked`` (bool (Q, K)) is True are keys the query may not see: drawn in a neutral grey, not as zeros."""
-        reshaped = self.matrix is None or self.matrix.shape != np.shape(m)
-        self.matrix = np.array(m, dtype=np.float32, copy=True)
-        index = np.clip(np.rint(self.matrix * 255.0), 0, 255).astype(np.uint8)  # (Q, K)
-        colours = self.lut[index]  # (Q, K, 4) uint8, a fresh array
-        if masked is not None and masked.shape == index.shape:
-            colours[masked] = MASKED_RGBA
-        self.image_item.setImage(colours, autoLevels=False)
-        if reshaped:
-            self._fit()
-
-    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(ev)
-        self._fit()
-
-    def _fit(self) -> None:
-        """Scale the image's cells (one per token, or per pooled bin) onto this item's rectangle."""
-        if self.matrix is not None:
-            q, k = self.matrix.shape
-            rect = self.rect()
-            self.image_item.setTransform(QTransform.fromScale(rect.width() / k, rect.height() / q))
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
@@ -176,6 +74,11 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         return max(layers for _, layers, _ in self._layout), max(heads for _, _, heads in self._layout)
 
     @property
+    def extra_plots(self) -> dict[str, Thumbnail]:
+        """The thumbnails of rollout and flow, by name (``rollout:encoder``)."""
+        return self._extra.plots
+
+    @property
     def layout(self) -> GridLayout | None:
         """The kinds on display with their layers and heads, or None before the first snapshot."""
         return self._layout
@@ -190,7 +93,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
                 "Start training (or open a model) to see every head's attention here."))
             self._last = None
         self.plots: dict[str, list[list[Thumbnail]]] = {k: [] for k in ATTENTION_KINDS}
-        self.extra_plots: dict[str, Thumbnail] = {}  # rollout and flow of each self-attention kind, by name
+        self._extra = FollowedBlock()  # rollout and flow of each self-attention kind
         self.score_labels: list[list[pg.LabelItem]] = []
         self.scores: dict[str, np.ndarray] = {}
         self._layout: GridLayout | None = None
@@ -309,41 +212,12 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self.plots[kind][layer].append(thumb)
 
     def _build_extra(self, col: int, kinds: list[str]) -> None:
-        """The block of the extra maps: rollout and flow (rows) of each self-attention kind (columns), each over
-        all layers and heads; filled when core has computed them."""
-        fg = "#dddddd" if self._dark else "#222222"
+        """The block of the extra maps: rollout and flow of each self-attention kind, filled when core has computed
+        them."""
         block = self.ci.addLayout(row=0, col=col)
         block.setSpacing(2)
-        self._word(block.addLabel("", colspan=len(kinds) + 1, color=fg, size="9pt").setText,
-                   lambda: self.tr("All layers"))
-        block.nextRow()
-        block.addLabel("", color=fg)
-        for kind in kinds:
-            self._word(block.addLabel("", color=fg, size="8pt").setText, partial(self._kind_short, kind))
-        for method in METHODS:
-            block.nextRow()
-            self._word(block.addLabel("", angle=-90, color=fg, size="8pt").setText,
-                       partial(self._method_word, method))
-            for kind in kinds:
-                thumb = Thumbnail(self._lut)
-                name = extra_name(method, kind)
-                thumb.image_item.clicked.connect(partial(self._on_extra_clicked, name))
-                self._word(thumb.image_item.setToolTip, partial(self._extra_tip, method, kind))
-                block.addItem(thumb)
-                self.extra_plots[name] = thumb
-
-    def _kind_short(self, kind: str) -> str:
-        return self.tr("encoder") if kind == "encoder" else self.tr("decoder")
-
-    def _method_word(self, method: str) -> str:
-        return self.tr("rollout") if method == "rollout" else self.tr("flow")
-
-    def _extra_tip(self, method: str, kind: str) -> str:
-        if method == "rollout":
-            return self.tr("Attention rollout of the {map} over all layers (Abnar & Zuidema 2020): which input tokens "
-                           "each output token draws on; click for a large view").format(map=kind_title(kind))
-        return self.tr("Attention flow of the {map} over all layers (maximum flow, Abnar & Zuidema 2020); click for "
-                       "a large view").format(map=kind_title(kind))
+        self._extra.build(block, kinds, self._lut, "#dddddd" if self._dark else "#222222", self._word,
+                          self._on_extra_clicked)
 
     def _finish_build(self, layout: GridLayout) -> None:
         colormap = pg.colormap.get(resolve(DEFAULT_COLORMAP, self._palette))
@@ -404,29 +278,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self.followed.request(snapshot)
 
     def _show_followed(self, snapshot: Any) -> None:
-        """Fill the extra maps with the rollout and flow of ``snapshot`` when known; blank until then, and where
-        flow was refused (its tool tip says why) or the maps are pooled (a long text)."""
-        result = self.followed.result_for(snapshot)
-        for name, thumb in self.extra_plots.items():
-            method, kind = name.split(":")
-            matrix = None if result is None else result.maps[method].get(kind)
-            if matrix is not None:
-                thumb.set_matrix(matrix)
-            elif thumb.matrix is not None and (result is not None or not self._same_shape(thumb, snapshot, kind)):
-                thumb.matrix = None
-                thumb.image_item.clear()
-            if result is not None and kind in result.refused and method == "flow":
-                thumb.image_item.setToolTip(result.refused[kind])
-        if self.extra_plots and not self_kinds(snapshot):  # a long text's pooled maps: no rollout from bins
-            for thumb in self.extra_plots.values():
-                thumb.image_item.setToolTip(self.tr("Rollout and flow need every head's full map; this text is long, "
-                                                    "so only pooled maps were computed"))
-
-    @staticmethod
-    def _same_shape(thumb: Thumbnail, snapshot: Any, kind: str) -> bool:
-        """Whether the thumbnail's old map has the size of ``snapshot``'s (then it stays until the new arrives)."""
-        maps = grid_maps(snapshot).get(kind)
-        return maps is not None and thumb.matrix is not None and thumb.matrix.shape == tuple(maps.shape[-2:])
+        self._extra.show(snapshot, self.followed.result_for(snapshot))
 
     @Slot(object, object)
     def _on_followed_computed(self, snapshot: Any, _maps: Any) -> None:
