@@ -158,6 +158,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._stage_timer.stop()  # a staged build must not outlive the grid's items
         self._stages.clear()
         self._staged_layout = None
+        self._last = None  # nor a rollout still on its way: it finds no snapshot to fill
         super().closeEvent(event)
 
     def _build_block(self, col: int, kind: str, layers: int, heads: int) -> None:
