@@ -20,12 +20,12 @@ from torch import Tensor
 from explorer.core.training.distributed import RankFailure, share as _share
 from explorer.core.training.devices import TRAIN_BYTES_PER_PARAM, check_model_fits, free_memory, resolve_device
 from explorer.core.training.events import (
-    EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SettingsEvent, SnapshotEvent, StepEvent, TrainingEvent)
+    EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent, TrainingEvent)
+from explorer.core.training.live_settings import LiveSettings
 from explorer.core.training.optim import adam, adam_moments, flatten_parameters, load_adam_moments
 from explorer.core.training.probe import ProbeInput, encode_probe, forward_probe
-from explorer.core.training.config import (MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory,
-                                           check_live_settings)
-from explorer.core.training.schedule import make_scheduler, needs_scheduler, set_base_lr
+from explorer.core.training.config import MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory
+from explorer.core.training.schedule import make_scheduler, needs_scheduler
 from explorer.core.training.state import TrainerState, dropout_seed
 from explorer.core.model.loss import masked_cross_entropy
 from explorer.core.model.transformer import ConfigError, Seq2SeqTransformer
@@ -118,8 +118,9 @@ class Trainer:
     iterator yields one :class:`ModelStateEvent` (``reason="paused"``) before it blocks: a consistent copy of
     the weights, taken when no optimiser step can be in flight. ``history`` holds the losses so far;
     ``model`` the model being trained. :meth:`state` is what an exact resume needs, at an epoch boundary.
-    :meth:`change_settings` (any thread) changes the learning rate, clip and dropout before the next step; the
-    rate follows ``config.lr_schedule`` (``schedule.py``, torch's ``LambdaLR``), none for the book's constant rate.
+    :meth:`change_settings` (any thread) changes the learning rate, clip and dropout before the next step
+    (``live_settings.py``); the rate follows ``config.lr_schedule`` (``schedule.py``, torch's ``LambdaLR``), none for
+    the book's constant rate.
     """
 
     def __init__(self, config: TrainingConfig, dataset: Any, probe: tuple[str, str] | int | None = None,
@@ -148,10 +149,7 @@ class Trainer:
         self._resume = resume
         self._elapsed_s, self._tokens = 0.0, 0  # active seconds and tokens at the last epoch boundary
         # what change_settings may change, as in force now; a cosine schedule spans the steps planned at Start
-        self._settings: dict[str, float] = {"lr": float(config.lr), "grad_clip": float(config.grad_clip),
-                                            "dropout": float(config.model.dropout), "schedule_steps": self.total_steps}
-        self._settings_lock = threading.Lock()
-        self._pending_settings: dict[str, float] | None = None  # asked for, not yet applied (see change_settings)
+        self._live = LiveSettings(config.lr, config.grad_clip, config.model.dropout, self.total_steps)
         if resume is not None:
             self._start_from(resume)
         self.model.to(self.device)
@@ -181,8 +179,7 @@ class Trainer:
         self.step, self.epoch = state.step, state.epoch
         self._elapsed_s, self._tokens = float(state.elapsed_s), int(state.tokens)
         if state.settings is not None:  # changed while the run trained: they go on as they were
-            self._settings.update(state.settings)
-            self._set_dropout(self._settings["dropout"])
+            self._live.restore(state.settings, self.model)
 
     @property
     def elapsed_s(self) -> float:
@@ -209,40 +206,19 @@ class Trainer:
         return TrainerState(step=self.step, epoch=self.epoch, model=weights, exp_avg=m, exp_avg_sq=v,
                             adam_steps=adam_steps, shuffle_rng=rng,
                             history=TrainingHistory.from_dict(self.history.to_dict()),
-                            elapsed_s=self._elapsed_s, tokens=self._tokens, settings=dict(self._settings))
+                            elapsed_s=self._elapsed_s, tokens=self._tokens, settings=dict(self._live.values))
 
     # ------------------------------------------------------------------ settings changed while training
     @property
     def settings(self) -> dict[str, float]:
         """The live settings in force: ``lr`` (the base rate the schedule scales), ``grad_clip``, ``dropout``."""
-        return {k: v for k, v in self._settings.items() if k != "schedule_steps"}
+        return self._live.in_force
 
     def change_settings(self, **values: float) -> None:
         """Change ``lr`` (the base rate: the next step's rate is ``lr × schedule factor``), ``grad_clip`` and/or
         ``dropout`` from any thread; they apply before the next step, which a :class:`SettingsEvent` announces.
         Raises ``ConfigError`` (changing nothing) for a bad value: lr ≤ 0 or NaN, a negative clip, dropout ≥ 1."""
-        checked = check_live_settings(values)
-        with self._settings_lock:
-            self._pending_settings = {**(self._pending_settings or {}), **checked}
-
-    def _apply_settings(self, optimizer: torch.optim.Optimizer, scheduler: Any, elapsed_s: float) -> SettingsEvent:
-        """Put the requested settings in force (between steps) and say so."""
-        with self._settings_lock:
-            changes, self._pending_settings = self._pending_settings or {}, None
-        self._settings.update(changes)
-        if "lr" in changes:
-            set_base_lr(optimizer, scheduler, changes["lr"])
-        if "dropout" in changes:
-            self._set_dropout(changes["dropout"])
-        s = self._settings
-        return SettingsEvent(step=self.step + 1, epoch=self.epoch, lr=s["lr"], grad_clip=s["grad_clip"],
-                             dropout=s["dropout"], changed=tuple(sorted(changes)), elapsed_s=elapsed_s)
-
-    def _set_dropout(self, p: float) -> None:
-        """Every dropout layer's probability (the model's forward passes read ``.p`` at each call)."""
-        for module in self.model.modules():
-            if isinstance(module, torch.nn.Dropout):
-                module.p = p
+        self._live.request(values)
 
     # ------------------------------------------------------------------ control (any thread)
     def pause(self) -> None:
@@ -321,7 +297,7 @@ class Trainer:
         return ds.src.long().to(dev), ds.src_valid_len.long().to(dev), dec_input.to(dev)
 
     def _run(self) -> Iterator[TrainingEvent]:
-        cfg, model, dev, dist = self.config, self.model, self.device, self.dist
+        cfg, model, dev, dist, live = self.config, self.model, self.device, self.dist, self._live
         src_all, src_len_all, dec_all = self._device_tensors()
         ds = self.dataset
         src_len_np, tgt_len_np = ds.src_valid_len.numpy().astype(np.int64), ds.tgt_valid_len.numpy().astype(np.int64)
@@ -330,7 +306,7 @@ class Trainer:
         rank, world = (dist.rank, dist.world_size) if dist is not None else (0, 1)
         params = [p for p in model.parameters() if p.requires_grad]
         flat = flatten_parameters(params)  # one buffer: Adam and the norm are a few kernels, not a few per tensor
-        optimizer = adam(flat, self._settings["lr"])
+        optimizer = adam(flat, live.values["lr"])
         shuffle = torch.Generator().manual_seed(cfg.seed)
         start_epoch = 0
         if self._resume is not None:
@@ -342,8 +318,8 @@ class Trainer:
         scheduler = None  # the book's constant rate runs no scheduler at all
         if needs_scheduler(cfg.lr_schedule, cfg.warmup_steps):
             scheduler = make_scheduler(optimizer, cfg.lr_schedule, cfg.warmup_steps,
-                                       int(self._settings["schedule_steps"]), self._settings["lr"], self.step)
-        clip = self._settings["grad_clip"]
+                                       int(live.values["schedule_steps"]), live.values["lr"], self.step)
+        clip = live.values["grad_clip"]
         # Mixed precision: bfloat16 autocast (no loss scaling needed) on CUDA GPUs that support it.
         use_amp = cfg.amp and dev.type == "cuda" and torch.cuda.is_bf16_supported()
         model.train()
@@ -380,9 +356,10 @@ class Trainer:
                     if self._stop.is_set() and dist is None:  # ranks stop together, after a vote (below)
                         yield self._finished(t0, paused_s, run_tokens, epoch_loss, stopped=True)
                         return
-                    if self._pending_settings is not None:  # changed from another thread: in force from this step
-                        yield self._apply_settings(optimizer, scheduler, time.perf_counter() - t0 - paused_s)
-                        clip = self._settings["grad_clip"]
+                    if live.pending is not None:  # changed from another thread: in force from this step
+                        yield live.apply(model, optimizer, scheduler, self.step + 1, self.epoch,
+                                         time.perf_counter() - t0 - paused_s)
+                        clip = live.values["grad_clip"]
                     lo, hi, ts, tt, start, stop = plans[b]  # this rank's rows of the global batch, trimmed
                     tokens = int(batch_tokens[b])  # the global batch's target tokens
                     flat.grad.zero_()
