@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "view/theme": "system",
     "view/language": "system",  # explorer.ui.i18n.translators.LANGUAGES
     "view/explanation_visible": True,
+    "files/last_dir": "",  # the folder last chosen in any file dialog (widgets/file_dialogs.py)
     "export/last_dir": "",
     "export/last_format": "png",
     "export/png_width": 1600,

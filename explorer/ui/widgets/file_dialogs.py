@@ -7,9 +7,9 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from explorer.ui.settings import open_qsettings
+from explorer.ui.settings import AppSettings
 
-#: The folder of the last file or folder chosen in any of the app's dialogs.
+#: The folder of the last file or folder chosen in any of the app's dialogs (a key of the settings' defaults table).
 LAST_FOLDER_KEY = "files/last_dir"
 
 
@@ -22,7 +22,7 @@ def documents_folder() -> str:
 def start_folder(remembered: str | None = None) -> str:
     """The folder a dialog opens in: ``remembered`` (a dialog's own memory) if it still exists, else the last folder
     chosen in any dialog, else :func:`documents_folder`."""
-    for candidate in (remembered, str(open_qsettings().value(LAST_FOLDER_KEY) or "")):
+    for candidate in (remembered, AppSettings().get(LAST_FOLDER_KEY)):
         if candidate and Path(candidate).is_dir():
             return candidate
     return documents_folder()
@@ -33,8 +33,8 @@ def remember_choice(path: str) -> str:
     if path:
         chosen = Path(path)
         folder = chosen if chosen.is_dir() else chosen.parent
-        settings = open_qsettings()
-        settings.setValue(LAST_FOLDER_KEY, str(folder))
+        settings = AppSettings()
+        settings.set(LAST_FOLDER_KEY, str(folder))
         settings.sync()
     return path
 
