@@ -150,9 +150,9 @@ def test_the_large_view_names_the_key_value_head_a_grouped_query_head_shares(qtb
     assert "layer 2 · head 3 · gpt2" in shared.detail.title.text()
     assert "KV" not in shared.detail.heatmap.plot.titleLabel.text
     open_and_inspect(qtbot, shared, hf_tiny.folder("llama", root), hf_tiny.SOURCE)  # 4 query heads, 2 key/value
-    click(qtbot, shared, "decoder", 1, 2)
-    assert "layer 2 · head 3 · KV 2 · llama" in shared.detail.title.text()  # as the grid's column says
-    assert "head 3 · KV 2" in shared.detail.heatmap.plot.titleLabel.text  # exported pictures carry it too
+    click(qtbot, shared, "decoder", 0, 3)  # another head than the next test's, which waits for its own
+    assert "layer 1 · head 4 · KV 2 · llama" in shared.detail.title.text()  # as the grid's column says
+    assert "head 4 · KV 2" in shared.detail.heatmap.plot.titleLabel.text  # exported pictures carry it too
 
 
 def test_heads_open_at_full_resolution_on_demand_beyond_the_budget(qtbot, shared, root) -> None:
