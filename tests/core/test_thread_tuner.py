@@ -59,6 +59,21 @@ def test_a_close_second_count_gets_its_whole_trial() -> None:
     assert switches[2][1] - switches[1][1] >= 1.0 - 1e-9
 
 
+def test_the_first_step_after_a_switch_is_not_held_against_a_slow_models_trial() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=0.0, hold_s=100.0)
+    rates = {1: 1000, 2: 1300}  # a large model: two threads pay, each step takes a fifth of a second
+    t, first_after_switch = 0.0, False
+    while t < 5.0:
+        t += 0.2
+        rate = rates[tuner.current] / 10 if first_after_switch else rates[tuner.current]  # the team starts up
+        before = tuner.current
+        tuner.on_step(t, round(rate * 0.2))
+        first_after_switch = tuner.current != before
+    assert calls == [1, 2] and tuner.current == 2
+    assert tuner.rates[2] > tuner.rates[1]
+
+
 def test_one_choice_changes_nothing() -> None:
     calls: list[int] = []
     tuner = ThreadTuner([2, 2], calls.append)

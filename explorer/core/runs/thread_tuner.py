@@ -12,9 +12,11 @@ from collections.abc import Callable, Sequence
 #: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials; the
 #: wait doubles (up to MAX_HOLD_S) each round that keeps the same count, since a trial of a slower count costs.
 TRIAL_S, WARMUP_S, HOLD_S, MAX_HOLD_S = 1.0, 1.0, 30.0, 480.0
-#: A trial of another count ends early, after this share of TRIAL_S, once it trains slower than ABORT_BELOW times
-#: the best rate of its round: two threads beside a busy GUI can fall to a fraction of one thread's speed.
-EARLY_SHARE, ABORT_BELOW = 0.25, 0.8
+#: A trial of another count ends early, after this share of TRIAL_S and at least MIN_STEPS measured steps, once it
+#: trains slower than ABORT_BELOW times the best rate of its round: two threads beside a busy GUI can fall to a
+#: fraction of one thread's speed. A trial lasts at least MIN_STEPS measured steps (a large model's step can take
+#: a fifth of a second), and the first step after a switch is not measured: the new thread team starts up in it.
+EARLY_SHARE, ABORT_BELOW, MIN_STEPS = 0.25, 0.8, 3
 
 
 def available_cores() -> int:
@@ -45,7 +47,8 @@ class ThreadTuner:
         self.current = self.choices[0]
         self._queue: list[int] = []  # the counts still to try in this round
         self._since = warmup_s  # when the current trial or hold started (first: after the warm-up)
-        self._tokens = 0
+        self._tokens = self._steps = 0
+        self._warming = False  # the next step is the first after a switch (not measured)
         self._waiting = True  # warming up or holding: not measuring
         set_threads(self.current)
 
@@ -61,9 +64,14 @@ class ThreadTuner:
                 self._queue = [n for n in self.choices if n != self.current]
                 self._begin(self.current, elapsed_s)
             return
+        if self._warming:  # the step the switch happened before: its time is the new team's start-up
+            self._warming = False
+            self._since = elapsed_s
+            return
         self._tokens += tokens
+        self._steps += 1
         spent = elapsed_s - self._since
-        if spent < self.trial_s * EARLY_SHARE:
+        if spent < self.trial_s * EARLY_SHARE or self._steps < MIN_STEPS:
             return
         rate = self._tokens / spent
         lagging = bool(self.rates) and rate < ABORT_BELOW * max(self.rates.values())
@@ -80,8 +88,9 @@ class ThreadTuner:
         self._since, self._waiting = elapsed_s + self._hold, True
 
     def _begin(self, threads: int, elapsed_s: float) -> None:
+        self._warming = threads != self.current
         self._use(threads)
-        self._since, self._tokens = elapsed_s, 0
+        self._since, self._tokens, self._steps = elapsed_s, 0, 0
 
     def _use(self, threads: int) -> None:
         if threads != self.current:
