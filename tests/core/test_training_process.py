@@ -193,6 +193,21 @@ def test_commands_sent_before_start_apply_from_the_first_step(run) -> None:
     assert [e.kind for e in tail] == ["finished", "model_state"] and tail[0].stopped and tail[1].step == 0
 
 
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here")
+def test_a_nice_job_trains_at_a_lower_priority(run) -> None:
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    process, stream = run(TrainingJob(**{**_job(_config(snapshot_every=0)).__dict__, "nice": 5}), before=("pause",))
+    stream.until(_is("model_state"))  # started and paused: the child is alive
+    assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(mine + 5, 19)
+    process.stop()
+    stream.rest()
+    plain, plain_stream = run(_job(_config(snapshot_every=0)), before=("pause",))
+    plain_stream.until(_is("model_state"))
+    assert os.getpriority(os.PRIO_PROCESS, plain.pid) == mine
+    plain.stop()
+    plain_stream.rest()
+
+
 @pytest.mark.parametrize("job, reason, fragment", [
     (_job(_config(), spec="task:nope"), "data", "unknown task"),
     (_job(_config(), spec="/nonexistent/corpus.txt"), "data", "corpus.txt"),

@@ -54,7 +54,8 @@ class TrainingJob:
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
     otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
     and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one;
-    ``probe_interval_s`` spaces the probe's translations the same way (``RunWriter``).
+    ``probe_interval_s`` spaces the probe's translations the same way (``RunWriter``). ``nice``: the child lowers
+    its scheduling priority by this much (where the system has ``os.nice``), so a GUI beside it is served first.
     """
 
     config: dict
@@ -67,6 +68,7 @@ class TrainingJob:
     checkpoint_interval_s: float = 0.0
     tune_threads: bool = False
     probe_interval_s: float = 0.0
+    nice: int = 0
 
 
 @functools.lru_cache(maxsize=1)
@@ -388,6 +390,9 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     """The child's main thread: load the data, train, send every event, then the final weights."""
     # Ctrl-C in the terminal reaches the whole process group; the parent decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if job.nice > 0 and hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(int(job.nice))
     remote = _Remote(control)
     trainer: Trainer | None = None
     writer: RunWriter | None = None
