@@ -1,6 +1,7 @@
-"""Work-arounds for costs of pyqtgraph, each leaving what it draws unchanged.
+"""Work-arounds for costs and traps of pyqtgraph, each leaving what it draws unchanged.
 
-``quicken_axis_labels`` is meant to be called once, before the first plot is built.
+``quicken_axis_labels`` is meant to be called once, before the first plot is built; ``view_closed`` guards a view's
+own event handlers.
 """
 from __future__ import annotations
 
@@ -40,3 +41,11 @@ def quicken_axis_labels() -> bool:
     _update_label.quickened = True  # type: ignore[attr-defined]
     AxisItem._updateLabel = _update_label
     return True
+
+
+def view_closed(view: Any) -> bool:
+    """True once pyqtgraph's ``GraphicsView.close()`` has run on ``view``: it clears the scene, so every item it
+    held (axes, labels, plots) is deleted, and a handler that still words or draws them raises. Qt may deliver a
+    posted event (a language change) to such a view before it is destroyed; an exception there is fatal in
+    PySide6 6.11 (its error path crashes), so the view's handlers skip their work instead."""
+    return bool(getattr(view, "closed", False))

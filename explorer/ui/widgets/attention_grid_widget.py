@@ -24,6 +24,7 @@ from explorer.ui.widgets.heatmap_plot_item import DEFAULT_COLORMAP
 from explorer.ui.widgets.map_kinds import (KIND_TITLES, GridLayout, axis_labels, grid_layout, grid_maps, kind_title,
                                            uniform_layout)
 from explorer.ui.widgets.thumbnail_item import MASKED_RGBA, Thumbnail
+from explorer.ui.pyqtgraph_compat import view_closed
 
 # What callers import from here: the grid, and the words about the maps it shows (map_kinds, thumbnail_item).
 __all__ = ["ALIGNMENT_TIP", "KIND_TITLES", "MASKED_RGBA", "MIN_THUMBNAIL_PX", "AttentionGrid", "GridLayout",
@@ -335,7 +336,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             setter(words())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange and not view_closed(self):
             self.retranslate()
         super().changeEvent(event)
 

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from explorer.core.chapter.architecture_costs import ARCHITECTURES
 from explorer.core.chapter.layer_graphs import LayerGraph, Node, first_to_last, hops
 from explorer.ui.panels.architecture_comparison.cost_table_widget import architecture_name
+from explorer.ui.pyqtgraph_compat import view_closed
 
 MAX_DRAWN = 12  # tokens drawn: beyond this the CNN's stack of layers turns into a grey blur
 PATH_COLOUR, DARK_PATH_COLOUR = "#d62728", "#ff6b6b"
@@ -97,7 +98,7 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
             self.draw(*self._drawn)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange and not view_closed(self):
             self.retranslate()
         super().changeEvent(event)
 

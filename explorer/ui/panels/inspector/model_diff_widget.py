@@ -18,6 +18,7 @@ from explorer.ui.panels.inspector.debug_state import DebugState
 from explorer.ui.widgets.form_controls import set_row_labels
 from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name
 from explorer.ui.widgets.kind_names import short_kind
+from explorer.ui.pyqtgraph_compat import view_closed
 
 KIND_TITLES = {"encoder": QT_TRANSLATE_NOOP("ModelDiffView", "encoder self-attention"),
                "decoder": QT_TRANSLATE_NOOP("ModelDiffView", "decoder self-attention"),
@@ -45,7 +46,7 @@ class DiffGrid(pg.GraphicsLayoutWidget):
             label.setText(words())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange and not view_closed(self):
             self.retranslate()
         super().changeEvent(event)
 

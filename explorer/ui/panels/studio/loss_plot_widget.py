@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsIt
 from explorer.core.runs.loss_record import PREVIOUS, LossRecord, ema
 from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.plot_texts import set_legend_names
+from explorer.ui.pyqtgraph_compat import view_closed
 
 X_MODES = ("steps", "epochs", "seconds")
 #: Each x mode as the combo shows it, and the x axis's label for it.
@@ -83,7 +84,7 @@ class LossPlotWidget(pg.PlotWidget):
                                                 for name, curve in self.overlay_curves.items()]])
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange and not view_closed(self):
             self.retranslate()
         super().changeEvent(event)
 
