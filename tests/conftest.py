@@ -132,7 +132,12 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
     Left for later, the cyclic collector may free them on whichever thread next allocates past its threshold:
     a worker thread of the next test (seen: a replay reading a run's metrics). Freeing Qt objects there
-    deadlocked with the GUI thread (the worker held a Qt lock and waited for the GIL) or crashed."""
+    deadlocked with the GUI thread (the worker held a Qt lock and waited for the GIL) or crashed.
+
+    What survives is then frozen (``gc.freeze``): later collections look only at what later tests make, instead of
+    walking torch's and transformers' heap each time (tests/ui: 157 s instead of 198 s, peak memory 1.5 GB instead
+    of 1.06 GB). A frozen object is never collected, on any thread."""
     widgets = sys.modules.get("PySide6.QtWidgets")
     if widgets is not None and widgets.QApplication.instance() is not None:
         gc.collect()
+        gc.freeze()
