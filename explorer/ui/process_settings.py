@@ -64,8 +64,9 @@ def cyclic_gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def freeze_long_lived_objects() -> None:
-    """Put every object alive now beyond the cyclic collector's reach (``gc.freeze``).
+def freeze_long_lived_objects(collect_young: bool = False) -> None:
+    """Put every object alive now beyond the cyclic collector's reach (``gc.freeze``); with ``collect_young``, the
+    young generations are collected first (a few ms), so recent garbage (a model just replaced) is not frozen too.
 
     Importing transformers doubles the objects the collector walks (~210k → ~440k), and a full collection then
     holds the GIL for ~350 ms (measured), a GUI stall at some random later moment (a thumbnail click). Frozen
@@ -73,4 +74,6 @@ def freeze_long_lived_objects() -> None:
     :func:`cyclic_gc_paused` block that made it (resumed first, the collector would walk them all at once: a
     ~290 ms stall measured); no collection runs first, so garbage cycles alive at that moment stay (a few kB).
     """
+    if collect_young:
+        gc.collect(1)
     gc.freeze()

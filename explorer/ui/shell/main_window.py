@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.classroom.panel_built(key, panel)
         # A panel lives as long as the window: out of the collector's walks, so a full collection later (on any
         # thread) does not hold the GIL for the whole app's ~265k objects (~155 ms measured with every panel built)
-        freeze_long_lived_objects()
+        freeze_long_lived_objects(collect_young=True)
 
     def _select(self, key: str) -> None:
         row = self.keys().index(key)
