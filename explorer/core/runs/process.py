@@ -27,6 +27,7 @@ import torch
 from explorer.core.data.sources import load_source
 from explorer.core.training.events import ErrorEvent, StartedEvent, TrainingEvent
 from explorer.core.data.readers import DatasetError
+from explorer.core.runs.child_pipes import SETTINGS_PREFIX, EventSender, RemoteControl
 from explorer.core.runs.run_dir import RunDirError, check_new_run_dir, describe_data
 from explorer.core.runs.thread_tuner import ThreadTuner, available_cores
 from explorer.core.runs.writer import RunWriter
@@ -35,8 +36,6 @@ from explorer.core.training.trainer import Trainer, _is_oom
 from explorer.core.training.config import TrainingConfig, check_live_settings
 from explorer.core.model.transformer import ConfigError
 
-_COMMANDS = {b"pause": "pause", b"resume": "resume", b"step": "request_step", b"stop": "stop"}
-_SETTINGS = b"settings:"  # followed by a JSON object of the settings to change (Trainer.change_settings)
 _END = None  # the child's last message: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
@@ -251,7 +250,7 @@ class TrainingProcess:
         """Change ``lr`` (the schedule's base rate), ``grad_clip`` and/or ``dropout`` before the child's next step
         (a ``SettingsEvent`` follows). Raises ``ConfigError`` for a bad value, sending nothing."""
         checked = check_live_settings(values)
-        self._send(_SETTINGS + json.dumps(checked).encode("ascii"))
+        self._send(SETTINGS_PREFIX + json.dumps(checked).encode("ascii"))
 
     def _send(self, command: bytes) -> None:
         with self._send_lock:
@@ -327,50 +326,6 @@ class TrainingProcess:
 
 
 # ---------------------------------------------------------------------------------------------- the child
-class _Remote:
-    """The parent's commands, read on a small thread and applied to the trainer once it exists."""
-
-    def __init__(self, control: mp_connection.Connection) -> None:
-        self._control = control
-        self._lock = threading.Lock()
-        self._trainer: Trainer | None = None
-        self._pending: list[bytes] = []
-        threading.Thread(target=self._listen, name="training-control", daemon=True).start()
-
-    def attach(self, trainer: Trainer) -> None:
-        """Apply the commands that came before the trainer, in order, then pass new ones straight on."""
-        with self._lock:
-            self._trainer = trainer
-            for command in self._pending:
-                self._apply(command)
-            self._pending.clear()
-
-    def _listen(self) -> None:
-        while True:
-            try:
-                command = self._control.recv_bytes()
-            except (EOFError, OSError):
-                command = b"stop"  # the parent has gone (or closed us): nobody wants the rest of the run
-            with self._lock:
-                if self._trainer is None:
-                    self._pending.append(command)
-                else:
-                    self._apply(command)
-            if command == b"stop":
-                return
-
-    def _apply(self, command: bytes) -> None:
-        if self._trainer is None:
-            return
-        if command.startswith(_SETTINGS):  # checked by the parent; a bad one changes nothing here either
-            with contextlib.suppress(ValueError, TypeError):
-                self._trainer.change_settings(**json.loads(command[len(_SETTINGS):]))
-            return
-        name = _COMMANDS.get(command)
-        if name is not None:
-            getattr(self._trainer, name)()
-
-
 def _error_event(exc: BaseException, step: int) -> ErrorEvent:
     """An ErrorEvent fit for users; unexpected failures also print their traceback to stderr (bug reports)."""
     if isinstance(exc, DatasetError):
@@ -393,7 +348,7 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     if job.nice > 0 and hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(int(job.nice))
-    remote = _Remote(control)
+    remote = RemoteControl(control)
     trainer: Trainer | None = None
     writer: RunWriter | None = None
     if job.num_threads:
@@ -401,8 +356,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     tuner = ThreadTuner([torch.get_num_threads(), available_cores()], torch.set_num_threads) \
         if job.tune_threads else None
 
-    def send(item: Any) -> None:
-        events.send(item)  # BrokenPipeError once the parent has gone: ends the child below
+    sender = EventSender(events)  # a GUI slow to read never stops the training loop
+    send = sender.send  # BrokenPipeError once the parent has gone: ends the child below
 
     try:
         try:
@@ -451,4 +406,5 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
         if writer is not None:
             with contextlib.suppress(Exception):  # already failing: keep what is on disk
                 writer.close()
+        sender.close()  # everything handed over is written (or the parent has gone) before the pipe closes
         events.close()

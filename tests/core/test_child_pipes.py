@@ -1,0 +1,41 @@
+"""The training process's event pipe: the trainer hands events over without waiting for a slow reader, they
+arrive in order, and a reader that has gone ends the run as a direct send would."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+
+import pytest
+
+from explorer.core.runs.child_pipes import EventSender
+
+
+def test_a_reader_that_does_not_read_never_stops_the_sender_and_order_is_kept() -> None:
+    reader, writer = mp.Pipe(duplex=False)
+    sender = EventSender(writer)
+    payload = b"x" * 4096
+    start = time.monotonic()
+    for i in range(200):  # 800 kB: a pipe holds 64 kB, so a direct send would block here
+        sender.send((i, payload))
+    assert time.monotonic() - start < 1.0
+    got = [reader.recv()[0] for _ in range(200)]  # read only now
+    assert got == list(range(200))
+    sender.send("end")
+    assert sender.close(timeout_s=5.0) and reader.recv() == "end"
+    writer.close()
+    reader.close()
+
+
+def test_a_reader_that_has_gone_raises_broken_pipe_on_a_later_send() -> None:
+    reader, writer = mp.Pipe(duplex=False)
+    sender = EventSender(writer)
+    reader.close()
+    sender.send("lost")  # handed over; its write fails on the thread
+    deadline = time.monotonic() + 5.0
+    while not sender.broken and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sender.broken
+    with pytest.raises(BrokenPipeError):
+        sender.send("after")
+    assert sender.close(timeout_s=5.0)
+    writer.close()
