@@ -153,6 +153,13 @@ def test_the_large_view_names_the_key_value_head_a_grouped_query_head_shares(qtb
     click(qtbot, shared, "decoder", 0, 3)  # another head than the next test's, which waits for its own
     assert "layer 1 · head 4 · KV 2 · llama" in shared.detail.title.text()  # as the grid's column says
     assert "head 4 · KV 2" in shared.detail.heatmap.plot.titleLabel.text  # exported pictures carry it too
+    shared.detail.show_view("lines")  # the token lines' legend names heads the same way
+    try:
+        qtbot.waitUntil(lambda: len(shared.detail.token_lines.head_labels) == 4, timeout=TIMEOUT)
+        assert shared.detail.token_lines.head_labels == ["head 1 · KV 1", "head 2 · KV 1", "head 3 · KV 2",
+                                                         "head 4 · KV 2"]
+    finally:
+        shared.detail.show_view("heatmap")
 
 
 def test_heads_open_at_full_resolution_on_demand_beyond_the_budget(qtbot, shared, root) -> None:

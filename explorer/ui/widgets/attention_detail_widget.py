@@ -233,13 +233,19 @@ class AttentionDetail(QWidget):
         snap = self._snapshot
         maps = snap.maps.get(self.kind) if getattr(snap, "maps", None) else None
         if maps is None or len(maps) <= self.layer:
-            label = self.tr("all heads (mean)") if self.average_box.isChecked() else \
-                self.tr("head {number}").format(number=self.head + 1)
+            label = self.tr("all heads (mean)") if self.average_box.isChecked() else self._head_name(self.head)
             return matrix[None], rows, cols, [label], [0]
         heads = np.asarray(maps[self.layer])  # (h, q, k)
-        labels = [self.tr("head {number}").format(number=h + 1) for h in range(heads.shape[0])]
+        labels = [self._head_name(h) for h in range(heads.shape[0])]
         shown = list(range(heads.shape[0])) if self.average_box.isChecked() else [self.head]
         return heads, rows, cols, labels, shown
+
+    def _head_name(self, head: int) -> str:
+        """"head 3", or "head 3 · KV 2" where the model's query heads share key/value heads (the grid's wording)."""
+        kv = None if self.model_info is None else self.model_info.kv_head(self.kind, head)
+        if kv is None:
+            return self.tr("head {number}").format(number=head + 1)
+        return self.tr("head {number} · KV {kv}").format(number=head + 1, kv=kv + 1)
 
     def _followed_label(self) -> str:
         method, _kind = split_extra(self.kind) or ("rollout", "")
@@ -303,10 +309,7 @@ class AttentionDetail(QWidget):
                 return self.tr("all layers · r = {r:g} · {model}").format(r=r, model=snap.model_name)
             return self.tr("all layers · r = {r:g} · step {step}, epoch {epoch}").format(r=r, step=snap.step,
                                                                                         epoch=snap.epoch)
-        kv = None if self.model_info is None else self.model_info.kv_head(self.kind, self.head)
-        who = (self.tr("all heads (mean)") if self.average_box.isChecked() else
-               self.tr("head {number}").format(number=self.head + 1) if kv is None else
-               self.tr("head {number} · KV {kv}").format(number=self.head + 1, kv=kv + 1))
+        who = self.tr("all heads (mean)") if self.average_box.isChecked() else self._head_name(self.head)
         if getattr(snap, "thumbnails", None) is not None:
             return self.tr("layer {layer} · {heads} · {model}").format(layer=self.layer + 1, heads=who,
                                                                       model=snap.model_name)

@@ -117,6 +117,11 @@ class TokenLinesView(QWidget):
     def weights(self) -> np.ndarray | None:
         return self._weights
 
+    @property
+    def head_labels(self) -> list[str]:
+        """The heads' names as the legend shows them."""
+        return list(self._labels)
+
     def set_maps(self, weights: np.ndarray, rows: Sequence[str], cols: Sequence[str], head_labels: Sequence[str],
                  shown: Sequence[int]) -> None:
         """Show ``weights`` (h, q, k) with query tokens ``rows`` and key tokens ``cols``; overlay ``shown`` heads."""
