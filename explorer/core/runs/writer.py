@@ -58,10 +58,9 @@ class RunWriter:
                  probe_interval_s: float = 0.0) -> None:
         if checkpoint_every < 1:
             raise ValueError(f"checkpoint_every must be at least 1, got {checkpoint_every}")
-        if not checkpoint_interval_s >= 0:
-            raise ValueError(f"checkpoint_interval_s must be a number of seconds >= 0, got {checkpoint_interval_s}")
-        if not probe_interval_s >= 0:
-            raise ValueError(f"probe_interval_s must be a number of seconds >= 0, got {probe_interval_s}")
+        for name, seconds in (("checkpoint_interval_s", checkpoint_interval_s), ("probe_interval_s", probe_interval_s)):
+            if not seconds >= 0:
+                raise ValueError(f"{name} must be a number of seconds >= 0, got {seconds}")
         self.checkpoint_interval_s = float(checkpoint_interval_s)
         self.probe_interval_s = float(probe_interval_s)
         self._probe_time = -math.inf  # time.monotonic() of the last probe translation
@@ -133,13 +132,10 @@ class RunWriter:
         info.setdefault("resumes", []).append({"time": now, "step": t.step, "epoch": t.epoch,
                                                "num_epochs": t.config.num_epochs, "world_size": int(world_size)})
         write_run_json(path, info)
-        interval = info.get("checkpoint_interval_s", 0.0)
-        interval = float(interval) if isinstance(interval, (int, float)) and interval >= 0 else 0.0
         models = [e for e in info.get("keep_models", []) if is_whole(e)]
-        probe_interval = info.get("probe_interval_s", 0.0)
-        probe_interval = float(probe_interval) if isinstance(probe_interval, (int, float)) and probe_interval >= 0 else 0.0
         writer = cls(path, trainer, info, [tuple(p) for p in info.get("probes", [])], every, keep,
-                     max_snapshots, max_bytes, interval, models, probe_interval)
+                     max_snapshots, max_bytes, _recorded_seconds(info, "checkpoint_interval_s"), models,
+                     _recorded_seconds(info, "probe_interval_s"))
         writer._last_checkpoint_epoch = t.epoch
         writer._checkpoint_time = time.monotonic()  # the checkpoint resumed from counts as the last one
         for step, file in snapshot_files(writer._snapshot_dir):
@@ -284,6 +280,12 @@ class RunWriter:
             return action()
         except OSError as exc:
             raise RunDirError(f"cannot {what} in the run directory {self.run_dir}: {exc.strerror or exc}") from exc
+
+
+def _recorded_seconds(info: dict[str, Any], key: str) -> float:
+    """An interval ``run.json`` records under ``key``; 0 where it is missing or not a number of seconds >= 0."""
+    value = info.get(key, 0.0)
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
 
 
 def _drop_cut_line(path: Path) -> None:
