@@ -33,7 +33,8 @@ class ThreadTuner:
     (twice as long after each round that changed nothing, up to ``max_hold_s``), and so on.
 
     Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
-    that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the last round's tokens/s per count.
+    that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the tokens/s per count of the round
+    in progress, or else of the last one.
     """
 
     def __init__(self, choices: Sequence[int], set_threads: Callable[[int], None], trial_s: float = TRIAL_S,
