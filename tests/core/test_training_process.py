@@ -249,3 +249,18 @@ def test_close_without_a_consumer_ends_a_paused_child_quickly() -> None:
     process.resume()  # a no-op after close
     with pytest.raises(RuntimeError, match="starts once"):
         process.start()
+
+
+def test_close_does_not_wait_on_a_consumer_that_stopped_between_two_events() -> None:
+    # The studio's worker, told to quit, stops asking for events without closing the generator. The child then
+    # writes its last steps and final weights (more than the 64 kB pipe holds) to a reader nobody runs: close()
+    # has to read them away, or the child never exits and is terminated after the whole timeout.
+    model = TransformerConfig(num_hiddens=64, num_layers=2, num_heads=4, ffn_num_hiddens=128, dropout=0.0)
+    process = TrainingProcess(_job(_config(model=model, num_epochs=5000, snapshot_every=0)))
+    process.start()
+    events = process.events(poll_s=0.05)
+    assert any(isinstance(event, StepEvent) for event in events)  # stops at the first step, generator kept open
+    t0 = time.monotonic()
+    assert process.close(timeout_s=20.0) is True
+    assert time.monotonic() - t0 < 10.0 and process.exitcode == 0
+    assert list(events) == []  # the abandoned stream ends quietly

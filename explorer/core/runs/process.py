@@ -122,6 +122,9 @@ class TrainingProcess:
         self._lock = threading.Lock()  # guards the flags below
         self._process_lock = threading.Lock()  # Process.is_alive/exitcode read the exit status: one reader
         self._send_lock = threading.Lock()
+        # one reader of the events pipe at a time: the consumer, or close() dropping what an abandoned consumer
+        # (a worker told to quit between two events) no longer reads; taken after _lock where both are held
+        self._read_lock = threading.Lock()
         self._launched = threading.Event()
         self._starter: threading.Thread | None = None
         self._start_error: BaseException | None = None
@@ -201,19 +204,17 @@ class TrainingProcess:
                         break
         with self._send_lock:
             self._control_w.close()
-        with self._lock:
+        with self._lock, self._read_lock:
             if not self._consuming:
                 self._events_r.close()
             self._close_result = ended
         return ended
 
     def _wait_for_exit(self, deadline: float) -> bool:
-        """Wait until the child has ended or ``deadline``; without a consumer, discard what it sends meanwhile
-        (a child blocked writing a large final state could not otherwise exit)."""
+        """Wait until the child has ended or ``deadline``, discarding what it sends meanwhile when no consumer
+        is reading it (a child blocked writing a large final state could not otherwise exit)."""
         while True:
-            with self._lock:
-                if not self._consuming:
-                    self._discard_pending_events()
+            self._discard_pending_events()
             remaining = deadline - time.monotonic()
             if mp_connection.wait([self._process.sentinel], timeout=min(max(remaining, 0.0), 0.05)):
                 with self._process_lock:
@@ -223,11 +224,16 @@ class TrainingProcess:
                 return False
 
     def _discard_pending_events(self) -> None:
+        """Read and drop what has arrived, unless a consumer is reading now (once closing it drops them itself)."""
+        if not self._read_lock.acquire(blocking=False):
+            return
         try:
             while not self._events_r.closed and self._events_r.poll(0):
                 self._events_r.recv_bytes()
         except (EOFError, OSError):
             pass
+        finally:
+            self._read_lock.release()
 
     # ------------------------------------------------------------------ control (any thread, never blocks)
     def pause(self) -> None:
@@ -280,7 +286,7 @@ class TrainingProcess:
         try:
             yield from self._receive(poll_s)
         finally:
-            with self._lock:
+            with self._lock, self._read_lock:
                 self._consuming = False
                 if self._closing:
                     self._events_r.close()
@@ -303,6 +309,8 @@ class TrainingProcess:
                 return
             if item is _END:
                 return
+            if self._closing:  # closed while reading: read on to the end, so the child can write and exit
+                continue
             if item is not _NOTHING:
                 last_step = getattr(item, "step", last_step)
                 final_received = final_received or (item.kind == "model_state" and item.reason == "final")
@@ -311,12 +319,15 @@ class TrainingProcess:
     def _next_item(self, poll_s: float) -> Any:
         """The next message; ``_NOTHING`` if none arrived in ``poll_s``; EOFError once the child has gone."""
         reader = self._events_r
-        ready = mp_connection.wait([reader, self._process.sentinel], timeout=poll_s)
-        if reader in ready:
-            return reader.recv()  # EOFError/OSError at the end of the pipe, complete message or not
-        if ready and not reader.poll(poll_s):  # the child ended and nothing more is coming
-            raise EOFError
-        return _NOTHING
+        with self._read_lock:
+            if reader.closed:
+                raise EOFError
+            ready = mp_connection.wait([reader, self._process.sentinel], timeout=poll_s)
+            if reader in ready:
+                return reader.recv()  # EOFError/OSError at the end of the pipe, complete message or not
+            if ready and not reader.poll(poll_s):  # the child ended and nothing more is coming
+                raise EOFError
+            return _NOTHING
 
     def _crashed(self, step: int) -> ErrorEvent:
         mp_connection.wait([self._process.sentinel], timeout=_EXIT_WAIT_S)
