@@ -74,12 +74,12 @@ def test_only_the_tab_on_screen_is_drawn_and_the_others_when_shown(panel) -> Non
     panel.source_edit.editingFinished.emit()
     wait_drawn_again(panel)
     assert panel.blocks_tab.stage_view.stage.output.tokens[:3] == ["i", "lost", "."]
-    panel.tabs.setCurrentWidget(panel.norm_view)
+    panel.tabs.setCurrentWidget(panel.norm_page)
     assert len(panel.norm_view.book_grid.matrices) == 3
 
 
 def test_norm_view_equals_torch_and_outlines_the_axes(panel) -> None:
-    panel.tabs.setCurrentWidget(panel.norm_view)
+    panel.tabs.setCurrentWidget(panel.norm_page)
     tiles = panel.norm_view.book_grid.matrices
     np.testing.assert_allclose(tiles[1], [[-1, 1], [-1, 1]], atol=1e-4)
     np.testing.assert_allclose(tiles[2], [[-1, -1], [1, 1]], atol=1e-4)

@@ -10,6 +10,7 @@ from superqt import QCollapsible
 
 from explorer.ui.i18n.pyqtgraph_texts import retranslate_plot_menus
 from explorer.ui.i18n.words import Words
+from explorer.ui.widgets.lazy_page import LazyPage
 from explorer.ui.widgets.message_banner import MessageBanner
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class BasePanel(QWidget):
     explanation_html: str = ""
 
     status_message = Signal(object)  # a str, or Words: the status bar words it again when the language changes
+    #: A :meth:`lazy_page` of this panel made its widgets just now: the shell gives them the panel's look.
+    page_built = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,6 +155,13 @@ class BasePanel(QWidget):
         super().changeEvent(event)
 
     # ------------------------------------------------------------------ helpers for subclasses
+    def lazy_page(self, factory: Callable[[], QWidget]) -> LazyPage:
+        """A page whose widgets ``factory`` makes when it is first shown or asked for (``content()``); its
+        ``built`` is announced as :attr:`page_built`, after which the shell restyles the panel."""
+        page = LazyPage(factory)
+        page.built.connect(self.page_built)
+        return page
+
     def settings_key(self, name: str) -> str:
         """The QSettings key for one of this panel's values: ``panels/<key>/<name>``."""
         return f"panels/{self.key}/{name}"

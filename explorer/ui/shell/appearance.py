@@ -65,7 +65,15 @@ class Appearance(QObject):
         """Give a panel built just now the explanation box's state and the theme; its box's folding is followed."""
         panel.explanation_box.toggled.connect(self._on_explanation_box_toggled)
         panel.set_explanation_visible(self._actions.explanation.isChecked())
+        panel.page_built.connect(self._on_panel_page_built)  # a page made later gets the same look
         self.apply_to(panel)
+
+    @Slot()
+    def _on_panel_page_built(self) -> None:
+        # the sender, not a bound copy of the panel: a connection holding the panel would keep it past its window
+        panel = self.sender()
+        if panel is not None:
+            self.apply_to(panel)
 
     @Slot(bool)
     def fold_for_presenter(self, fold: bool) -> None:

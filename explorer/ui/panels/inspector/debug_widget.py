@@ -3,36 +3,70 @@ head summaries, all on the Inspect tab's model; and the explain-a-cell view the 
 map."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QEvent, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from explorer.ui.i18n.words import Words
-from explorer.ui.panels.inspector.ablation_widget import AblationView, mark_ablated
-from explorer.ui.panels.inspector.beam_tree_widget import BeamTreeView
+from explorer.ui.panels.inspector.ablation_widget import mark_ablated
 from explorer.ui.panels.inspector.debug_state import DebugState
-from explorer.ui.panels.inspector.decoding_widget import DecodingView
 from explorer.ui.panels.inspector.explain_widget import ExplainView
-from explorer.ui.panels.inspector.head_summary_widget import HeadSummaryView
-from explorer.ui.panels.inspector.model_diff_widget import ModelDiffView
 from explorer.ui.widgets.followed_maps import split_extra
+from explorer.ui.widgets.lazy_page import LazyPage
+
+if TYPE_CHECKING:
+    from explorer.ui.panels.inspector.ablation_widget import AblationView
+    from explorer.ui.panels.inspector.beam_tree_widget import BeamTreeView
+    from explorer.ui.panels.inspector.decoding_widget import DecodingView
+    from explorer.ui.panels.inspector.head_summary_widget import HeadSummaryView
+    from explorer.ui.panels.inspector.model_diff_widget import ModelDiffView
+
+
+def _ablation(state: DebugState) -> AblationView:
+    from explorer.ui.panels.inspector.ablation_widget import AblationView
+
+    return AblationView(state)
+
+
+def _decoding(state: DebugState) -> DecodingView:
+    from explorer.ui.panels.inspector.decoding_widget import DecodingView
+
+    return DecodingView(state)
+
+
+def _beam(state: DebugState) -> BeamTreeView:
+    from explorer.ui.panels.inspector.beam_tree_widget import BeamTreeView
+
+    return BeamTreeView(state)
+
+
+def _diff(state: DebugState) -> ModelDiffView:
+    from explorer.ui.panels.inspector.model_diff_widget import ModelDiffView
+
+    return ModelDiffView(state)
+
+
+def _summaries(state: DebugState) -> HeadSummaryView:
+    from explorer.ui.panels.inspector.head_summary_widget import HeadSummaryView
+
+    return HeadSummaryView(state)
 
 
 class DebugTabs(QTabWidget):
     """Ablation, Output probabilities, Beam tree, Model diff, Head summaries; ``explain`` for the detail view's
-    clicked cells."""
+    clicked cells. Each sub-tab's view is made when it is first shown or asked for (``lazy_page`` makes its page:
+    the panel's, so the shell restyles what it makes)."""
 
-    def __init__(self, state: DebugState, grid: Any, detail: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, state: DebugState, grid: Any, detail: Any,
+                 lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state, self.grid, self.detail = state, grid, detail
-        self.ablation = AblationView(state)
-        self.decoding = DecodingView(state)
-        self.beam = BeamTreeView(state)
-        self.diff = ModelDiffView(state)
+        self.pages = [lazy_page(lambda make=make: make(state)) for make in (_ablation, _decoding, _beam, _diff,
+                                                                             _summaries)]
         self.explain = ExplainView(state)
-        self.summaries = HeadSummaryView(state)
-        for page in (self.ablation, self.decoding, self.beam, self.diff, self.summaries):
+        for page in self.pages:
             self.addTab(page, "")
         state.ablated_changed.connect(self._on_state_ablated_changed)
         state.inspect.inspected.connect(self._on_inspect_inspected)
@@ -51,10 +85,35 @@ class DebugTabs(QTabWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    @property
+    def ablation(self) -> AblationView:
+        """The Ablation tab's view (made now if it was not yet; so are the four below)."""
+        return self.pages[0].content()
+
+    @property
+    def decoding(self) -> DecodingView:
+        return self.pages[1].content()
+
+    @property
+    def beam(self) -> BeamTreeView:
+        return self.pages[2].content()
+
+    @property
+    def diff(self) -> ModelDiffView:
+        return self.pages[3].content()
+
+    @property
+    def summaries(self) -> HeadSummaryView:
+        return self.pages[4].content()
+
     def apply_theme(self, dark: bool) -> None:
-        self.beam.step_views.apply_theme(dark)  # the step's heatmap and token lines
-        self.decoding.step_views.apply_theme(dark)
-        self.diff.grid.setBackground("#202124" if dark else "w")
+        """The views made so far (a view made later is restyled then)."""
+        if self.pages[2].is_built():
+            self.beam.step_views.apply_theme(dark)  # the step's heatmap and token lines
+        if self.pages[1].is_built():
+            self.decoding.step_views.apply_theme(dark)
+        if self.pages[3].is_built():
+            self.diff.grid.setBackground("#202124" if dark else "w")
 
     @Slot()
     def _on_state_ablated_changed(self) -> None:

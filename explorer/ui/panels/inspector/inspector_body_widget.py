@@ -2,7 +2,7 @@
 "Attention detail" (one head large, explain-a-cell under it) and "Debug". Builds the views on the state they show."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
@@ -12,18 +12,20 @@ from explorer.ui.panels.inspector.inspect_widget import InspectView
 from explorer.ui.panels.inspector.inspection_grid_widget import InspectionGrid
 from explorer.ui.panels.inspector.inspector_state import InspectorState
 from explorer.ui.widgets.attention_detail_widget import AttentionDetail
+from explorer.ui.widgets.lazy_page import LazyPage
 
 
 class InspectorBody(QTabWidget):
     """Inspect | Attention detail | Debug; a model opened shows Inspect, a thumbnail clicked shows its detail."""
 
-    def __init__(self, state: InspectorState, parent: QWidget | None = None) -> None:
+    def __init__(self, state: InspectorState, lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.grid_view = InspectionGrid(state)  # subscribed before the debug tabs: drawn before they dim heads
         self.grid = self.grid_view.grid
         self.inspect_view = InspectView(state.inspect, self.grid_view)
         self.detail = AttentionDetail(state.inspect)
-        self.debug = DebugTabs(state.debug, self.grid, self.detail)
+        self.debug = DebugTabs(state.debug, self.grid, self.detail, lazy_page)  # its views made when first shown
         self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
         for page in (self.inspect_view, self.detail, self.debug):
             self.addTab(page, "")

@@ -51,7 +51,7 @@ class InspectorPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.inspector_state = state = InspectorState(self)
-        body = self._body = InspectorBody(state)
+        body = self._body = InspectorBody(state, self.lazy_page)
         self.body_layout.addWidget(body)
         self.tabs, self.inspect_view, self.detail, self.debug = body, body.inspect_view, body.detail, body.debug
         self.grid = body.grid

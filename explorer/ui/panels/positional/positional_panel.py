@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Qt, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, QSignalBlocker, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QTabWidget, QWidget
 from superqt.utils import qthrottled
 
 from explorer.core.chapter.attention_demos import DemoError, PositionalResult, offset_bounds, positional_demo
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
+from explorer.ui.panels.positional.relative_positions_widget import DIVERGING, RelativePositions
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import (form_group, labeled_slider, restore_controls, save_controls,
                                                set_row_labels, spin_box)
@@ -19,7 +20,6 @@ from explorer.ui.widgets.heatmap_widget import HeatmapWidget
 from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
-DIVERGING = "CET-D1"
 MAX_CURVES = 8
 CURVE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -73,16 +73,7 @@ class PositionalPanel(BasePanel):
         self.curves_legend = self.curves_plot.addLegend(offset=(-5, 5), brush=pg.mkBrush(255, 255, 255, 190))
         self.curves = [self.curves_plot.plot(pen=pg.mkPen(c, width=2)) for c in CURVE_COLOURS]
         self.binary_grid = HeatmapGridWidget(colormap=DIVERGING, max_columns=2, max_ticks=12)
-        self.m_map = HeatmapWidget(colormap=DIVERGING, title="M(δ)", levels=(-1.0, 1.0))
-        self.check_plot = pg.PlotWidget(title="P[i+δ] and M(δ)P[i]")
-        self.check_plot.addLegend(offset=(-5, -5), brush=pg.mkBrush(255, 255, 255, 190))
-        self.start_curve = self.check_plot.plot(pen=pg.mkPen("#aaaaaa", width=1), name="P[i]")
-        self.target_curve = self.check_plot.plot(pen=pg.mkPen("#1f77b4", width=3), name="P[i+δ]")
-        self.mapped_curve = self.check_plot.plot(pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                                                 symbol="x", symbolPen="#d62728", symbolSize=7, name="M(δ)P[i]")
-        self.sim_map = HeatmapWidget(title="P Pᵀ")
-        for heatmap in (self.p_map, self.m_map, self.sim_map):
-            heatmap.plot.max_ticks = 16  # positions and dimensions: a readable few, not every index
+        self.p_map.plot.max_ticks = 16  # positions and dimensions: a readable few, not every index
 
         encoding = QWidget()  # P and what it is made of
         encoding_grid = QGridLayout(encoding)
@@ -90,16 +81,13 @@ class PositionalPanel(BasePanel):
         encoding_grid.addWidget(self.p_map, 0, 0)
         encoding_grid.addWidget(self.curves_plot, 0, 1)
         encoding_grid.addWidget(self.binary_grid, 1, 0, 1, 2)  # two tiles: they get the whole width
-        offsets = QWidget()  # P[i+δ] = M(δ)P[i], and how alike positions are
-        offsets_grid = QGridLayout(offsets)
-        offsets_grid.setContentsMargins(0, 4, 0, 0)
-        offsets_grid.addWidget(self.m_map, 0, 0)
-        offsets_grid.addWidget(self.sim_map, 1, 0)
-        offsets_grid.addWidget(self.check_plot, 0, 1, 2, 1)
+        # P[i+δ] = M(δ)P[i], and how alike positions are: made when the tab is first shown (or asked for)
+        self.offsets_page = self.lazy_page(RelativePositions)
+        self.offsets_page.built.connect(self._on_offsets_page_built)
         self.tabs = QTabWidget()
         self.tabs.addTab(encoding, "")
-        self.tabs.addTab(offsets, "")
-        fit_titles(self.curves_plot, self.check_plot)
+        self.tabs.addTab(self.offsets_page, "")
+        fit_titles(self.curves_plot)
         side = SideColumn(width=230)  # a short window scrolls the controls instead of squeezing them
         side.add_widget(group)
         row = QHBoxLayout()
@@ -137,9 +125,8 @@ class PositionalPanel(BasePanel):
         self.p_map.set_axis_labels(self.tr("position i"), self.tr("dimension"))
         self.curves_plot.setTitle(self.tr("columns of P"))
         self.curves_plot.setLabel("bottom", self.tr("position i"))
-        self.check_plot.setLabel("bottom", self.tr("dimension"))
-        self.sim_map.set_title(self.tr("similarity P Pᵀ"))
-        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
+        if self.offsets_page.is_built():
+            self._word_offsets()
         self.tabs.setTabText(0, self.tr("The encoding P"))
         self.tabs.setTabText(1, self.tr("Relative positions"))
         if self.result is not None:
@@ -147,6 +134,50 @@ class PositionalPanel(BasePanel):
                              [(curve, self.tr("col {index}").format(index=col))
                               for curve, col in zip(self.curves, self.columns())])
             self.binary_grid.set_titles([self.tr("bits of i"), *self.binary_grid.titles[1:]])
+            self._draw_offset()
+
+    def _word_offsets(self) -> None:
+        """The "Relative positions" tab's fixed texts in the language in force."""
+        self.check_plot.setLabel("bottom", self.tr("dimension"))
+        self.sim_map.set_title(self.tr("similarity P Pᵀ"))
+        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
+
+    @property
+    def offsets(self) -> RelativePositions:
+        """The "Relative positions" tab (made now if it was not yet; so are the views below)."""
+        return self.offsets_page.content()
+
+    @property
+    def m_map(self) -> HeatmapWidget:
+        return self.offsets.m_map
+
+    @property
+    def sim_map(self) -> HeatmapWidget:
+        return self.offsets.sim_map
+
+    @property
+    def check_plot(self) -> pg.PlotWidget:
+        return self.offsets.check_plot
+
+    @property
+    def start_curve(self) -> pg.PlotDataItem:
+        return self.offsets.start_curve
+
+    @property
+    def target_curve(self) -> pg.PlotDataItem:
+        return self.offsets.target_curve
+
+    @property
+    def mapped_curve(self) -> pg.PlotDataItem:
+        return self.offsets.mapped_curve
+
+    @Slot(QWidget)
+    def _on_offsets_page_built(self, _page: QWidget) -> None:
+        """Word and draw the tab made just now from the result kept (the shell restyles it next)."""
+        self._word_offsets()
+        self.apply_theme(self.dark)
+        if self.result is not None:
+            self.sim_map.set_matrix(self.result.similarity, levels=None)
             self._draw_offset()
 
     # --- compute and draw ---------------------------------------------------------------------
@@ -192,21 +223,18 @@ class PositionalPanel(BasePanel):
             [r.binary[:n], r.P[:n]], titles=[self.tr("bits of i"), f"P[0..{n - 1}]"],
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
-        self.sim_map.set_matrix(r.similarity, levels=None)
+        if self.offsets_page.is_built():  # else drawn when the tab is made
+            self.sim_map.set_matrix(r.similarity, levels=None)
 
     def _draw_offset(self) -> None:
         """Row i outlined, M(δ) and the check P[i+δ] = M(δ)P[i]."""
         r = self.result
         steps, d = r.P.shape
         delta, i = self.delta_slider.value(), self.row_slider.value()
-        for heatmap in (self.p_map, self.sim_map):
-            heatmap.highlight_row(i if i < steps else None)
-        self.m_map.set_title(f"M(δ = {delta})")
+        self.p_map.highlight_row(i if i < steps else None)
+        if self.offsets_page.is_built():  # else drawn when the tab is made
+            self._draw_offset_tab(r, delta, i)
         if r.M is None:
-            self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
-            for curve in (self.start_curve, self.target_curve, self.mapped_curve):
-                curve.setData([], [])
-            self.check_plot.setTitle(self.tr("M(δ)P[i]: not available"))
             if d % 2:
                 self.offset_label.setText(self.tr("M(δ) needs an even encoding_dim (got {dim}): the last sine column "
                                                   "has no cosine partner to rotate with.").format(dim=d))
@@ -215,15 +243,27 @@ class PositionalPanel(BasePanel):
                                           .format(row=i, target=i + delta, last=steps - 1))
             self.offset_label.setStyleSheet("color: #c0392b;")
             return
+        self.offset_label.setText(self.tr("max |P[i+δ] − M(δ)P[i]| over all i: {error:.2e}").format(
+            error=r.max_error))
+        self.offset_label.setStyleSheet("")
+
+    def _draw_offset_tab(self, r: PositionalResult, delta: int, i: int) -> None:
+        """Row i outlined in P Pᵀ, M(δ) and the check's curves (the "Relative positions" tab)."""
+        steps, d = r.P.shape
+        self.sim_map.highlight_row(i if i < steps else None)
+        self.m_map.set_title(f"M(δ = {delta})")
+        if r.M is None:
+            self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
+            for curve in (self.start_curve, self.target_curve, self.mapped_curve):
+                curve.setData([], [])
+            self.check_plot.setTitle(self.tr("M(δ)P[i]: not available"))
+            return
         dims = np.arange(d)
         self.m_map.set_matrix(r.M, levels=(-1.0, 1.0))
         self.start_curve.setData(dims, r.P[i])
         self.target_curve.setData(dims, r.target)
         self.mapped_curve.setData(dims, r.mapped)
         self.check_plot.setTitle(f"P[{i + delta}] vs M({delta})P[{i}]")
-        self.offset_label.setText(self.tr("max |P[i+δ] − M(δ)P[i]| over all i: {error:.2e}").format(
-            error=r.max_error))
-        self.offset_label.setStyleSheet("")
 
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)
@@ -291,10 +331,11 @@ class PositionalPanel(BasePanel):
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
-        for w in (self.p_map, self.binary_grid, self.m_map, self.sim_map):
+        built = self.offsets_page.is_built()  # a tab made later is restyled then
+        for w in (self.p_map, self.binary_grid, *((self.m_map, self.sim_map) if built else ())):
             w.apply_theme(dark)
         fg = "#dddddd" if dark else "#222222"
-        for pw in (self.curves_plot, self.check_plot):
+        for pw in (self.curves_plot, *((self.check_plot,) if built else ())):
             pw.setBackground("k" if dark else "w")
             item = pw.getPlotItem()
             item.legend.setLabelTextColor(fg)

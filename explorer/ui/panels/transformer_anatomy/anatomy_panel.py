@@ -67,10 +67,11 @@ class AnatomyPanel(BasePanel):
         for group in self.groups:
             side.add_widget(group)
         self.ffn_view = FFNView()
-        self.norm_view = NormView()
+        self.norm_page = self.lazy_page(NormView)  # made when first shown (or asked for)
+        # made now, though hidden: its height-for-width is what the panel's layout is measured by, as before
         self.blocks_tab = BlocksTab()
         self.tabs = QTabWidget()
-        for widget in (self.ffn_view, self.norm_view, self.blocks_tab):
+        for widget in (self.ffn_view, self.norm_page, self.blocks_tab):
             self.tabs.addTab(widget, "")
         row = QHBoxLayout()
         row.addWidget(side)
@@ -96,6 +97,11 @@ class AnatomyPanel(BasePanel):
         self.apply_theme(False)
         self.retranslate()
         self.recompute()
+
+    @property
+    def norm_view(self) -> NormView:
+        """The "Add & norm" tab's view (made now if it was not yet)."""
+        return self.norm_page.content()
 
     def retranslate(self) -> None:
         super().retranslate()
@@ -149,7 +155,7 @@ class AnatomyPanel(BasePanel):
         if self.layer_spin.maximum() != v.model.config.num_layers:
             with QSignalBlocker(self.layer_spin):
                 self.layer_spin.setMaximum(v.model.config.num_layers)
-        for widget, name in ((self.ffn_view, "ffn"), (self.norm_view, "norms"), (self.blocks_tab, "blocks")):
+        for widget, name in ((self.ffn_view, "ffn"), (self.norm_page, "norms"), (self.blocks_tab, "blocks")):
             widget.setEnabled(name not in v.errors)
         self._stale = {0, 1, 2}
         self._draw_tab(self.tabs.currentIndex())
@@ -238,7 +244,8 @@ class AnatomyPanel(BasePanel):
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
         self.ffn_view.apply_theme(dark)
-        self.norm_view.apply_theme(dark)
+        if self.norm_page.is_built():  # a page made later is restyled then
+            self.norm_view.apply_theme(dark)
         self.blocks_tab.apply_theme(dark)
 
     def shutdown(self, timeout_ms: int) -> None:
