@@ -1,7 +1,7 @@
 """Work-arounds for costs and traps of pyqtgraph, each leaving what it draws unchanged.
 
-``quicken_axis_labels`` is meant to be called once, before the first plot is built; ``view_closed`` guards a view's
-own event handlers.
+``quicken_axis_labels`` and ``defer_view_box_menus`` are meant to be called once, before the first plot is built;
+``view_closed`` guards a view's own event handlers.
 """
 from __future__ import annotations
 
@@ -40,6 +40,43 @@ def quicken_axis_labels() -> bool:
 
     _update_label.quickened = True  # type: ignore[attr-defined]
     AxisItem._updateLabel = _update_label
+    return True
+
+
+def defer_view_box_menus() -> bool:
+    """Let pyqtgraph's view boxes build their context menu when it is first asked for (a right click), not when
+    they are made; returns whether it patched.
+
+    A ``ViewBox`` whose menu is enabled builds a ``ViewBoxMenu`` (two axis forms, ~40 widgets) in ``__init__``:
+    ~2 ms for each of the ~40 plots and colour bars made at start-up, and a ``ColorBarItem`` builds one only to drop
+    it at once (it turns its menu off). Patched, ``menu`` stays None until ``getMenu`` or ``getContextMenus`` asks
+    for it, which builds it then (in the language in force, with the list of named views); turning the menu off
+    and on, and the view lists, behave as before.
+    """
+    import importlib
+
+    module = importlib.import_module("pyqtgraph.graphicsItems.ViewBox.ViewBox")  # the module, not the class
+    if getattr(module.ViewBoxMenu, "deferred", False):
+        return False
+    real_menu = module.ViewBoxMenu
+    view_box = module.ViewBox
+
+    def no_menu_yet(_view: Any) -> None:
+        return None
+
+    def get_menu(self: Any, _event: Any = None) -> Any:
+        if self.menu is None and self.menuEnabled():
+            self.menu = real_menu(self)
+            self.updateViewLists()  # what a menu built in __init__ would have been told since
+        return self.menu
+
+    def get_context_menus(self: Any, event: Any) -> list:
+        return get_menu(self, event).actions() if self.menuEnabled() else []
+
+    no_menu_yet.deferred = True  # type: ignore[attr-defined]
+    module.ViewBoxMenu = no_menu_yet  # what ViewBox.__init__ and setMenuEnabled(True) call
+    view_box.getMenu = get_menu
+    view_box.getContextMenus = get_context_menus
     return True
 
 

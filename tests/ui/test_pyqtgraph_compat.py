@@ -62,3 +62,44 @@ def test_axes_show_the_same_labels_and_sizes_with_fewer_html_sets() -> None:
     assert any("mV" in row[0] for row in stock["seen"])  # the SI prefix did change on the way
     assert stock["seen"][-2][0] == "volts (V)"  # the label someone else overwrote is put back
     assert quick["set_html"] < stock["set_html"] // 2
+
+
+def test_view_box_menus_are_built_on_the_first_right_click_as_before(qapp) -> None:
+    import importlib
+
+    import pyqtgraph as pg
+
+    from explorer.ui.i18n.translators import language_manager
+    from explorer.ui.pyqtgraph_compat import defer_view_box_menus
+
+    defer_view_box_menus()
+    assert defer_view_box_menus() is False  # once
+    menus = importlib.import_module("pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu")
+    built = []
+    original_init = menus.ViewBoxMenu.__init__
+
+    def counting(menu, view):  # type: ignore[no-untyped-def]
+        built.append(view)
+        original_init(menu, view)
+
+    menus.ViewBoxMenu.__init__ = counting
+    try:
+        plot, other = pg.PlotItem(name="deferred_a"), pg.PlotItem(name="deferred_b")
+        bar = pg.ColorBarItem()
+        assert built == [] and plot.vb.menu is None and bar.vb.menu is None  # none made, none made and dropped
+        assert plot.vb.menuEnabled() and not bar.vb.menuEnabled() and bar.vb.getContextMenus(None) == []
+        actions = plot.vb.getContextMenus(None)  # what a right click on an item in the plot asks for
+        menu = plot.vb.menu
+        assert built == [plot.vb] and isinstance(menu, menus.ViewBoxMenu) and menu.viewAll in actions
+        assert plot.vb.getMenu(None) is menu and len(built) == 1  # built once
+        links = [menu.ctrl[0].linkCombo.itemText(i) for i in range(menu.ctrl[0].linkCombo.count())]
+        assert "deferred_b" in links  # told of the named views, as a menu built in __init__ is
+        plot.vb.setMenuEnabled(False)
+        assert plot.vb.menu is None and plot.vb.getContextMenus(None) == []
+        language_manager().apply("zh_CN")
+        try:
+            assert other.vb.getMenu(None).viewAll.text() != "View All"  # built later, in the language in force
+        finally:
+            language_manager().apply("en")
+    finally:
+        menus.ViewBoxMenu.__init__ = original_init
