@@ -5,8 +5,9 @@ argument predicts; the softmax entropy against d, raw and scaled. Numbers come f
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
@@ -14,12 +15,16 @@ from superqt.utils import qthrottled
 from explorer.core.chapter.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
-from explorer.ui.widgets.fitting_title import install_fitting_title
+from explorer.ui.panels.scoring.scaling_plots_widget import ScalingPlots
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, set_row_labels, spin_box
+from explorer.ui.widgets.lazy_page import LazyPage
 from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
-RAW_COLOUR, SCALED_COLOUR = "#d35400", "#2471a3"
+#: The plots' items (``raw_hist``, ``entropy_plot`` …), read through the section: asking for one makes the plots.
+PLOT_ITEMS = frozenset({"raw_plot", "scaled_plot", "entropy_hist_plot", "entropy_plot", "raw_hist", "raw_theory",
+                        "scaled_hist", "scaled_theory", "raw_entropy_hist", "scaled_entropy_hist", "raw_sweep",
+                        "scaled_sweep", "now_marker", "uniform_line"})
 
 
 def compute_scaling(dim: int, num_keys: int, with_sweep: bool) -> tuple[ScalingResult, EntropySweep | None]:
@@ -28,12 +33,14 @@ def compute_scaling(dim: int, num_keys: int, with_sweep: bool) -> tuple[ScalingR
 
 
 class ScalingSection(QWidget):
-    """Controls and plots of the scaling demo; heavy work runs on a `LatestOnlyRunner`."""
+    """Controls and plots of the scaling demo; heavy work runs on a `LatestOnlyRunner`. The demo is computed at once;
+    the plots (``lazy_page`` makes their page: the panel's, so the shell restyles them) when first shown."""
 
     drawn = Signal()
     failed = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: ScalingResult | None = None
         self.sweep: EntropySweep | None = None
@@ -45,43 +52,17 @@ class ScalingSection(QWidget):
         self.controls = controls = form_group("", [("d", self.d_slider), ("keys", self.keys_spin), ("", self.summary)])
         controls.setMinimumWidth(230)
 
-        self.plots = pg.GraphicsLayoutWidget()
-        self.raw_plot = self.plots.addPlot(row=0, col=0)
-        self.scaled_plot = self.plots.addPlot(row=0, col=1)
-        self.entropy_hist_plot = self.plots.addPlot(row=1, col=0)
-        self.entropy_plot = self.plots.addPlot(row=1, col=1)
-        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot, self.entropy_plot):
-            install_fitting_title(plot)  # titles shrink with the plots instead of widening them
-        self.raw_hist = self.raw_plot.plot(stepMode="center", fillLevel=0, brush=RAW_COLOUR + "80", pen=RAW_COLOUR)
-        self.raw_theory = self.raw_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
-        self.scaled_hist = self.scaled_plot.plot(stepMode="center", fillLevel=0, brush=SCALED_COLOUR + "80",
-                                                 pen=SCALED_COLOUR)
-        self.scaled_theory = self.scaled_plot.plot(pen=pg.mkPen("#444444", width=2, style=Qt.PenStyle.DashLine))
-        self.raw_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
-                                                            brush=RAW_COLOUR + "60", pen=RAW_COLOUR)
-        self.scaled_entropy_hist = self.entropy_hist_plot.plot(stepMode="center", fillLevel=0,
-                                                               brush=SCALED_COLOUR + "60", pen=SCALED_COLOUR)
-        self.entropy_plot.addLegend(offset=(10, -10))  # bottom left: the curves leave it empty
-        self.entropy_plot.setLogMode(x=True, y=False)
-        self.raw_sweep = self.entropy_plot.plot(pen=RAW_COLOUR, symbol="o", symbolSize=5,
-                                                symbolBrush=RAW_COLOUR, name="raw")
-        self.scaled_sweep = self.entropy_plot.plot(pen=SCALED_COLOUR, symbol="o", symbolSize=5,
-                                                   symbolBrush=SCALED_COLOUR, name="scaled")
-        self.now_marker = self.entropy_plot.plot(pen=None, symbol="star", symbolSize=14,
-                                                 symbolBrush="#27ae60")
-        self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DotLine),
-                                            label="ln K", labelOpts={"position": 0.3})
-        self.entropy_plot.addItem(self.uniform_line)
-        self.entropy_plot.setLabel("bottom", "d")
-        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot):
-            plot.getAxis("left").enableAutoSIPrefix(False)  # densities; an SI caption would eat the width
+        # the plots are made when the tab is first shown (or asked for) and drawn from the result kept
+        self.plots_page = lazy_page(ScalingPlots)
+        self.plots_page.built.connect(self._on_plots_page_built)
+        self._dark = False
 
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         side = SideColumn()
         side.add_widget(controls)
         layout.addWidget(side)
-        layout.addWidget(self.plots, 1)
+        layout.addWidget(self.plots_page, 1)
 
         self.runner = LatestOnlyRunner(self)
         self.runner.result_ready.connect(self._on_runner_result_ready)
@@ -98,13 +79,40 @@ class ScalingSection(QWidget):
         self.keys_spin.setToolTip(self.tr("number of keys each query's softmax runs over"))
         self.controls.setTitle(self.tr("Why divide by √d?"))
         set_row_labels(self.controls.layout(), [(self.keys_spin, self.tr("keys"))])
+        if self.plots_page.is_built():
+            self._word_plots()
+        self._show_result_texts()
+
+    def _word_plots(self) -> None:
+        """The plots' fixed titles, labels and legend in the language in force."""
         self.entropy_hist_plot.setTitle(self.tr("entropy per query"))
         self.entropy_plot.setTitle(self.tr("entropy vs d"))
         self.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
         self.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
         set_legend_names(self.entropy_plot, [(self.raw_sweep, self.tr("raw")), (self.scaled_sweep, self.tr("scaled"))])
         self.uniform_line.label.setFormat(self.tr("ln K (uniform)"))
+
+    @property
+    def plots(self) -> ScalingPlots:
+        """The four plots (made now if they were not yet)."""
+        return self.plots_page.content()
+
+    def __getattr__(self, name: str) -> Any:
+        if name in PLOT_ITEMS:
+            return getattr(self.plots, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @Slot(QWidget)
+    def _on_plots_page_built(self, _plots: QWidget) -> None:
+        """Style, word and draw the plots made just now from what is kept (as they would be had they been made at
+        the start and drawn since)."""
+        self.plots.apply_theme(self._dark)
+        self._word_plots()
+        if self.sweep is not None:
+            self.plots.show_sweep(self.sweep)
         self._show_result_texts()
+        if self.result is not None:
+            self.plots.show_result(self.result)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
@@ -130,33 +138,28 @@ class ScalingSection(QWidget):
     @Slot(object)
     def _on_runner_result_ready(self, payload: object) -> None:
         result, sweep = payload
+        built = self.plots_page.is_built()  # else they are drawn from what is kept when made
         if sweep is not None and sweep.num_keys == self.keys_spin.value():
             self.sweep = sweep
-            self.raw_sweep.setData(sweep.dims, sweep.raw_entropy)
-            self.scaled_sweep.setData(sweep.dims, sweep.scaled_entropy)
-            self.uniform_line.setPos(sweep.max_entropy)
-            self.entropy_plot.setYRange(0, sweep.max_entropy * 1.08)
+            if built:
+                self.plots.show_sweep(sweep)
         self.result = result
-        self.raw_hist.setData(result.raw_hist.edges, result.raw_hist.counts)
-        self.raw_theory.setData(*result.raw_theory)
-        self.scaled_hist.setData(result.scaled_hist.edges, result.scaled_hist.counts)
-        self.scaled_theory.setData(*result.scaled_theory)
-        self.raw_entropy_hist.setData(result.raw_entropy_hist.edges, result.raw_entropy_hist.counts)
-        self.scaled_entropy_hist.setData(result.scaled_entropy_hist.edges, result.scaled_entropy_hist.counts)
-        self.now_marker.setData([result.dim, result.dim],
-                                [result.raw_entropy.mean(), result.scaled_entropy.mean()])
+        if built:
+            self.plots.show_result(result)
         self._show_result_texts()
         self.drawn.emit()
 
     def _show_result_texts(self) -> None:
         """The titles and summary that quote the result's numbers (plain titles before the first result)."""
-        result = self.result
+        result, built = self.result, self.plots_page.is_built()
         if result is None:
-            self.raw_plot.setTitle(self.tr("raw q·k"))
-            self.scaled_plot.setTitle(self.tr("scaled q·k/√d"))
+            if built:
+                self.raw_plot.setTitle(self.tr("raw q·k"))
+                self.scaled_plot.setTitle(self.tr("scaled q·k/√d"))
             return
-        self.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
-        self.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
+        if built:
+            self.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
+            self.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
         self.summary.setText(self.tr(
             "Var(q·k) = <b>{raw_var:.1f}</b> ≈ d = {dim}<br>"
             "Var(q·k/√d) = <b>{scaled_var:.2f}</b> ≈ 1<br>"
@@ -202,19 +205,9 @@ class ScalingSection(QWidget):
                 ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv, label=self.tr("Entropy vs d"))]
 
     def apply_theme(self, dark: bool) -> None:
-        self.plots.setBackground("k" if dark else "w")
-        fg = "#dddddd" if dark else "#222222"
-        for plot in (self.raw_plot, self.scaled_plot, self.entropy_hist_plot, self.entropy_plot):
-            for name in ("left", "bottom"):
-                plot.getAxis(name).setPen(fg)
-                plot.getAxis(name).setTextPen(fg)
-            plot.titleLabel.setText(plot.titleLabel.text, color=fg)
-        self.entropy_plot.legend.setLabelTextColor(fg)
-        for _, label in self.entropy_plot.legend.items:
-            label.setText(label.text, color=fg)  # setLabelTextColor alone leaves drawn labels as they were
-        theory = pg.mkPen("#bbbbbb" if dark else "#444444", width=2, style=Qt.PenStyle.DashLine)
-        self.raw_theory.setPen(theory)
-        self.scaled_theory.setPen(theory)
+        self._dark = dark
+        if self.plots_page.is_built():  # plots made later take the theme then
+            self.plots.apply_theme(dark)
 
     def shutdown(self, timeout_ms: int) -> None:
         self._request_throttled.cancel()

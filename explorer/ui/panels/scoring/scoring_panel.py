@@ -85,7 +85,7 @@ class ScoringPanel(BasePanel):
         scorers_layout.setContentsMargins(0, 4, 0, 0)
         scorers_layout.addWidget(side)
         scorers_layout.addWidget(self.grid, 1)
-        self.scaling = ScalingSection()
+        self.scaling = ScalingSection(self.lazy_page)  # its plots are made when its tab is first shown
         self.scaling.failed.connect(self._on_scaling_failed)
         self.scaling.drawn.connect(self._on_scaling_drawn)
         self.tabs = QTabWidget()  # one section at a time: each gets the whole panel, even on a projector
