@@ -139,5 +139,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     of 1.06 GB). A frozen object is never collected, on any thread."""
     widgets = sys.modules.get("PySide6.QtWidgets")
     if widgets is not None and widgets.QApplication.instance() is not None:
+        core = sys.modules["PySide6.QtCore"]
+        # the widgets pytest-qt closed are deleted now, not in the next test's event loop: there, a view being
+        # destroyed met that test's language change (a legend anchored to a ViewBox already deleted)
+        core.QCoreApplication.sendPostedEvents(None, core.QEvent.Type.DeferredDelete)
         gc.collect()
         gc.freeze()

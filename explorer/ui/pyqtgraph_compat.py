@@ -1,11 +1,19 @@
 """Work-arounds for costs and traps of pyqtgraph, each leaving what it draws unchanged.
 
-``quicken_axis_labels`` and ``defer_view_box_menus`` are meant to be called once, before the first plot is built;
+``apply_work_arounds`` (``quicken_axis_labels``, ``defer_view_box_menus``, ``guard_legend_anchors``) is meant to be
+called before the first plot is built;
 ``view_closed`` guards a view's own event handlers.
 """
 from __future__ import annotations
 
 from typing import Any
+
+
+def apply_work_arounds() -> None:
+    """Every patch below, each once (the app's plots and the tests' are made with all of them in force)."""
+    quicken_axis_labels()  # axes stop re-laying out labels that did not change
+    defer_view_box_menus()  # view boxes build their context menu on the first right click
+    guard_legend_anchors()  # a legend laid out while its plot is destroyed does not read the deleted view box
 
 
 def quicken_axis_labels() -> bool:
@@ -77,6 +85,34 @@ def defer_view_box_menus() -> bool:
     module.ViewBoxMenu = no_menu_yet  # what ViewBox.__init__ and setMenuEnabled(True) call
     view_box.getMenu = get_menu
     view_box.getContextMenus = get_context_menus
+    return True
+
+
+def guard_legend_anchors() -> bool:
+    """Let an anchored item (a plot's legend) ignore a geometry change that comes once the item it is anchored to
+    has been deleted; returns whether it patched.
+
+    A legend follows its ``ViewBox`` through ``GraphicsWidgetAnchor``, which reads the box's bounding rectangle on
+    every geometry change of either. While Qt destroys a plot, the box goes first and the legend, still alive, may
+    lay itself out once more (seen after a language change renamed its entries): the read raised "Internal C++
+    object (ViewBox) already deleted" in a slot, once per legend. The anchor's position is moot then.
+    """
+    from pyqtgraph.graphicsItems.GraphicsWidgetAnchor import GraphicsWidgetAnchor
+    from shiboken6 import isValid
+
+    slot_name = "_GraphicsWidgetAnchor__geometryChanged"  # the private slot anchor() connects
+    original = getattr(GraphicsWidgetAnchor, slot_name)
+    if getattr(original, "guarded", False):
+        return False
+
+    def geometry_changed(self: Any) -> None:
+        parent = getattr(self, "_GraphicsWidgetAnchor__parent", None)
+        if parent is not None and not (isValid(parent) and isValid(self)):
+            return
+        original(self)
+
+    geometry_changed.guarded = True  # type: ignore[attr-defined]
+    setattr(GraphicsWidgetAnchor, slot_name, geometry_changed)
     return True
 
 

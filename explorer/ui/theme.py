@@ -93,10 +93,9 @@ def configure_pyqtgraph(dark: bool) -> None:
     """Set pyqtgraph's default colours for plots created from now on (imports pyqtgraph)."""
     import pyqtgraph as pg
 
-    from explorer.ui.pyqtgraph_compat import defer_view_box_menus, quicken_axis_labels
+    from explorer.ui.pyqtgraph_compat import apply_work_arounds
 
-    quicken_axis_labels()  # before the first plot: axes stop re-laying out labels that did not change
-    defer_view_box_menus()  # and view boxes build their context menu on the first right click
+    apply_work_arounds()  # before the first plot
 
     background, foreground = PLOT_COLOURS[dark]
     pg.setConfigOptions(background=background, foreground=foreground)

@@ -19,6 +19,15 @@ def _english_catalogue(qapp) -> None:  # type: ignore[no-untyped-def]
     language_manager().apply("en")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _pyqtgraph_as_in_the_app() -> None:
+    """The app patches pyqtgraph before its first plot (``theme.configure_pyqtgraph``); a test that builds a panel
+    or a plot on its own gets the same plots."""
+    from explorer.ui.pyqtgraph_compat import apply_work_arounds
+
+    apply_work_arounds()
+
+
 @pytest.fixture(autouse=True)
 def _language_restored() -> Iterator[None]:
     """A test that switches the language leaves English behind for the next one."""

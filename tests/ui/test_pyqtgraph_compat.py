@@ -103,3 +103,24 @@ def test_view_box_menus_are_built_on_the_first_right_click_as_before(qapp) -> No
             language_manager().apply("en")
     finally:
         menus.ViewBoxMenu.__init__ = original_init
+
+
+def test_a_plot_destroyed_after_its_legend_was_renamed_raises_nothing(qtbot) -> None:
+    # The legend is laid out once more while Qt destroys the plot, after its view box: unguarded, pyqtgraph's anchor
+    # read the deleted box in a slot ("Internal C++ object (ViewBox) already deleted"), which fails this test.
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from explorer.ui.i18n.translators import language_manager
+    from explorer.ui.panels.studio.loss_plot_widget import LossPlotWidget
+    from explorer.ui.pyqtgraph_compat import guard_legend_anchors
+
+    guard_legend_anchors()  # in force for the whole ui suite already (tests/ui/conftest.py), as in the app
+    plot = LossPlotWidget()
+    plot.resize(400, 300)
+    plot.show()
+    qtbot.wait(20)
+    language_manager().apply("zh_CN")  # renames the legend's entries
+    assert [label.text for _sample, label in plot.legend.items][:2] == ["每步", "每轮"]
+    plot.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qtbot.wait(20)
