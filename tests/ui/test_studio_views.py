@@ -99,7 +99,7 @@ def test_thumbnail_click_opens_detail_with_average_readout_and_export(trained, t
     panel = trained
     snap = panel.studio_state.attention.current_snapshot()
     panel.live.grid.plots["decoder"][1][0].image_item.clicked.emit()
-    assert panel.tabs.currentWidget() is panel.detail
+    assert panel.tabs.currentWidget() is panel.detail_page
     np.testing.assert_array_equal(panel.detail.current_matrix(), snap.maps["decoder"][1, 0])
     assert panel.detail.heatmap.row_labels == snap.tgt_input_tokens
     mask = panel.detail.heatmap.mask

@@ -3,6 +3,8 @@ form scrolling under them; training (loss over live attention), detail and trans
 the views on the state they show; the panel connects them to it."""
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -16,6 +18,7 @@ from explorer.ui.panels.studio.training_form_widget import TrainingForm
 from explorer.ui.panels.studio.translate_widget import TranslateView
 from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 from explorer.ui.widgets.hint_stack_widget import HintStack
+from explorer.ui.widgets.lazy_page import LazyPage
 
 LOSS_HINT = QT_TRANSLATE_NOOP("StudioBody", "Start training (or open a saved model) to see its loss here. No time to "
                                             "train? Model → Replay the demo run.")
@@ -25,7 +28,8 @@ class StudioBody(QSplitter):
     """Controls (always visible) over data and form (scrolling) | tabs "Training" (loss over live attention),
     "Attention detail" and "Translate"."""
 
-    def __init__(self, state: StudioState, parent: QWidget | None = None) -> None:
+    def __init__(self, state: StudioState, lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
+                 parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.form = TrainingForm()
         self.data = DataBox()
@@ -58,10 +62,10 @@ class StudioBody(QSplitter):
         live.setSizes([300, 400])
         self.live_split = live
 
-        self.detail = AttentionDetail()
+        self.detail_page = lazy_page(AttentionDetail)  # made when first shown (or asked for); the panel draws it
         self.translate_view = TranslateView(state.data.reference_for)
         self.tabs = QTabWidget()
-        for page in (live, self.detail, self.translate_view):
+        for page in (live, self.detail_page, self.translate_view):
             self.tabs.addTab(page, "")
         self.addWidget(left)
         self.addWidget(self.tabs)

@@ -27,6 +27,7 @@ from explorer.ui.panels.studio.studio_state import StudioState
 
 if TYPE_CHECKING:
     from explorer.ui.panels.model_exchange import ModelExchange
+    from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 
 EDITABLE_STATES = ("idle", "finished")
 
@@ -51,11 +52,11 @@ class StudioPanel(BasePanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.studio_state = state = StudioState(self)
-        body = self._body = StudioBody(state)
+        body = self._body = StudioBody(state, self.lazy_page)
         self.body_layout.addWidget(body)
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.live_settings = body.live_settings
-        self.loss_view, self.live, self.detail = body.loss_view, body.live, body.detail
+        self.loss_view, self.live, self.detail_page = body.loss_view, body.live, body.detail_page
         self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
@@ -77,9 +78,11 @@ class StudioPanel(BasePanel):
         self.live_settings.settings_requested.connect(self._on_live_settings_settings_requested)
         state.run_feed.loss_changed.connect(self.loss_plot.refresh)
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
-        state.attention.snapshot_shown.connect(self.detail.show_snapshot)
-        state.attention.head_selected.connect(self.detail.select)
-        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
+        # the large view is made when its tab is first shown: until then the panel keeps what it would have drawn
+        self._shown_snapshot: Any = None
+        self._selected_head: tuple[str, int, int] | None = None  # chosen since the last cleared snapshot
+        state.attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
+        self.detail_page.built.connect(self._on_detail_page_built)
         state.models.model_changed.connect(self.translate_view.show_record)
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
@@ -108,6 +111,11 @@ class StudioPanel(BasePanel):
         self._prebuild_grid()
 
     # ------------------------------------------------------------------ what tests and the shell read
+    @property
+    def detail(self) -> AttentionDetail:
+        """The "Attention detail" tab's large view (made now if it was not yet)."""
+        return self.detail_page.content()
+
     @property
     def state(self) -> str:
         """The run state: ``idle``, ``starting``, ``running``, ``paused``, ``stopping`` or ``finished``."""
@@ -233,9 +241,29 @@ class StudioPanel(BasePanel):
         self.controls.set_can_start(self.studio_state.can_start() and self.form.validation_error() is None)
 
     # ------------------------------------------------------------------ state slots
+    @Slot(object)
+    def _on_attention_snapshot_shown(self, snapshot: Any) -> None:
+        self._shown_snapshot = snapshot
+        if snapshot is None:  # the large view forgets its chosen map with a cleared snapshot
+            self._selected_head = None
+
     @Slot(str, int, int)
-    def _on_attention_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
-        self.tabs.setCurrentWidget(self.detail)
+    def _on_attention_head_selected(self, kind: str, layer: int, head: int) -> None:
+        self._selected_head = (kind, layer, head)
+        self.tabs.setCurrentWidget(self.detail_page)  # makes the large view the first time
+
+    @Slot(QWidget)
+    def _on_detail_page_built(self, _detail: QWidget) -> None:
+        """Subscribe the large view made just now and give it what it would have been shown so far."""
+        detail, attention = self.detail, self.studio_state.attention
+        attention.snapshot_shown.connect(detail.show_snapshot)
+        attention.head_selected.connect(detail.select)
+        detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
+        detail.apply_theme(self.dark)
+        if self._shown_snapshot is not None:  # in the order they came: the snapshot, then the map chosen in it
+            detail.show_snapshot(self._shown_snapshot)
+        if self._selected_head is not None:
+            detail.select(*self._selected_head)
 
     @Slot()
     def _on_run_feed_loss_changed(self) -> None:
@@ -395,7 +423,8 @@ class StudioPanel(BasePanel):
     def shutdown(self, timeout_ms: int) -> None:
         self.studio_state.shutdown(timeout_ms)
         self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
-        self.detail.shutdown(timeout_ms)
+        if self.detail_page.is_built():
+            self.detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table,
@@ -407,7 +436,8 @@ class StudioPanel(BasePanel):
         super().apply_theme(dark)
         self.loss_plot.apply_theme(dark)
         self.grid.apply_theme(dark)
-        self.detail.apply_theme(dark)  # heatmap, token lines and bars
+        if self.detail_page.is_built():  # a large view made later takes the theme then
+            self.detail.apply_theme(dark)  # heatmap, token lines and bars
         self.translate_view.map_views.apply_theme(dark)  # heatmap and token lines
 
     def join_exchange(self, exchange: ModelExchange) -> None:
