@@ -100,7 +100,10 @@ def main() -> int:
 
     app = QApplication.instance() or QApplication(sys.argv)
     from explorer.ui.panels.studio.studio_panel import StudioPanel
+    from explorer.ui.process_settings import freeze_long_lived_objects
+    from explorer.ui.theme import configure_pyqtgraph
 
+    configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
     panel = StudioPanel()
     panel.resize(1400, 900)
     panel.show()
@@ -110,6 +113,9 @@ def main() -> int:
                                "num_steps": 20})
     while panel.is_loading():
         app.processEvents()
+    # as the main window does once it has built a panel: what lives now is out of the collector's walks, so a full
+    # collection while training does not stall the GUI for the whole heap (~0.5 s measured without)
+    freeze_long_lived_objects(collect_young=True)
     print(f"settings: {panel.form.config()}")
     print(f"data: {panel.data.info.text()}")
 
