@@ -12,7 +12,7 @@ from superqt.utils import qthrottled
 
 from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
 from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable, architecture_name
-from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, LayerDrawing
+from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, MAX_DRAWN, LayerDrawing
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls
@@ -73,11 +73,12 @@ class ArchitecturePanel(BasePanel):
         box = self.cost_plot.getPlotItem().getViewBox()
         box.sigResized.connect(self._place_cross_caption)
         box.sigXRangeChanged.connect(self._place_cross_caption)
-        self.drawing = LayerDrawing()
+        self.drawing_page = self.lazy_page(LayerDrawing)  # made when first shown (or asked for), drawn then
+        self.drawing_page.built.connect(self._on_drawing_page_built)
         self.table = CostTable()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.cost_plot, "")
-        self.tabs.addTab(self.drawing, "")
+        self.tabs.addTab(self.drawing_page, "")
         plots = QWidget()
         plots_layout = QVBoxLayout(plots)
         plots_layout.setContentsMargins(0, 0, 0, 0)
@@ -139,7 +140,8 @@ class ArchitecturePanel(BasePanel):
         self.cross_line.setPos(np.log10(r.crossover))
         self.cost_plot.setXRange(0, np.log10(r.n_axis[-1]), padding=0.02)
         self.table.show_result(r)
-        self.drawing.draw(r.n, r.k)
+        if self.drawing_page.is_built():
+            self.drawing.draw(r.n, r.k)
         self._show_result_texts()
 
     def _show_result_texts(self) -> None:
@@ -152,10 +154,23 @@ class ArchitecturePanel(BasePanel):
             dearest = self.tr("Self-attention is the dearest from n = <b>{n:,}</b>.").format(n=r.crossover)
         lines = [self.tr("At n = {n:,}: <b>{name}</b> costs the most.").format(
             n=r.n, name=architecture_name(r.most_expensive)), dearest]
-        if r.n > self.drawing.drawn_tokens:
-            lines.append(self.tr("The drawings show the first {count} tokens.").format(count=self.drawing.drawn_tokens))
+        drawn = min(r.n, MAX_DRAWN)  # what the drawings show, made or not
+        if r.n > drawn:
+            lines.append(self.tr("The drawings show the first {count} tokens.").format(count=drawn))
         self.summary.setText("<br>".join(lines))
         self._place_cross_caption()
+
+    @property
+    def drawing(self) -> LayerDrawing:
+        """The "Paths through the layers" tab (made now if it was not yet)."""
+        return self.drawing_page.content()
+
+    @Slot(QWidget)
+    def _on_drawing_page_built(self, _drawing: QWidget) -> None:
+        """Style and draw the tab made just now for the sizes on display."""
+        self.drawing.apply_theme(self.dark)
+        if self.result is not None:
+            self.drawing.draw(self.result.n, self.result.k)
 
     @Slot()
     def _place_cross_caption(self) -> None:
@@ -209,7 +224,8 @@ class ArchitecturePanel(BasePanel):
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
-        self.drawing.apply_theme(dark)
+        if self.drawing_page.is_built():  # a tab made later takes the theme then
+            self.drawing.apply_theme(dark)
         fg = "#dddddd" if dark else "#222222"
         self.cost_plot.setBackground("k" if dark else "w")
         item = self.cost_plot.getPlotItem()
