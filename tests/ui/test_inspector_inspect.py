@@ -106,7 +106,7 @@ def test_each_family_shows_its_kinds_layers_and_heads(qtbot, shared, root, famil
     name, layers, heads = expected[-1]
     kind = name
     click(qtbot, shared, name, layers - 1, heads - 1)
-    assert shared.tabs.currentWidget() is shared.detail
+    assert shared.tabs.currentWidget() is shared.detail_page
     np.testing.assert_allclose(shared.detail.current_matrix(), full.maps[kind][layers - 1][heads - 1], atol=1e-6)
     np.testing.assert_allclose(shared.grid.matrix(name, layers - 1, heads - 1), full.maps[kind][layers - 1][heads - 1],
                                atol=1e-6)  # short texts are not pooled

@@ -1,6 +1,7 @@
 """Lazy pages: made when first shown or asked for, once; a panel's page made later gets the window's look."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QLabel, QTabWidget
 
 from explorer.ui.widgets.lazy_page import LazyPage
@@ -64,4 +65,31 @@ def test_a_panel_page_made_later_gets_the_dark_theme(qtbot, tmp_path) -> None:
         later = {v.backgroundBrush().color().name() for v in panel.norm_view.findChildren(pg.GraphicsView)}
         assert later == {shown} and shown != "#ffffff"
     finally:
+        window.shutdown(save=False)
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform, full screen
+def test_a_page_made_while_presenting_gets_the_scale_and_the_palette(qtbot, tmp_path) -> None:
+    from explorer.ui.settings import AppSettings
+    from explorer.ui.shell.main_window import MainWindow
+    from explorer.ui.shell.panel_registry import panel_spec
+
+    window = MainWindow(AppSettings(tmp_path / "settings"), panels=(panel_spec("positional"),), device_probe=None)
+    qtbot.addWidget(window)
+    try:
+        window.show()
+        window.show_panel("positional")
+        panel = window.stack.panel("positional")
+        window.menu_actions.classroom.colour_blind.setChecked(True)
+        window.classroom.set_presenter_scale(2.0)
+        window.menu_actions.classroom.presenter.setChecked(True)
+        assert not panel.offsets_page.is_built()
+        panel.tabs.setCurrentWidget(panel.offsets_page)
+        assert panel.offsets_page.is_built()
+        assert panel.target_curve.opts["pen"].widthF() == pytest.approx(2 * 3.0)  # made with width 3
+        assert panel.m_map.image_item.getColorMap().name == "CET-CBD1"  # the diverging map, colour-blind safe
+        window.menu_actions.classroom.presenter.setChecked(False)
+        assert panel.target_curve.opts["pen"].widthF() == pytest.approx(3.0)
+    finally:
+        window.menu_actions.classroom.presenter.setChecked(False)
         window.shutdown(save=False)

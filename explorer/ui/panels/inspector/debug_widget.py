@@ -58,11 +58,11 @@ class DebugTabs(QTabWidget):
     clicked cells. Each sub-tab's view is made when it is first shown or asked for (``lazy_page`` makes its page:
     the panel's, so the shell restyles what it makes)."""
 
-    def __init__(self, state: DebugState, grid: Any, detail: Any,
-                 lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
+    def __init__(self, state: DebugState, grid: Any, lazy_page: Callable[[Callable[[], QWidget]], LazyPage] = LazyPage,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state, self.grid, self.detail = state, grid, detail
+        self.state, self.grid = state, grid
+        self.detail: Any = None  # the large view whose clicked cells are explained, once it is made
         self.pages = [lazy_page(lambda make=make: make(state)) for make in (_ablation, _decoding, _beam, _diff,
                                                                              _summaries)]
         self.explain = ExplainView(state)
@@ -70,8 +70,12 @@ class DebugTabs(QTabWidget):
             self.addTab(page, "")
         state.ablated_changed.connect(self._on_state_ablated_changed)
         state.inspect.inspected.connect(self._on_inspect_inspected)
-        detail.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
         self.retranslate()
+
+    def watch_detail(self, detail: Any) -> None:
+        """Explain the cells clicked in ``detail``, the large view (made when its tab is first shown)."""
+        self.detail = detail
+        detail.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
 
     def retranslate(self) -> None:
         """The tabs' names in the language in force (at build and on ``LanguageChange``)."""

@@ -24,13 +24,18 @@ class InspectorBody(QTabWidget):
         self.grid_view = InspectionGrid(state)  # subscribed before the debug tabs: drawn before they dim heads
         self.grid = self.grid_view.grid
         self.inspect_view = InspectView(state.inspect, self.grid_view)
-        self.detail = AttentionDetail(state.inspect)
-        self.debug = DebugTabs(state.debug, self.grid, self.detail, lazy_page)  # its views made when first shown
-        self.detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map
-        for page in (self.inspect_view, self.detail, self.debug):
+        self._state = state
+        # the large view is made when its tab is first shown (or asked for); until then the body keeps what it
+        # would have been given: the model's info, the newest inspection, the head chosen since
+        self.detail_page = lazy_page(self._make_detail)
+        self.detail_page.built.connect(self._on_detail_page_built)
+        self._model_info: Any = None
+        self._inspection: Any = None
+        self._selected_head: tuple[str, int, int] | None = None
+        self.debug = DebugTabs(state.debug, self.grid, lazy_page=lazy_page)  # its views made when first shown
+        for page in (self.inspect_view, self.detail_page, self.debug):
             self.addTab(page, "")
-        state.inspect.inspected.connect(self.detail.show_snapshot)
-        state.head_selected.connect(self.detail.select)
+        state.inspect.inspected.connect(self._on_inspect_inspected)
         state.head_selected.connect(self._on_state_head_selected)
         state.inspect.open_finished.connect(self._on_inspect_open_finished)
         state.inspect.model_changed.connect(self._on_inspect_model_changed)
@@ -46,15 +51,51 @@ class InspectorBody(QTabWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    @property
+    def detail(self) -> AttentionDetail:
+        """The "Attention detail" tab's large view, explain-a-cell under it (made now if it was not yet)."""
+        return self.detail_page.content()
+
+    def _make_detail(self) -> AttentionDetail:
+        detail = AttentionDetail(self._state.inspect)
+        detail.layout().addWidget(self.debug.explain)  # explain-a-cell under the large map (restyled with it)
+        return detail
+
+    @Slot(QWidget)
+    def _on_detail_page_built(self, _detail: QWidget) -> None:
+        """Give the large view made just now what it would have been given so far, then subscribe it."""
+        detail = self.detail
+        self.debug.watch_detail(detail)
+        self._give_model_info(detail, self._model_info)
+        if self._inspection is not None:
+            detail.show_snapshot(self._inspection)
+        if self._selected_head is not None:
+            detail.select(*self._selected_head)
+        self._state.inspect.inspected.connect(detail.show_snapshot)
+        self._state.head_selected.connect(detail.select)
+
+    @Slot(object)
+    def _on_inspect_inspected(self, inspection: Any) -> None:
+        self._inspection = inspection
+        if inspection is None:  # the large view forgets its chosen map with a cleared snapshot
+            self._selected_head = None
+
     @Slot(str, int, int)
-    def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
-        self.setCurrentWidget(self.detail)
+    def _on_state_head_selected(self, kind: str, layer: int, head: int) -> None:
+        self._selected_head = (kind, layer, head)
+        self.setCurrentWidget(self.detail_page)  # makes the large view the first time
 
     @Slot(object)
     def _on_inspect_model_changed(self, info: Any) -> None:
+        self._model_info = info
+        if self.detail_page.is_built():
+            self._give_model_info(self.detail, info)
+
+    @staticmethod
+    def _give_model_info(detail: AttentionDetail, info: Any) -> None:
         """The large view draws a sliding window's band as masked and names shared key/value heads, as the grid does."""
-        self.detail.windows = dict(getattr(info, "windows", None) or {})
-        self.detail.model_info = info
+        detail.windows = dict(getattr(info, "windows", None) or {})
+        detail.model_info = info
 
     @Slot(bool)
     def _on_inspect_open_finished(self, opened: bool) -> None:

@@ -23,6 +23,7 @@ from explorer.ui.panels.inspector.inspector_state import InspectorState
 
 if TYPE_CHECKING:
     from explorer.ui.panels.model_exchange import ModelExchange
+    from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 
 
 def is_model_folder(path: str | Path) -> bool:
@@ -53,14 +54,25 @@ class InspectorPanel(BasePanel):
         self.inspector_state = state = InspectorState(self)
         body = self._body = InspectorBody(state, self.lazy_page)
         self.body_layout.addWidget(body)
-        self.tabs, self.inspect_view, self.detail, self.debug = body, body.inspect_view, body.detail, body.debug
+        self.tabs, self.inspect_view, self.debug = body, body.inspect_view, body.debug
+        self.detail_page = body.detail_page
         self.grid = body.grid
-        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
+        self.detail_page.built.connect(self._on_detail_page_built)
         self._menu: InspectorMenu | None = None
         #: An :meth:`open_model` request ended: True if the model is now inspected, False if refused.
         self.model_open_finished = state.inspect.open_finished
         state.message_posted.connect(self._on_state_message_posted)
         state.inspect.busy_changed.connect(self._on_inspect_busy_changed)
+
+    @property
+    def detail(self) -> AttentionDetail:
+        """The "Attention detail" tab's large view (made now if it was not yet)."""
+        return self._body.detail
+
+    @Slot(QWidget)
+    def _on_detail_page_built(self, _detail: QWidget) -> None:
+        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
+        self.detail.apply_theme(self.dark)
 
     # ------------------------------------------------------------------ requests
     def open_model(self, path: str) -> None:
@@ -105,7 +117,8 @@ class InspectorPanel(BasePanel):
     def shutdown(self, timeout_ms: int) -> None:
         self.inspector_state.shutdown(timeout_ms)
         self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
-        self.detail.shutdown(timeout_ms)
+        if self.detail_page.is_built():
+            self.detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("attention grid", self.grid, None, label=self.tr("Attention grid")),
@@ -114,7 +127,8 @@ class InspectorPanel(BasePanel):
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
         self.grid.apply_theme(dark)
-        self.detail.apply_theme(dark)  # heatmap, token lines and bars
+        if self.detail_page.is_built():  # a large view made later takes the theme then
+            self.detail.apply_theme(dark)  # heatmap, token lines and bars
         self.debug.apply_theme(dark)
 
     def save_settings(self, settings: QSettings) -> None:
