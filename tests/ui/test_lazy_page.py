@@ -94,3 +94,27 @@ def test_a_page_made_while_presenting_gets_the_scale_and_the_palette(qtbot, tmp_
     finally:
         window.menu_actions.classroom.presenter.setChecked(False)
         window.shutdown(save=False)
+
+
+def test_calls_forwarded_before_the_page_is_made_reach_it_in_order(qtbot) -> None:
+    class Recorder(QLabel):
+        def __init__(self) -> None:
+            super().__init__()
+            self.heard: list[tuple[str, object]] = []
+
+        def first(self, value: object) -> None:
+            self.heard.append(("first", value))
+
+        def second(self, value: object) -> None:
+            self.heard.append(("second", value))
+
+    page = LazyPage(Recorder)
+    qtbot.addWidget(page)
+    first, second = page.forward("first"), page.forward("second")
+    first(1)
+    second(2)
+    first(3)
+    assert not page.is_built()
+    assert page.content().heard == [("first", 1), ("second", 2), ("first", 3)]  # as they were said
+    second(4)
+    assert page.content().heard[-1] == ("second", 4)  # afterwards straight through

@@ -96,8 +96,6 @@ def cut_placeholders(root) -> list[str]:
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_placeholders_of_the_studios_translate_tab_are_read_whole(qtbot, language: str) -> None:
-    from PySide6.QtWidgets import QTabWidget
-
     from explorer.ui.i18n.translators import language_manager
     from explorer.ui.panels.studio.studio_panel import StudioPanel
     from explorer.ui.panels.studio.translate_widget import TranslateView
@@ -109,9 +107,8 @@ def test_placeholders_of_the_studios_translate_tab_are_read_whole(qtbot, languag
     qtbot.addWidget(window)
     try:
         window.resize(1024, 700)
+        panel.tabs.setCurrentWidget(panel.translate_page)  # the tab is made when first shown
         view = panel.findChild(TranslateView)
-        tabs = next(t for t in panel.findChildren(QTabWidget) if t.indexOf(view) >= 0)
-        tabs.setCurrentWidget(view)
         qtbot.wait(100)
         assert view.reference_edit.isVisible()
         assert cut_placeholders(view) == []

@@ -2,7 +2,7 @@
 only what its first view shows."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -26,6 +26,7 @@ class LazyPage(QWidget, Generic[W]):
         super().__init__(parent)
         self._factory: Callable[[], W] | None = factory
         self._content: W | None = None
+        self._calls: list[tuple[str, tuple[Any, ...]]] = []  # forwarded before the content was made, in order
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
@@ -39,8 +40,24 @@ class LazyPage(QWidget, Generic[W]):
             self.layout().addWidget(content)
             if self.isVisible():  # made in showEvent: Qt showed the page's children before the event
                 content.show()
+            calls, self._calls = self._calls, []
+            for name, args in calls:  # what it would have been told so far, in the order it was said
+                getattr(content, name)(*args)
             self.built.emit(content)
         return self._content
+
+    def forward(self, name: str) -> Callable[..., None]:
+        """A slot that calls the content's method ``name``; calls made before the content exists are kept, in
+        order, and made on it when it is made. For state changes that are few (a run state, the model on offer):
+        a stream (every snapshot) would pile up; its owner keeps the latest instead."""
+
+        def call(*args: Any) -> None:
+            if self._content is None:
+                self._calls.append((name, args))
+            else:
+                getattr(self._content, name)(*args)
+
+        return call
 
     def is_built(self) -> bool:
         """Whether the content exists (without making it)."""

@@ -63,9 +63,9 @@ class StudioBody(QSplitter):
         self.live_split = live
 
         self.detail_page = lazy_page(AttentionDetail)  # made when first shown (or asked for); the panel draws it
-        self.translate_view = TranslateView(state.data.reference_for)
+        self.translate_page = lazy_page(lambda: TranslateView(state.data.reference_for))  # the same
         self.tabs = QTabWidget()
-        for page in (live, self.detail_page, self.translate_view):
+        for page in (live, self.detail_page, self.translate_page):
             self.tabs.addTab(page, "")
         self.addWidget(left)
         self.addWidget(self.tabs)

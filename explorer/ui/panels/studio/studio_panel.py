@@ -27,6 +27,7 @@ from explorer.ui.panels.studio.studio_state import StudioState
 
 if TYPE_CHECKING:
     from explorer.ui.panels.model_exchange import ModelExchange
+    from explorer.ui.panels.studio.translate_widget import TranslateView
     from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 
 EDITABLE_STATES = ("idle", "finished")
@@ -57,7 +58,7 @@ class StudioPanel(BasePanel):
         self.form, self.data, self.controls = body.form, body.data, body.controls
         self.live_settings = body.live_settings
         self.loss_view, self.live, self.detail_page = body.loss_view, body.live, body.detail_page
-        self.translate_view, self.tabs, self.loss_stack = body.translate_view, body.tabs, body.loss_stack
+        self.translate_page, self.tabs, self.loss_stack = body.translate_page, body.tabs, body.loss_stack
         self.loss_plot, self.grid, self.scrubber = self.loss_view.plot, self.live.grid, self.live.scrubber
         self._menu: ModelMenu | None = None
         self._exchange: ModelExchange | None = None  # where the model on offer and the data go for other panels
@@ -71,7 +72,7 @@ class StudioPanel(BasePanel):
         # views subscribe to the state
         self.data.bind(state.data)
         state.run_state_changed.connect(self.controls.set_state)
-        state.run_state_changed.connect(self.translate_view.show_run_state)
+        state.run_state_changed.connect(self.translate_page.forward("show_run_state"))  # kept until it is made
         state.run_feed.progress_changed.connect(self.controls.show_progress)
         state.run_feed.progress_changed.connect(self.live_settings.show_progress)
         state.run_feed.settings_changed.connect(self.live_settings.show_settings)
@@ -83,7 +84,7 @@ class StudioPanel(BasePanel):
         self._selected_head: tuple[str, int, int] | None = None  # chosen since the last cleared snapshot
         state.attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
         self.detail_page.built.connect(self._on_detail_page_built)
-        state.models.model_changed.connect(self.translate_view.show_record)
+        state.models.model_changed.connect(self.translate_page.forward("show_record"))
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
         state.attention.head_selected.connect(self._on_attention_head_selected)
@@ -104,7 +105,8 @@ class StudioPanel(BasePanel):
         self.controls.reset_button.clicked.connect(self._on_reset_button_clicked)
         self.controls.replay_speed_chosen.connect(state.set_replay_speed)
         state.replay_changed.connect(self.controls.show_replay)
-        state.replay_changed.connect(self.translate_view.show_replay)
+        state.replay_changed.connect(self.translate_page.forward("show_replay"))
+        self.translate_page.built.connect(self._on_translate_page_built)
         # Space, →, Ctrl+←/→ (presenter mode); Space and → act as the Pause and Step buttons do
         self.studio_keys = install_studio_keys(self, state, self.toggle_pause, self.step_once)
         self._load_source()
@@ -115,6 +117,11 @@ class StudioPanel(BasePanel):
     def detail(self) -> AttentionDetail:
         """The "Attention detail" tab's large view (made now if it was not yet)."""
         return self.detail_page.content()
+
+    @property
+    def translate_view(self) -> TranslateView:
+        """The "Translate" tab (made now if it was not yet, and told what it would have been told so far)."""
+        return self.translate_page.content()
 
     @property
     def state(self) -> str:
@@ -251,6 +258,10 @@ class StudioPanel(BasePanel):
     def _on_attention_head_selected(self, kind: str, layer: int, head: int) -> None:
         self._selected_head = (kind, layer, head)
         self.tabs.setCurrentWidget(self.detail_page)  # makes the large view the first time
+
+    @Slot(QWidget)
+    def _on_translate_page_built(self, _view: QWidget) -> None:
+        self.translate_view.map_views.apply_theme(self.dark)  # heatmap and token lines
 
     @Slot(QWidget)
     def _on_detail_page_built(self, _detail: QWidget) -> None:
@@ -438,7 +449,8 @@ class StudioPanel(BasePanel):
         self.grid.apply_theme(dark)
         if self.detail_page.is_built():  # a large view made later takes the theme then
             self.detail.apply_theme(dark)  # heatmap, token lines and bars
-        self.translate_view.map_views.apply_theme(dark)  # heatmap and token lines
+        if self.translate_page.is_built():
+            self.translate_view.map_views.apply_theme(dark)  # heatmap and token lines
 
     def join_exchange(self, exchange: ModelExchange) -> None:
         """Offer the model on offer and the loaded pairs to other panels (the inspector), now and on every change."""
