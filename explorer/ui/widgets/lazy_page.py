@@ -47,12 +47,13 @@ class LazyPage(QWidget, Generic[W]):
         return self._content
 
     def forward(self, name: str) -> Callable[..., None]:
-        """A slot that calls the content's method ``name``; calls made before the content exists are kept, in
-        order, and made on it when it is made. For state changes that are few (a run state, the model on offer):
-        a stream (every snapshot) would pile up; its owner keeps the latest instead."""
+        """A slot that calls the content's method ``name``, a setter of some state (a run state, the model on offer).
+        Before the content exists, only each setter's latest call is kept (an older one would hold an old model's
+        weights for nothing), in the order of those latest calls, and made on the content when it is made."""
 
         def call(*args: Any) -> None:
             if self._content is None:
+                self._calls = [(kept, kept_args) for kept, kept_args in self._calls if kept != name]
                 self._calls.append((name, args))
             else:
                 getattr(self._content, name)(*args)
