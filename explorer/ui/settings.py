@@ -6,6 +6,7 @@ test run never touches the user's settings.
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -80,11 +81,15 @@ def coerce(value: Any, default: Any) -> Any:
     """Convert a stored ``value`` to the type of ``default``; unusable values give ``default``.
 
     INI files hand back strings ("true", "3"); this is the one place that turns them into typed values.
-    Panels may use it in ``restore_settings``: ``coerce(s.value(k), 0.5)``.
+    Panels may use it in ``restore_settings``: ``coerce(s.value(k), 0.5)``. A dict or list default reads a value
+    stored as JSON text (``json.dumps``), of that type.
     """
     if value is None:
         return default
     try:
+        if isinstance(default, (dict, list)):
+            result = json.loads(value) if isinstance(value, str) else value
+            return result if isinstance(result, type(default)) else default
         if isinstance(default, bool):
             if isinstance(value, str):
                 lowered = value.strip().lower()

@@ -56,6 +56,7 @@ def test_unknown_theme_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("value", "default", "expected"), [
     ("true", False, True), ("0", True, False), ("3", 1, 3), ("2.5", 1.0, 2.5), ("nan", 1.0, 1.0),
     ("x", 1.0, 1.0), (None, "a", "a"), (7, "a", "a"), (b"ab", b"", b"ab"), ("ab", b"", b""),
+    ('{"a": 1}', {}, {"a": 1}), ('["r"]', [], ["r"]), ("[1]", {}, {}), ("{bad", [], []), ("null", {}, {}),
 ])
 def test_coerce(value, default, expected) -> None:
     assert coerce(value, default) == expected

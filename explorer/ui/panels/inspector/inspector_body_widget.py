@@ -12,6 +12,7 @@ from explorer.ui.panels.inspector.inspect_widget import InspectView
 from explorer.ui.panels.inspector.inspection_grid_widget import InspectionGrid
 from explorer.ui.panels.inspector.inspector_state import InspectorState
 from explorer.ui.widgets.attention_detail_widget import AttentionDetail
+from explorer.ui.widgets.lazy_detail import LazyDetail
 from explorer.ui.widgets.lazy_page import LazyPage
 
 
@@ -25,17 +26,17 @@ class InspectorBody(QTabWidget):
         self.grid = self.grid_view.grid
         self.inspect_view = InspectView(state.inspect, self.grid_view)
         self._state = state
-        # the large view is made when its tab is first shown (or asked for); until then the body keeps what it
-        # would have been given: the model's info, the newest inspection, the head chosen since
+        # the large view is made when its tab is first shown (or asked for); until then the body keeps the model's
+        # info, and the lazy detail the newest inspection and the head chosen since (given after the info)
         self.detail_page = lazy_page(self._make_detail)
         self.detail_page.built.connect(self._on_detail_page_built)
         self._model_info: Any = None
-        self._inspection: Any = None
-        self._selected_head: tuple[str, int, int] | None = None
+        self.lazy_detail = LazyDetail(self.detail_page, self)
         self.debug = DebugTabs(state.debug, self.grid, lazy_page=lazy_page)  # its views made when first shown
         for page in (self.inspect_view, self.detail_page, self.debug):
             self.addTab(page, "")
-        state.inspect.inspected.connect(self._on_inspect_inspected)
+        state.inspect.inspected.connect(self.lazy_detail.show_snapshot)
+        state.head_selected.connect(self.lazy_detail.select)
         state.head_selected.connect(self._on_state_head_selected)
         state.inspect.open_finished.connect(self._on_inspect_open_finished)
         state.inspect.model_changed.connect(self._on_inspect_model_changed)
@@ -63,26 +64,12 @@ class InspectorBody(QTabWidget):
 
     @Slot(QWidget)
     def _on_detail_page_built(self, _detail: QWidget) -> None:
-        """Give the large view made just now what it would have been given so far, then subscribe it."""
-        detail = self.detail
-        self.debug.watch_detail(detail)
-        self._give_model_info(detail, self._model_info)
-        if self._inspection is not None:
-            detail.show_snapshot(self._inspection)
-        if self._selected_head is not None:
-            detail.select(*self._selected_head)
-        self._state.inspect.inspected.connect(detail.show_snapshot)
-        self._state.head_selected.connect(detail.select)
-
-    @Slot(object)
-    def _on_inspect_inspected(self, inspection: Any) -> None:
-        self._inspection = inspection
-        if inspection is None:  # the large view forgets its chosen map with a cleared snapshot
-            self._selected_head = None
+        """The large view made just now: the debug tabs watch it and it gets the model's info."""
+        self.debug.watch_detail(self.detail)
+        self._give_model_info(self.detail, self._model_info)
 
     @Slot(str, int, int)
-    def _on_state_head_selected(self, kind: str, layer: int, head: int) -> None:
-        self._selected_head = (kind, layer, head)
+    def _on_state_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.setCurrentWidget(self.detail_page)  # makes the large view the first time
 
     @Slot(object)

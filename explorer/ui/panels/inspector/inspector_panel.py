@@ -117,8 +117,7 @@ class InspectorPanel(BasePanel):
     def shutdown(self, timeout_ms: int) -> None:
         self.inspector_state.shutdown(timeout_ms)
         self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
-        if self.detail_page.is_built():
-            self.detail.shutdown(timeout_ms)
+        self._body.lazy_detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("attention grid", self.grid, None, label=self.tr("Attention grid")),
@@ -127,8 +126,7 @@ class InspectorPanel(BasePanel):
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
         self.grid.apply_theme(dark)
-        if self.detail_page.is_built():  # a large view made later takes the theme then
-            self.detail.apply_theme(dark)  # heatmap, token lines and bars
+        self._body.lazy_detail.apply_theme(dark)  # heatmap, token lines and bars (one made later: then)
         self.debug.apply_theme(dark)
 
     def save_settings(self, settings: QSettings) -> None:

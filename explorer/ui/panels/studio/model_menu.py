@@ -8,6 +8,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
+from explorer.core.runs.run_dir import is_run_dir
 from explorer.core.training.checkpoint_read import SUFFIX
 from explorer.paths import demo_run_dir
 from explorer.ui.widgets.file_dialogs import open_file_name, open_folder_name, save_file_name
@@ -21,6 +22,15 @@ def ask_dataset_path(parent: QWidget | None) -> str:
     translate = QCoreApplication.translate
     return open_file_name(parent, translate("ModelMenu", "Open sentence pairs"),
                           translate("ModelMenu", "Sentence pairs (*.txt *.tsv *.zip);;All files (*)"))
+
+
+def dropped_kind(path: str) -> str | None:
+    """What a path dropped on the studio opens as: ``run`` (a run directory), ``model`` (a saved model),
+    ``dataset`` (sentence pairs), or None."""
+    if Path(path).is_dir() and is_run_dir(path):
+        return "run"
+    suffix = Path(path).suffix.lower()
+    return "model" if suffix == SUFFIX else "dataset" if suffix in DATASET_SUFFIXES else None
 
 
 def remember_run(recent: list[str], path: str) -> list[str]:
@@ -100,6 +110,13 @@ class ModelMenu(QMenu):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+    def enable_for(self, has_model: bool, training: bool) -> None:
+        """Save needs a model; opening or replaying a model, dataset or run waits until training ends."""
+        self.save_action.setEnabled(has_model)
+        for action in (self.open_action, self.dataset_action, self.run_action, self.demo_action, self.replay_action,
+                       self.recent_menu.menuAction()):
+            action.setEnabled(not training)
 
     def set_recent_runs(self, paths: list[str]) -> None:
         """List ``paths`` (newest first) under Recent runs."""

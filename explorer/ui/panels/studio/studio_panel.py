@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSettings, Slot
@@ -17,13 +16,14 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from explorer.core.model.transformer import ConfigError
 from explorer.ui.i18n.words import Words
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
-from explorer.core.training.checkpoint_read import SUFFIX
-from explorer.core.runs.run_dir import is_run_dir
 from explorer.ui.data_paths import runs_directory
-from explorer.ui.panels.studio.model_menu import DATASET_SUFFIXES, ModelMenu, ask_dataset_path, remember_run
+from explorer.ui.settings import coerce
+from explorer.ui.panels.studio.model_menu import (MAX_RECENT_RUNS, ModelMenu, ask_dataset_path, dropped_kind,
+                                                  remember_run)
 from explorer.ui.panels.studio.studio_body_widget import StudioBody
 from explorer.ui.panels.studio.studio_keys import install_studio_keys
 from explorer.ui.panels.studio.studio_state import StudioState
+from explorer.ui.widgets.lazy_detail import LazyDetail
 
 if TYPE_CHECKING:
     from explorer.ui.panels.model_exchange import ModelExchange
@@ -79,11 +79,11 @@ class StudioPanel(BasePanel):
         self.live_settings.settings_requested.connect(self._on_live_settings_settings_requested)
         state.run_feed.loss_changed.connect(self.loss_plot.refresh)
         state.attention.snapshot_shown.connect(self.loss_plot.show_snapshot_marker)
-        # the large view is made when its tab is first shown: until then the panel keeps what it would have drawn
-        self._shown_snapshot: Any = None
-        self._selected_head: tuple[str, int, int] | None = None  # chosen since the last cleared snapshot
-        state.attention.snapshot_shown.connect(self._on_attention_snapshot_shown)
+        # the large view is made when its tab is first shown: until then what it would have drawn is kept
         self.detail_page.built.connect(self._on_detail_page_built)
+        self.lazy_detail = LazyDetail(self.detail_page, self)
+        state.attention.snapshot_shown.connect(self.lazy_detail.show_snapshot)
+        state.attention.head_selected.connect(self.lazy_detail.select)
         state.models.model_changed.connect(self.translate_page.forward("show_record"))
         # the user's requests go to the state (or, for form and data choices, through the panel to it)
         self.loss_plot.step_clicked.connect(state.attention.jump_to_step)
@@ -248,15 +248,8 @@ class StudioPanel(BasePanel):
         self.controls.set_can_start(self.studio_state.can_start() and self.form.validation_error() is None)
 
     # ------------------------------------------------------------------ state slots
-    @Slot(object)
-    def _on_attention_snapshot_shown(self, snapshot: Any) -> None:
-        self._shown_snapshot = snapshot
-        if snapshot is None:  # the large view forgets its chosen map with a cleared snapshot
-            self._selected_head = None
-
     @Slot(str, int, int)
-    def _on_attention_head_selected(self, kind: str, layer: int, head: int) -> None:
-        self._selected_head = (kind, layer, head)
+    def _on_attention_head_selected(self, _kind: str, _layer: int, _head: int) -> None:
         self.tabs.setCurrentWidget(self.detail_page)  # makes the large view the first time
 
     @Slot(QWidget)
@@ -265,16 +258,8 @@ class StudioPanel(BasePanel):
 
     @Slot(QWidget)
     def _on_detail_page_built(self, _detail: QWidget) -> None:
-        """Subscribe the large view made just now and give it what it would have been shown so far."""
-        detail, attention = self.detail, self.studio_state.attention
-        attention.snapshot_shown.connect(detail.show_snapshot)
-        attention.head_selected.connect(detail.select)
-        detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
-        detail.apply_theme(self.dark)
-        if self._shown_snapshot is not None:  # in the order they came: the snapshot, then the map chosen in it
-            detail.show_snapshot(self._shown_snapshot)
-        if self._selected_head is not None:
-            detail.select(*self._selected_head)
+        self.detail.residual_changed.connect(self.grid.set_residual)  # one r for rollout in both
+        self.detail.apply_theme(self.dark)
 
     @Slot()
     def _on_run_feed_loss_changed(self) -> None:
@@ -389,10 +374,7 @@ class StudioPanel(BasePanel):
     # ------------------------------------------------------------------ shell hooks (BasePanel)
     def _update_menu(self) -> None:
         if self._menu is not None:
-            self._menu.save_action.setEnabled(self.record is not None)
-            for action in (self._menu.open_action, self._menu.dataset_action, self._menu.run_action,
-                           self._menu.demo_action, self._menu.replay_action, self._menu.recent_menu.menuAction()):
-                action.setEnabled(not self.is_training())
+            self._menu.enable_for(self.record is not None, self.is_training())
 
     def panel_menu(self) -> ModelMenu:
         if self._menu is None:
@@ -409,16 +391,11 @@ class StudioPanel(BasePanel):
         return self._menu
 
     def handle_drop(self, paths: list[str]) -> bool:
+        openers = {"run": self.open_run, "model": self.open_model, "dataset": self.open_dataset}
         for path in paths:
-            if Path(path).is_dir() and is_run_dir(path):
-                self.open_run(path)
-                return True
-            suffix = Path(path).suffix.lower()
-            if suffix == SUFFIX:
-                self.open_model(path)
-                return True
-            if suffix in DATASET_SUFFIXES:
-                self.open_dataset(path)
+            kind = dropped_kind(path)
+            if kind is not None:
+                openers[kind](path)
                 return True
         return False
 
@@ -434,8 +411,7 @@ class StudioPanel(BasePanel):
     def shutdown(self, timeout_ms: int) -> None:
         self.studio_state.shutdown(timeout_ms)
         self.grid.shutdown(timeout_ms)  # the rollout and flow workers of the grid and the large view
-        if self.detail_page.is_built():
-            self.detail.shutdown(timeout_ms)
+        self.lazy_detail.shutdown(timeout_ms)
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("loss curve", self.loss_plot.getPlotItem(), self.loss_plot.step_table,
@@ -447,8 +423,7 @@ class StudioPanel(BasePanel):
         super().apply_theme(dark)
         self.loss_plot.apply_theme(dark)
         self.grid.apply_theme(dark)
-        if self.detail_page.is_built():  # a large view made later takes the theme then
-            self.detail.apply_theme(dark)  # heatmap, token lines and bars
+        self.lazy_detail.apply_theme(dark)  # heatmap, token lines and bars
         if self.translate_page.is_built():
             self.translate_view.map_views.apply_theme(dark)  # heatmap and token lines
 
@@ -464,17 +439,9 @@ class StudioPanel(BasePanel):
         self.loss_view.save_settings(settings, self.settings_key)
 
     def restore_settings(self, settings: QSettings) -> None:
-        try:
-            values = json.loads(str(settings.value(self.settings_key("form"), "{}")))
-        except (TypeError, ValueError):
-            values = {}
-        if isinstance(values, dict):
-            self.form.set_values(values)
-        try:
-            recent = json.loads(str(settings.value(self.settings_key("recent_runs"), "[]")))
-        except (TypeError, ValueError):
-            recent = []
-        self.recent_runs = [str(p) for p in recent if isinstance(p, str)][:8] if isinstance(recent, list) else []
+        self.form.set_values(coerce(settings.value(self.settings_key("form")), {}))
+        recent = coerce(settings.value(self.settings_key("recent_runs")), [])
+        self.recent_runs = [p for p in recent if isinstance(p, str)][:MAX_RECENT_RUNS]
         if self._menu is not None:
             self._menu.set_recent_runs(self.recent_runs)
         self.loss_view.restore_settings(settings, self.settings_key)
