@@ -86,11 +86,11 @@ def test_a_page_made_while_presenting_gets_the_scale_and_the_palette(qtbot, tmp_
         assert not panel.offsets_page.is_built()
         panel.tabs.setCurrentWidget(panel.offsets_page)
         assert panel.offsets_page.is_built()
-        assert panel.target_curve.opts["pen"].widthF() == pytest.approx(2 * 3.0)  # made with width 3
+        assert panel.offsets.target_curve.opts["pen"].widthF() == pytest.approx(2 * 3.0)  # made with width 3
         assert panel.curves[0].opts["pen"].widthF() == pytest.approx(2 * 2.0)  # restyled again, not scaled twice
-        assert panel.m_map.image_item.getColorMap().name == "CET-CBD1"  # the diverging map, colour-blind safe
+        assert panel.offsets.m_map.image_item.getColorMap().name == "CET-CBD1"  # the diverging map, colour-blind safe
         window.menu_actions.classroom.presenter.setChecked(False)
-        assert panel.target_curve.opts["pen"].widthF() == pytest.approx(3.0)
+        assert panel.offsets.target_curve.opts["pen"].widthF() == pytest.approx(3.0)
     finally:
         window.menu_actions.classroom.presenter.setChecked(False)
         window.shutdown(save=False)

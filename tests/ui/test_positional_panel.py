@@ -41,7 +41,7 @@ def test_defaults_follow_the_book(panel):
         x, y = curve.getData()
         np.testing.assert_allclose(y, P[:, 6 + k], atol=1e-6)
     assert [label.text for _, label in panel.curves_legend.items] == ["col 6", "col 7", "col 8", "col 9"]
-    np.testing.assert_allclose(panel.sim_map.image_item.image, P @ P.T, atol=1e-4)
+    np.testing.assert_allclose(panel.offsets.sim_map.image_item.image, P @ P.T, atol=1e-4)
     # the binary analogy: bits of 0..7 beside the first rows of P
     bits, prows = panel.binary_grid.matrices
     np.testing.assert_array_equal(bits, [[(n >> j) & 1 for j in range(3)] for n in range(8)])
@@ -53,8 +53,8 @@ def test_dimension_and_steps_change_p(panel):
     panel.dim_spin.setValue(16)
     panel.steps_spin.setValue(30)
     np.testing.assert_allclose(panel.p_map.image_item.image, closed_form_p(30, 16), atol=1e-6)
-    assert panel.sim_map.image_item.image.shape == (30, 30)
-    assert panel.m_map.image_item.image.shape == (16, 16)
+    assert panel.offsets.sim_map.image_item.image.shape == (30, 30)
+    assert panel.offsets.m_map.image_item.image.shape == (16, 16)
     assert panel.row_slider.maximum() == 29 - panel.delta_slider.value()  # i + δ stays a row too
 
 
@@ -73,12 +73,12 @@ def test_offset_map_reproduces_shifted_rows(panel):
     panel.row_slider.setValue(20)
     _flush(panel)
     P = closed_form_p(60, 32)
-    np.testing.assert_allclose(panel.target_curve.getData()[1], P[27], atol=1e-6)
-    np.testing.assert_allclose(panel.mapped_curve.getData()[1], P[27], atol=1e-5)
-    np.testing.assert_allclose(panel.start_curve.getData()[1], P[20], atol=1e-6)
-    M = panel.m_map.image_item.image
+    np.testing.assert_allclose(panel.offsets.target_curve.getData()[1], P[27], atol=1e-6)
+    np.testing.assert_allclose(panel.offsets.mapped_curve.getData()[1], P[27], atol=1e-5)
+    np.testing.assert_allclose(panel.offsets.start_curve.getData()[1], P[20], atol=1e-6)
+    M = panel.offsets.m_map.image_item.image
     np.testing.assert_allclose(M @ P[3], P[10], atol=1e-5)  # the same M works from any row
-    assert "P[27] vs M(7)P[20]" in panel.check_plot.getPlotItem().titleLabel.text
+    assert "P[27] vs M(7)P[20]" in panel.offsets.check_plot.getPlotItem().titleLabel.text
     assert "max" in panel.offset_label.text()
     assert panel.p_map.highlighted_row == 20
 
@@ -86,7 +86,7 @@ def test_offset_map_reproduces_shifted_rows(panel):
 def test_odd_dimensions_are_explained(panel):
     panel.dim_spin.setValue(31)
     assert "even" in panel.offset_label.text()
-    assert panel.mapped_curve.getData()[1] is None or len(panel.mapped_curve.getData()[1]) == 0
+    assert panel.offsets.mapped_curve.getData()[1] is None or len(panel.offsets.mapped_curve.getData()[1]) == 0
     assert panel.p_map.image_item.image.shape == (60, 31)  # P itself still drawn
     panel.dim_spin.setValue(32)
     assert "max" in panel.offset_label.text()
@@ -141,7 +141,7 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     values = [w.value() for w in other.controls.values()]
     assert values == [64, 100, 40, 44, -4, 83]
     np.testing.assert_allclose(other.p_map.image_item.image, closed_form_p(100, 64), atol=1e-6)
-    np.testing.assert_allclose(other.target_curve.getData()[1], closed_form_p(100, 64)[79], atol=1e-6)
+    np.testing.assert_allclose(other.offsets.target_curve.getData()[1], closed_form_p(100, 64)[79], atol=1e-6)
     assert other.columns() == [40, 41, 42, 43, 44]
     other.shutdown(1000)
 

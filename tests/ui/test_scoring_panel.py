@@ -113,19 +113,19 @@ def test_click_highlights_row_and_reports(panel, qtbot):
 
 
 def test_scaling_slider_redraws_histograms(panel, qtbot):
-    x_before = panel.scaling.raw_hist.xData.copy()
+    x_before = panel.scaling.plots.raw_hist.xData.copy()
     with qtbot.waitSignal(panel.scaling.drawn, timeout=10000):
         panel.scaling.d_slider.setValue(256)
     qtbot.waitUntil(lambda: panel.scaling.result.dim == 256, timeout=10000)
     r = panel.scaling.result
     assert r.raw_var == pytest.approx(256, rel=0.15) and r.scaled_var == pytest.approx(1, rel=0.15)
-    assert np.ptp(panel.scaling.raw_hist.xData) > 1.5 * np.ptp(x_before)  # wider spread at larger d
+    assert np.ptp(panel.scaling.plots.raw_hist.xData) > 1.5 * np.ptp(x_before)  # wider spread at larger d
     assert "256" in panel.scaling.summary.text()
-    raw_h = panel.scaling.raw_entropy_hist.getOriginalDataset()
-    scaled_h = panel.scaling.scaled_entropy_hist.getOriginalDataset()
+    raw_h = panel.scaling.plots.raw_entropy_hist.getOriginalDataset()
+    scaled_h = panel.scaling.plots.scaled_entropy_hist.getOriginalDataset()
     centres = (raw_h[0][:-1] + raw_h[0][1:]) / 2  # step-mode x holds bin edges
     assert (centres * raw_h[1]).sum() < (centres * scaled_h[1]).sum()  # raw entropies pile up near 0
-    x, y = panel.scaling.now_marker.getOriginalDataset()  # getData() is log10(x) here
+    x, y = panel.scaling.plots.now_marker.getOriginalDataset()  # getData() is log10(x) here
     assert list(x) == [256, 256] and y[0] < y[1]  # raw entropy below scaled
 
 
@@ -159,8 +159,8 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     assert other.scaling.d_slider.value() == 32
     # construction and restore both asked for the scaling demo; the entropy sweep must survive that
     qtbot.waitUntil(lambda: other.scaling.result is not None and other.scaling.result.dim == 32, timeout=10000)
-    assert other.scaling.raw_sweep.getOriginalDataset()[0] is not None
-    assert len(other.scaling.raw_sweep.getOriginalDataset()[0]) == 10
+    assert other.scaling.plots.raw_sweep.getOriginalDataset()[0] is not None
+    assert len(other.scaling.plots.raw_sweep.getOriginalDataset()[0]) == 10
     np.testing.assert_allclose(_images(other)[0], _images(panel)[0])
     other.shutdown(2000)
 

@@ -12,7 +12,7 @@ from superqt.utils import qthrottled
 
 from explorer.core.chapter.architecture_costs import ARCHITECTURES, ComparisonResult, CostError, compare
 from explorer.ui.panels.architecture_comparison.cost_table_widget import CostTable, architecture_name
-from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, MAX_DRAWN, LayerDrawing
+from explorer.ui.panels.architecture_comparison.layer_drawing_widget import COLOURS, LayerDrawing, drawn_tokens
 from explorer.ui.panels.base_panel import BasePanel, ExportTarget
 from explorer.ui.widgets.fitting_title import fit_titles
 from explorer.ui.widgets.form_controls import form_group, labeled_slider, restore_controls, save_controls
@@ -154,7 +154,7 @@ class ArchitecturePanel(BasePanel):
             dearest = self.tr("Self-attention is the dearest from n = <b>{n:,}</b>.").format(n=r.crossover)
         lines = [self.tr("At n = {n:,}: <b>{name}</b> costs the most.").format(
             n=r.n, name=architecture_name(r.most_expensive)), dearest]
-        drawn = min(r.n, MAX_DRAWN)  # what the drawings show, made or not
+        drawn = drawn_tokens(r.n)  # what the drawings show, made or not
         if r.n > drawn:
             lines.append(self.tr("The drawings show the first {count} tokens.").format(count=drawn))
         self.summary.setText("<br>".join(lines))

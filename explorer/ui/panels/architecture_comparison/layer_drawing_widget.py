@@ -59,6 +59,11 @@ class _ArchitecturePlot:
         self.plot.setTitle(title, color=fg, size="10pt")
 
 
+def drawn_tokens(n: int) -> int:
+    """How many of ``n`` tokens the drawings show."""
+    return min(n, MAX_DRAWN)
+
+
 class LayerDrawing(pg.GraphicsLayoutWidget):
     """The three architectures stacked, inputs at the bottom of each, over ``min(n, MAX_DRAWN)`` tokens."""
 
@@ -76,7 +81,7 @@ class LayerDrawing(pg.GraphicsLayoutWidget):
 
     def draw(self, n: int, k: int) -> None:
         """Draw the graphs for ``min(n, MAX_DRAWN)`` tokens and kernel size ``k``."""
-        shown = min(n, MAX_DRAWN)
+        shown = drawn_tokens(n)
         self.drawn_tokens = shown
         self._drawn = (n, k)
         fg = self._fg()

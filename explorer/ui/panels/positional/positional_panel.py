@@ -138,38 +138,15 @@ class PositionalPanel(BasePanel):
 
     def _word_offsets(self) -> None:
         """The "Relative positions" tab's fixed texts in the language in force."""
-        self.check_plot.setLabel("bottom", self.tr("dimension"))
-        self.sim_map.set_title(self.tr("similarity P Pᵀ"))
-        self.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
+        self.offsets.check_plot.setLabel("bottom", self.tr("dimension"))
+        self.offsets.sim_map.set_title(self.tr("similarity P Pᵀ"))
+        self.offsets.sim_map.set_axis_labels(self.tr("position"), self.tr("position"))
 
     @property
     def offsets(self) -> RelativePositions:
-        """The "Relative positions" tab (made now if it was not yet; so are the views below)."""
+        """The "Relative positions" tab (made now if it was not yet)."""
         return self.offsets_page.content()
 
-    @property
-    def m_map(self) -> HeatmapWidget:
-        return self.offsets.m_map
-
-    @property
-    def sim_map(self) -> HeatmapWidget:
-        return self.offsets.sim_map
-
-    @property
-    def check_plot(self) -> pg.PlotWidget:
-        return self.offsets.check_plot
-
-    @property
-    def start_curve(self) -> pg.PlotDataItem:
-        return self.offsets.start_curve
-
-    @property
-    def target_curve(self) -> pg.PlotDataItem:
-        return self.offsets.target_curve
-
-    @property
-    def mapped_curve(self) -> pg.PlotDataItem:
-        return self.offsets.mapped_curve
 
     @Slot(QWidget)
     def _on_offsets_page_built(self, _page: QWidget) -> None:
@@ -177,7 +154,7 @@ class PositionalPanel(BasePanel):
         self._word_offsets()
         self.apply_theme(self.dark)
         if self.result is not None:
-            self.sim_map.set_matrix(self.result.similarity, levels=None)
+            self.offsets.sim_map.set_matrix(self.result.similarity, levels=None)
             self._draw_offset()
 
     # --- compute and draw ---------------------------------------------------------------------
@@ -224,7 +201,7 @@ class PositionalPanel(BasePanel):
             row_labels=[f"{i} = {i:0{bits}b}" for i in range(n)], levels=(-1.0, 1.0),
             tile_col_labels=[[f"2{'⁰¹²³⁴⁵⁶⁷'[j]}" for j in range(bits)], None])
         if self.offsets_page.is_built():  # else drawn when the tab is made
-            self.sim_map.set_matrix(r.similarity, levels=None)
+            self.offsets.sim_map.set_matrix(r.similarity, levels=None)
 
     def _draw_offset(self) -> None:
         """Row i outlined, M(δ) and the check P[i+δ] = M(δ)P[i]."""
@@ -249,21 +226,22 @@ class PositionalPanel(BasePanel):
 
     def _draw_offset_tab(self, r: PositionalResult, delta: int, i: int) -> None:
         """Row i outlined in P Pᵀ, M(δ) and the check's curves (the "Relative positions" tab)."""
+        view = self.offsets
         steps, d = r.P.shape
-        self.sim_map.highlight_row(i if i < steps else None)
-        self.m_map.set_title(f"M(δ = {delta})")
+        view.sim_map.highlight_row(i if i < steps else None)
+        view.m_map.set_title(f"M(δ = {delta})")
         if r.M is None:
-            self.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
-            for curve in (self.start_curve, self.target_curve, self.mapped_curve):
+            view.m_map.set_matrix(np.zeros((max(d, 1), max(d, 1))), levels=(-1.0, 1.0))
+            for curve in (view.start_curve, view.target_curve, view.mapped_curve):
                 curve.setData([], [])
-            self.check_plot.setTitle(self.tr("M(δ)P[i]: not available"))
+            view.check_plot.setTitle(self.tr("M(δ)P[i]: not available"))
             return
         dims = np.arange(d)
-        self.m_map.set_matrix(r.M, levels=(-1.0, 1.0))
-        self.start_curve.setData(dims, r.P[i])
-        self.target_curve.setData(dims, r.target)
-        self.mapped_curve.setData(dims, r.mapped)
-        self.check_plot.setTitle(f"P[{i + delta}] vs M({delta})P[{i}]")
+        view.m_map.set_matrix(r.M, levels=(-1.0, 1.0))
+        view.start_curve.setData(dims, r.P[i])
+        view.target_curve.setData(dims, r.target)
+        view.mapped_curve.setData(dims, r.mapped)
+        view.check_plot.setTitle(f"P[{i + delta}] vs M({delta})P[{i}]")
 
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)
@@ -322,20 +300,21 @@ class PositionalPanel(BasePanel):
             b = self.result.binary
             return ["number", *[f"bit{j}" for j in range(b.shape[1])]], np.column_stack([np.arange(len(b)), b])
 
+        m_map, sim_map = self.offsets.m_map, self.offsets.sim_map
         return [ExportTarget("P", self.p_map, self.p_map.csv_table),
                 ExportTarget("columns", self.curves_plot, curves_csv, label=self.tr("Columns of P")),
                 ExportTarget("binary", self.binary_grid, binary_csv, label=self.tr("Binary analogy")),
-                ExportTarget("offset_matrix", self.m_map, self.m_map.csv_table, label=self.tr("Offset matrix M(δ)")),
-                ExportTarget("offset_check", self.check_plot, check_csv, label=self.tr("Offset check")),
-                ExportTarget("similarity", self.sim_map, self.sim_map.csv_table, label=self.tr("Similarity P Pᵀ"))]
+                ExportTarget("offset_matrix", m_map, m_map.csv_table, label=self.tr("Offset matrix M(δ)")),
+                ExportTarget("offset_check", self.offsets.check_plot, check_csv, label=self.tr("Offset check")),
+                ExportTarget("similarity", sim_map, sim_map.csv_table, label=self.tr("Similarity P Pᵀ"))]
 
     def apply_theme(self, dark: bool) -> None:
         super().apply_theme(dark)
         built = self.offsets_page.is_built()  # a tab made later is restyled then
-        for w in (self.p_map, self.binary_grid, *((self.m_map, self.sim_map) if built else ())):
+        for w in (self.p_map, self.binary_grid, *((self.offsets.m_map, self.offsets.sim_map) if built else ())):
             w.apply_theme(dark)
         fg = "#dddddd" if dark else "#222222"
-        for pw in (self.curves_plot, *((self.check_plot,) if built else ())):
+        for pw in (self.curves_plot, *((self.offsets.check_plot,) if built else ())):
             pw.setBackground("k" if dark else "w")
             item = pw.getPlotItem()
             item.legend.setLabelTextColor(fg)

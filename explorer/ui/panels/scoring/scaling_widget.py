@@ -5,7 +5,7 @@ argument predicts; the softmax entropy against d, raw and scaled. Numbers come f
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
@@ -20,12 +20,6 @@ from explorer.ui.widgets.form_controls import form_group, labeled_slider, set_ro
 from explorer.ui.widgets.lazy_page import LazyPage
 from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
-
-#: The plots' items (``raw_hist``, ``entropy_plot`` …), read through the section: asking for one makes the plots.
-PLOT_ITEMS = frozenset({"raw_plot", "scaled_plot", "entropy_hist_plot", "entropy_plot", "raw_hist", "raw_theory",
-                        "scaled_hist", "scaled_theory", "raw_entropy_hist", "scaled_entropy_hist", "raw_sweep",
-                        "scaled_sweep", "now_marker", "uniform_line"})
-
 
 def compute_scaling(dim: int, num_keys: int, with_sweep: bool) -> tuple[ScalingResult, EntropySweep | None]:
     """Worker-thread job: the demo for ``dim`` and, when asked, the entropy sweep over d."""
@@ -85,22 +79,19 @@ class ScalingSection(QWidget):
 
     def _word_plots(self) -> None:
         """The plots' fixed titles, labels and legend in the language in force."""
-        self.entropy_hist_plot.setTitle(self.tr("entropy per query"))
-        self.entropy_plot.setTitle(self.tr("entropy vs d"))
-        self.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
-        self.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
-        set_legend_names(self.entropy_plot, [(self.raw_sweep, self.tr("raw")), (self.scaled_sweep, self.tr("scaled"))])
-        self.uniform_line.label.setFormat(self.tr("ln K (uniform)"))
+        plots = self.plots
+        plots.entropy_hist_plot.setTitle(self.tr("entropy per query"))
+        plots.entropy_plot.setTitle(self.tr("entropy vs d"))
+        plots.entropy_hist_plot.setLabel("bottom", self.tr("entropy (nats)"))
+        plots.entropy_plot.setLabel("left", self.tr("mean entropy (nats)"))
+        set_legend_names(plots.entropy_plot,
+                         [(plots.raw_sweep, self.tr("raw")), (plots.scaled_sweep, self.tr("scaled"))])
+        plots.uniform_line.label.setFormat(self.tr("ln K (uniform)"))
 
     @property
     def plots(self) -> ScalingPlots:
         """The four plots (made now if they were not yet)."""
         return self.plots_page.content()
-
-    def __getattr__(self, name: str) -> Any:
-        if name in PLOT_ITEMS:
-            return getattr(self.plots, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @Slot(QWidget)
     def _on_plots_page_built(self, _plots: QWidget) -> None:
@@ -154,12 +145,12 @@ class ScalingSection(QWidget):
         result, built = self.result, self.plots_page.is_built()
         if result is None:
             if built:
-                self.raw_plot.setTitle(self.tr("raw q·k"))
-                self.scaled_plot.setTitle(self.tr("scaled q·k/√d"))
+                self.plots.raw_plot.setTitle(self.tr("raw q·k"))
+                self.plots.scaled_plot.setTitle(self.tr("scaled q·k/√d"))
             return
         if built:
-            self.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
-            self.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
+            self.plots.raw_plot.setTitle(self.tr("raw q·k (var {var:.1f})").format(var=result.raw_var))
+            self.plots.scaled_plot.setTitle(self.tr("q·k/√d (var {var:.2f})").format(var=result.scaled_var))
         self.summary.setText(self.tr(
             "Var(q·k) = <b>{raw_var:.1f}</b> ≈ d = {dim}<br>"
             "Var(q·k/√d) = <b>{scaled_var:.2f}</b> ≈ 1<br>"
@@ -196,13 +187,13 @@ class ScalingSection(QWidget):
             raw, scaled = self.result.raw_entropy_hist, self.result.scaled_entropy_hist
             return header, np.column_stack([raw.edges[:-1], raw.edges[1:], raw.counts, scaled.counts])
 
-        return [ExportTarget("raw_dot_products", self.raw_plot, hist_csv("raw_hist"),
+        return [ExportTarget("raw_dot_products", self.plots.raw_plot, hist_csv("raw_hist"),
                              label=self.tr("Raw dot products")),
-                ExportTarget("scaled_dot_products", self.scaled_plot, hist_csv("scaled_hist"),
+                ExportTarget("scaled_dot_products", self.plots.scaled_plot, hist_csv("scaled_hist"),
                              label=self.tr("Scaled dot products")),
-                ExportTarget("entropy_per_query", self.entropy_hist_plot, entropy_csv,
+                ExportTarget("entropy_per_query", self.plots.entropy_hist_plot, entropy_csv,
                              label=self.tr("Entropy per query")),
-                ExportTarget("entropy_vs_d", self.entropy_plot, sweep_csv, label=self.tr("Entropy vs d"))]
+                ExportTarget("entropy_vs_d", self.plots.entropy_plot, sweep_csv, label=self.tr("Entropy vs d"))]
 
     def apply_theme(self, dark: bool) -> None:
         self._dark = dark
