@@ -18,14 +18,14 @@ from explorer.core.atomic_file import leftover_temps
 from explorer.core.checks import is_whole
 from explorer.core.training.checkpoint_read import CheckpointError
 
-from explorer.core.training.checkpoint import save_model
+from explorer.core.training.checkpoint import save_model, write_checkpoint_bytes
 from explorer.core.training.events import TrainingEvent
 from explorer.core.runs.run_dir import (CHECKPOINTS, METRICS, MODELS, RUN_FORMAT, RUN_FORMAT_VERSION, SNAPSHOTS,
                                    RunDirError, check_new_run_dir, checkpoint_path, encode_line, model_path,
                                    read_run_json, snapshot_files, write_run_json, write_snapshot)
 from explorer.core.runs.snapshot_history import DEFAULT_MAX_BYTES, DEFAULT_MAX_SNAPSHOTS, SnapshotHistory
 from explorer.core.training.trainer import Trainer
-from explorer.core.training.state import TrainerState, save_training_checkpoint
+from explorer.core.training.state import encode_training_checkpoint
 
 PROBE_BLEU_K = 2  # the book's BLEU for its probe sentences (§11.7)
 
@@ -193,12 +193,24 @@ class RunWriter:
                           "wall": time.time()})
 
     def checkpoint(self) -> Path:
-        """Checkpoint now (at an epoch boundary only): the state is copied here, and written (atomically, with
-        fsync) on a helper thread while training goes on; one write at a time. Returns the path."""
+        """Checkpoint now (at an epoch boundary only): the state is copied and encoded here, and the bytes written
+        (atomically, with fsync) on a helper thread while training goes on; one write at a time. Returns the path.
+
+        The helper thread runs no torch operation: one that ran a parallel torch operation (cloning Adam's
+        moments did) keeps an OpenMP team of its own, and with more OpenMP threads than cores libgomp stops
+        spinning at barriers, which made every later training step of a two-thread run ~2x slower
+        (``bench/omp_side_thread.py``).
+        """
         t = self.trainer
         state = t.state()
+        extra = {"run_id": self.info["run_id"], "world_size": self.info.get("world_size", 1)}
+        try:
+            data = encode_training_checkpoint(state, t.config, t.src_vocab, t.tgt_vocab,
+                                              str(self.info.get("data", {}).get("name", "")), str(t.device), extra)
+        except CheckpointError as exc:
+            raise RunDirError(f"cannot write the checkpoint of epoch {state.epoch}: {exc}") from exc
         self.wait()  # the previous checkpoint is on disk (or its failure is raised) before the next starts
-        self._saving = self._saver.submit(self._save, state)
+        self._saving = self._saver.submit(self._save, data, state.epoch)
         self._last_checkpoint_epoch = state.epoch
         self._checkpoint_time = time.monotonic()
         return checkpoint_path(self.run_dir)
@@ -209,18 +221,16 @@ class RunWriter:
         if saving is not None:
             saving.result()
 
-    def _save(self, state: TrainerState) -> None:
-        t = self.trainer
+    def _save(self, data: bytes, epoch: int) -> None:
+        """On the helper thread: bytes to files, nothing else."""
         paths = [checkpoint_path(self.run_dir)]
         if self.keep_checkpoints:
-            paths.append(checkpoint_path(self.run_dir, state.epoch))
-        extra = {"run_id": self.info["run_id"], "world_size": self.info.get("world_size", 1)}
+            paths.append(checkpoint_path(self.run_dir, epoch))
         for path in paths:
             try:
-                save_training_checkpoint(path, state, t.config, t.src_vocab, t.tgt_vocab,
-                                         str(self.info.get("data", {}).get("name", "")), str(t.device), extra)
+                write_checkpoint_bytes(path, data)
             except CheckpointError as exc:
-                raise RunDirError(f"cannot write the checkpoint of epoch {state.epoch}: {exc}") from exc
+                raise RunDirError(f"cannot write the checkpoint of epoch {epoch}: {exc}") from exc
 
     def close(self) -> None:
         """Finish the checkpoint being written and close the metrics file (idempotent; raises RunDirError if

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "META_KEY", "SUFFIX", "TRAIN_STATE_PREFIX", "CheckpointError",
            "LoadedModel", "build_loaded_model", "check_writable", "load_checkpoint", "load_model", "model_meta",
-           "read_meta", "save_checkpoint", "save_model"]
+           "read_meta", "save_checkpoint", "save_model", "encode_checkpoint", "write_checkpoint_bytes"]
 
 TRAIN_STATE_PREFIX = "train_state."  # tensors of a run's checkpoint that are not the model's (optimiser, RNG)
 _MAX_DERIVED_VALUES = 32 * 1024 * 1024  # values a model may compute beyond its file (e.g. the (max_len, d) table)
@@ -136,14 +136,27 @@ def save_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, torch.Te
 
     ``format`` and ``format_version`` are added to ``meta``. Returns the path written.
     """
-    path = Path(path)
+    return write_checkpoint_bytes(path, encode_checkpoint(tensors, meta))
+
+
+def encode_checkpoint(tensors: Mapping[str, torch.Tensor], meta: Mapping[str, Any]) -> bytes:
+    """The bytes of the safetensors file :func:`save_checkpoint` writes (``CheckpointError`` if they cannot be made).
+
+    This is the part that runs torch operations; a training process calls it on its training thread and hands the
+    bytes to :func:`write_checkpoint_bytes` on another (see ``RunWriter.checkpoint``).
+    """
     full_meta = {**_jsonable(dict(meta)), "format": FORMAT_NAME, "format_version": FORMAT_VERSION}
     # clone: drops shared storage (safetensors refuses aliased tensors) and moves everything to the CPU
     plain = {name: t.detach().to("cpu").contiguous().clone() for name, t in tensors.items()}
     try:
-        data = _st_save(plain, {"format": "pt", META_KEY: json.dumps(full_meta)})
+        return _st_save(plain, {"format": "pt", META_KEY: json.dumps(full_meta)})
     except (ValueError, TypeError, RuntimeError) as exc:
         raise CheckpointError(f"could not encode the model: {exc}") from exc
+
+
+def write_checkpoint_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Atomically write the bytes of :func:`encode_checkpoint` to ``path`` (with fsync); no torch. Returns the path."""
+    path = Path(path)
     _atomic_write(path, data)
     return path
 

@@ -17,8 +17,8 @@ import torch
 from torch import Tensor
 
 from explorer.core.checks import is_number, is_whole
-from explorer.core.training.checkpoint import (TRAIN_STATE_PREFIX, LoadedModel, build_loaded_model, model_meta,
-                                               save_checkpoint)
+from explorer.core.training.checkpoint import (TRAIN_STATE_PREFIX, LoadedModel, build_loaded_model,
+                                               encode_checkpoint, model_meta, write_checkpoint_bytes)
 from explorer.core.training.checkpoint_read import CheckpointError, load_checkpoint
 from explorer.core.model.transformer import ConfigError
 from explorer.core.training.config import TrainingHistory, check_live_settings
@@ -75,6 +75,14 @@ def save_training_checkpoint(path: str | os.PathLike[str], state: TrainerState, 
                              src_vocab: Vocab, tgt_vocab: Vocab, source_name: str = "",
                              device: str = "cpu", extra: dict[str, Any] | None = None) -> Path:
     """Atomically write ``state`` as a model checkpoint plus ``train_state.*`` tensors and metadata."""
+    return write_checkpoint_bytes(path, encode_training_checkpoint(state, train_config, src_vocab, tgt_vocab,
+                                                                   source_name, device, extra))
+
+
+def encode_training_checkpoint(state: TrainerState, train_config: TrainingConfig, src_vocab: Vocab,
+                               tgt_vocab: Vocab, source_name: str = "", device: str = "cpu",
+                               extra: dict[str, Any] | None = None) -> bytes:
+    """The bytes :func:`save_training_checkpoint` writes (torch work: see ``checkpoint.encode_checkpoint``)."""
     tensors = dict(state.model)
     tensors[TRAIN_STATE_PREFIX + "exp_avg"] = state.exp_avg
     tensors[TRAIN_STATE_PREFIX + "exp_avg_sq"] = state.exp_avg_sq
@@ -83,7 +91,7 @@ def save_training_checkpoint(path: str | os.PathLike[str], state: TrainerState, 
     meta["train_state"] = state.counters()
     if extra:
         meta.update(extra)
-    return save_checkpoint(path, tensors, meta)
+    return encode_checkpoint(tensors, meta)
 
 
 def _int(meta: dict[str, Any], key: str, name: str) -> int:
