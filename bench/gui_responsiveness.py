@@ -3,10 +3,18 @@
 The real studio panel, offscreen and shown, trains for ~20 s (in its training process) while a 16 ms precise
 QTimer records how late each tick fires (event-loop stalls). Training speed in the GUI is compared with the
 engine alone (the core Trainer iterated in a plain loop on the main thread, as the CLI does) on the same data
-and settings, measured before and after the GUI run (the machine is shared, so the two are averaged). The
-Start call's own duration and the worst stall of the first two seconds are reported. Ends with one JSON line.
+and settings, with torch's default threads and with the training process's, the better of the two counting.
 
-    python bench/gui_responsiveness.py [--size book|large] [--seconds 20] [--engine-seconds 6]
+By default the two take turns (``--window`` seconds each): the studio trains while the event loop runs, then
+is paused (its own Pause) while the engine trains, and so on, so both meet the same machine, second by second
+(this machine's speed drifts by tens of per cent within a minute). The GUI's rate is the run's own clock (pauses
+excluded) over its windows; the engine runs in a process of its own, as the CLI does, and keeps one trainer per
+thread count across its windows. ``--sequential``
+measures as before: the engine before and after one unbroken GUI run, averaged. The Start call's own duration
+and the worst stall of the first two seconds are reported. Ends with one JSON line.
+
+    python bench/gui_responsiveness.py [--size book|large] [--seconds 20] [--window 2.5] [--sequential]
+                                       [--engine-seconds 6]
 
 ``large`` is 6 layers x 8 heads x 64 wide (FFN 128) with 20 time steps.
 """
@@ -87,11 +95,87 @@ def engine_rates(panel, seconds: float) -> dict[str, float]:
     return {k: round(v, 1) for k, v in rates.items()}
 
 
+class EngineTurns:
+    """The engine alone in a process of its own (as the CLI runs it), one Trainer per thread count, each advanced
+    ``seconds`` at a time when asked (lock-step turns). Not in this process: a thread of the GUI's pool that ran a
+    parallel torch operation keeps an OpenMP team, and the engine beside it would train throttled
+    (``bench/omp_side_thread.py``), a reference lower than the CLI's."""
+
+    def __init__(self, panel, counts: list[int]) -> None:
+        import multiprocessing
+
+        config = panel.form.config().validate()
+        self.counts = counts
+        self._conn, child = multiprocessing.get_context("spawn").Pipe()
+        self._process = multiprocessing.get_context("spawn").Process(
+            target=engine_server, args=(child, config, list(panel.source.pairs), panel.data.probe(), counts),
+            daemon=True)
+        self._process.start()
+        self.tokens = {n: 0 for n in counts}
+        self.seconds = {n: 0.0 for n in counts}
+        self.windows: dict[int, list[float]] = {n: [] for n in counts}
+
+    def warm_up(self, seconds: float) -> None:
+        """Train each for ``seconds``, unmeasured (its first steps allocate and start its thread team), as the
+        studio's first turn comes after its start."""
+        for count in self.counts:
+            self.run(count, seconds)
+        self.tokens = {n: 0 for n in self.counts}
+        self.seconds = {n: 0.0 for n in self.counts}
+        self.windows = {n: [] for n in self.counts}
+
+    def run(self, count: int, seconds: float) -> None:
+        """Train with ``count`` threads for ``seconds`` of wall time (whole steps); this process waits."""
+        self._conn.send((count, seconds))
+        tokens, spent = self._conn.recv()
+        self.tokens[count] += tokens
+        self.seconds[count] += spent
+        self.windows[count].append(round(tokens / spent, 1))
+
+    def rates(self) -> dict[str, float]:
+        return {f"{n} threads": round(self.tokens[n] / max(self.seconds[n], 1e-9), 1) for n in self.counts}
+
+    def close(self) -> None:
+        self._conn.send(None)
+        self._process.join(10)
+
+
+def engine_server(conn, config, pairs, probe, counts: list[int]) -> None:
+    """The engine's process: answers each ``(threads, seconds)`` with ``(tokens, seconds spent)``; None ends it."""
+    import torch
+
+    from explorer.core.data.text import build_dataset
+    from explorer.core.training.trainer import Trainer
+
+    dataset = build_dataset(pairs, config.num_steps, config.min_freq)
+    runs = {n: iter(Trainer(config, dataset, probe=probe)) for n in counts}
+    while (ask := conn.recv()) is not None:
+        count, seconds = ask
+        torch.set_num_threads(count)
+        tokens, t0 = 0, time.perf_counter()
+        for event in runs[count]:
+            if event.kind == "step":
+                tokens += event.tokens
+                if time.perf_counter() - t0 >= seconds:
+                    break
+        conn.send((tokens, time.perf_counter() - t0))
+
+
+def run_tokens(step) -> tuple[float, float]:
+    """(target tokens so far, active seconds so far) of a run, from its newest StepEvent (zeros before one)."""
+    if step is None:
+        return 0.0, 0.0
+    return float(step.tokens_per_s) * float(step.elapsed_s), float(step.elapsed_s)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="GUI training time")
+    parser.add_argument("--window", type=float, default=2.5, help="seconds per turn (lock-step, the default)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="the engine before and after one unbroken GUI run instead of turns")
     parser.add_argument("--engine-seconds", type=float, default=6.0,
-                        help="engine-only time per measurement (before and after the GUI run)")
+                        help="--sequential: engine-only time per measurement (before and after the GUI run)")
     parser.add_argument("--size", choices=("book", "large"), default="book", help="model size")
     args = parser.parse_args()
 
@@ -99,8 +183,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
+    import torch
+
     from explorer.ui.panels.studio.studio_panel import StudioPanel
-    from explorer.ui.process_settings import freeze_long_lived_objects
+    from explorer.ui.process_settings import freeze_long_lived_objects, training_threads
     from explorer.ui.theme import configure_pyqtgraph
 
     configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
@@ -118,43 +204,96 @@ def main() -> int:
     freeze_long_lived_objects(collect_young=True)
     print(f"settings: {panel.form.config()}")
     print(f"data: {panel.data.info.text()}")
-
-    engine_before = engine_rates(panel, args.engine_seconds)
-    print(f"engine alone (before): {engine_before}")
+    counts = sorted({torch.get_num_threads(), training_threads() or torch.get_num_threads()}, reverse=True)
 
     lateness: list[float] = []
     clock = QElapsedTimer()
     last = [0]
+    measuring = [False]
 
     def on_tick() -> None:
         now = clock.nsecsElapsed()
-        lateness.append(max(0.0, (now - last[0]) / 1e6 - TICK_MS))
+        if measuring[0]:
+            lateness.append(max(0.0, (now - last[0]) / 1e6 - TICK_MS))
         last[0] = now
 
     ticker = QTimer()
     ticker.setTimerType(Qt.TimerType.PreciseTimer)
     ticker.setInterval(TICK_MS)
     ticker.timeout.connect(on_tick)
-    loop = QEventLoop()
+
+    def spin(seconds: float) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        loop.exec()
+
+    def gui_turn(seconds: float) -> tuple[float, float]:
+        """Let the studio train for ``seconds`` with the event loop running; the lateness of its ticks is recorded."""
+        last[0] = clock.nsecsElapsed()
+        measuring[0] = True
+        gui0, child0 = time.process_time(), descendants_cpu_s()
+        t0 = time.perf_counter()
+        spin(seconds)
+        measuring[0] = False
+        spent = time.perf_counter() - t0
+        child1 = descendants_cpu_s()
+        child = max((child1[pid] - child0.get(pid, 0.0) for pid in child1), default=float("nan"))
+        return time.process_time() - gui0, child
+
+    def settle_paused() -> None:
+        """After Pause: run the event loop until no more steps arrive (the child stops at a step boundary)."""
+        seen, quiet_since, t0 = None, time.perf_counter(), time.perf_counter()
+        while time.perf_counter() - t0 < 3.0 and time.perf_counter() - quiet_since < 0.3:
+            spin(0.05)
+            step = panel.studio_state.latest_step
+            if step is not seen:
+                seen, quiet_since = step, time.perf_counter()
+
     clock.start()
-    last[0] = clock.nsecsElapsed()
     ticker.start()
+    engine = EngineTurns(panel, counts) if not args.sequential else None
+    if engine is not None:
+        engine.warm_up(1.0)
+    engine_before = None
+    if args.sequential:
+        engine_before = engine_rates(panel, args.engine_seconds)
+        print(f"engine alone (before): {engine_before}")
     t_start = time.perf_counter()
-    gui_cpu0, children_cpu0 = time.process_time(), descendants_cpu_s()
     assert panel.start_training(), panel.inline_message()
     start_call_ms = (time.perf_counter() - t_start) * 1000
-    first_ticks: list[int] = []
-    QTimer.singleShot(2000, lambda: first_ticks.append(len(lateness)))
-    QTimer.singleShot(int(args.seconds * 1000), loop.quit)
-    loop.exec()
+    measuring[0] = True
+    last[0] = clock.nsecsElapsed()
+    spin(2.0)  # the start: the process, the data, the first steps (its worst stall is reported alone)
+    start_stall = max(lateness or [0.0])
+    lateness.clear()
+    gui_cpu = child_cpu = gui_seconds = 0.0
+    gui_windows: list[float] = []
+    if args.sequential:
+        cpu = gui_turn(args.seconds - 2.0)
+        gui_cpu, child_cpu, gui_seconds = cpu[0], cpu[1], args.seconds - 2.0
+        gui_rate = float(panel.studio_state.latest_step.tokens_per_s)
+    else:
+        tokens0, active0 = run_tokens(panel.studio_state.latest_step)
+        tokens_sum = active_sum = 0.0
+        turn = 0
+        while gui_seconds < args.seconds - 2.0 - 1e-6:
+            window = min(args.window, args.seconds - 2.0 - gui_seconds)
+            if turn:
+                panel.studio_state.resume()
+            cpu = gui_turn(window)
+            gui_cpu, child_cpu, gui_seconds = gui_cpu + cpu[0], child_cpu + cpu[1], gui_seconds + window
+            panel.studio_state.pause()
+            settle_paused()
+            tokens1, active1 = run_tokens(panel.studio_state.latest_step)
+            gui_windows.append(round((tokens1 - tokens0) / max(active1 - active0, 1e-9), 1))
+            tokens_sum, active_sum = tokens_sum + tokens1 - tokens0, active_sum + active1 - active0
+            tokens0, active0 = tokens1, active1
+            engine.run(counts[turn % len(counts)], window)
+            turn += 1
+        gui_rate = tokens_sum / max(active_sum, 1e-9)
     ticker.stop()
-    gui_seconds = time.perf_counter() - t_start
-    gui_cpu = (time.process_time() - gui_cpu0) / gui_seconds
-    children_cpu = descendants_cpu_s()
-    child_cpu = max((children_cpu[pid] - children_cpu0.get(pid, 0.0) for pid in children_cpu), default=float("nan"))
+    gui_cpu /= gui_seconds
     child_cpu /= gui_seconds
-    step = panel.studio_state.latest_step
-    gui_rate = float(step.tokens_per_s) if step is not None else float("nan")
     steps_done = panel.loss_plot.step_count()
     snapshots = len(panel.history)
     t0 = time.perf_counter()
@@ -163,14 +302,18 @@ def main() -> int:
     print(f"GUI: {steps_done} steps, {snapshots} snapshots drawn live, {gui_rate:,.0f} tokens/s; "
           f"shutdown took {stop_ms:.0f} ms")
     print(f"CPU while training, in cores: the GUI process {gui_cpu:.2f}, the training process {child_cpu:.2f}")
-
-    engine_after = engine_rates(panel, args.engine_seconds)
-    print(f"engine alone (after): {engine_after}")
+    if args.sequential:
+        engine_after = engine_rates(panel, args.engine_seconds)
+        print(f"engine alone (after): {engine_after}")
+        per_setting = {k: statistics.mean([engine_before[k], engine_after[k]]) for k in engine_before}
+    else:
+        per_setting = engine.rates()
+        engine.close()
+        print(f"turns of {args.window} s: GUI {gui_windows}; engine {engine.windows}")
+        print(f"engine alone (its turns): {per_setting}")
     # the CLI's rate is the better of its thread settings (torch's default, and the training process's): the GUI
     # gets no credit for a default that collapses on a busy machine
-    per_setting = {k: statistics.mean([engine_before[k], engine_after[k]]) for k in engine_before}
     cli_rate = max(per_setting.values())
-    start_stall = max(lateness[:first_ticks[0]] if first_ticks else lateness[:1] or [0.0])
     print(f"Start: the call took {start_call_ms:.1f} ms; worst stall in the first 2 s {start_stall:.1f} ms "
           f"(target <= 50 ms)")
 
@@ -183,10 +326,15 @@ def main() -> int:
     print(json.dumps({"p50_ms": round(p50, 2), "p95_ms": round(p95, 2), "p99_ms": round(p99, 2),
                       "max_ms": round(float(late.max()), 2), "gui_tokens_per_s": round(gui_rate, 1),
                       "cli_tokens_per_s": round(cli_rate, 1), "ratio": round(ratio, 3),
-                      "engine_tokens_per_s": per_setting, "size": args.size, "start_call_ms": round(start_call_ms, 1),
+                      "engine_tokens_per_s": per_setting, "size": args.size,
+                      "mode": "sequential" if args.sequential else f"turns of {args.window} s",
+                      "gui_turns_tokens_per_s": gui_windows,
+                      "engine_turns_tokens_per_s": {f"{n} threads": w for n, w in engine.windows.items()} if engine else {},
+                      "start_call_ms": round(start_call_ms, 1),
                       "start_stall_ms": round(start_stall, 1), "ticks": int(late.size), "gui_steps": steps_done,
                       "snapshots": snapshots, "shutdown_ms": round(stop_ms, 1),
-                      "gui_process_cores": round(gui_cpu, 2), "training_process_cores": round(child_cpu, 2)}))
+                      "gui_process_cores": round(gui_cpu, 2), "training_process_cores": round(child_cpu, 2),
+                      "load_average": [round(x, 2) for x in os.getloadavg()[:2]]}))
     panel.deleteLater()
     return 0
 
