@@ -3,6 +3,8 @@
 The desktop app leaves its GUI part of a core. Whether the trainer gains from that core depends on the model
 (a small one loses: its OpenMP team stalls whenever the GUI takes the core; a large one gains) and on what the
 GUI draws, so the tuner tries each thread count for a short while, keeps the fastest, and tries again now and then.
+A round measures the count in use before and after the others (A B A), so a machine that speeds up or slows down
+during the round does not decide it.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 #: Seconds of training (pauses excluded) per trial, before the first trial, and between two rounds of trials; the
 #: wait doubles (up to MAX_HOLD_S) each round that keeps the same count, since a trial of a slower count costs.
-TRIAL_S, WARMUP_S, HOLD_S, MAX_HOLD_S = 1.0, 1.0, 30.0, 480.0
+TRIAL_S, WARMUP_S, HOLD_S, MAX_HOLD_S = 1.0, 1.0, 10.0, 480.0
 #: A trial of another count ends early, after this share of TRIAL_S and at least MIN_STEPS measured steps, once it
 #: trains slower than ABORT_BELOW times the best rate of its round: two threads beside a busy GUI can fall to a
 #: fraction of one thread's speed. A trial lasts at least MIN_STEPS measured steps (a large model's step can take
@@ -29,8 +31,9 @@ def available_cores() -> int:
 
 class ThreadTuner:
     """Measures the thread count in use for ``trial_s`` seconds of training, then each other of ``choices`` (cut short
-    once it clearly lags), then trains with the one that reached the most tokens per second for ``hold_s`` seconds
-    (twice as long after each round that changed nothing, up to ``max_hold_s``), and so on.
+    once it clearly lags), then the first count again unless another was cut short (its two trials count as one),
+    then trains with the one that reached the most tokens per second for ``hold_s`` seconds (twice as long after
+    each round that changed nothing, up to ``max_hold_s``), and so on.
 
     Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
     that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the tokens/s per count of the round
@@ -45,6 +48,7 @@ class ThreadTuner:
         self._hold = hold_s
         self._kept: int | None = None  # the count the last round kept
         self.rates: dict[int, float] = {}
+        self._measured: dict[int, tuple[int, float]] = {}  # this round's (tokens, seconds) per count
         self.current = self.choices[0]
         self._queue: list[int] = []  # the counts still to try in this round
         self._since = warmup_s  # when the current trial or hold started (first: after the warm-up)
@@ -60,9 +64,10 @@ class ThreadTuner:
         if self._waiting:
             if elapsed_s >= self._since:
                 self._waiting = False
-                self.rates = {}
-                # the count in use first (measuring it costs nothing), then the others, each cut short if it lags
-                self._queue = [n for n in self.choices if n != self.current]
+                self.rates, self._measured = {}, {}
+                # the count in use first (measuring it costs nothing), then the others, each cut short if it lags,
+                # then the first again: a drift of the machine's speed during the round weighs on both sides
+                self._queue = [n for n in self.choices if n != self.current] + [self.current]
                 self._begin(self.current, elapsed_s)
             return
         if self._warming:  # the step the switch happened before: its time is the new team's start-up
@@ -75,10 +80,15 @@ class ThreadTuner:
         if spent < self.trial_s * EARLY_SHARE or self._steps < MIN_STEPS:
             return
         rate = self._tokens / spent
-        lagging = bool(self.rates) and rate < ABORT_BELOW * max(self.rates.values())
+        others = [r for n, r in self.rates.items() if n != self.current]
+        lagging = bool(others) and rate < ABORT_BELOW * max(others)
         if spent < self.trial_s and not lagging:
             return
-        self.rates[self.current] = rate
+        tokens, seconds = self._measured.get(self.current, (0, 0.0))
+        self._measured[self.current] = (tokens + self._tokens, seconds + spent)
+        self.rates[self.current] = self._measured[self.current][0] / self._measured[self.current][1]
+        if lagging and self._queue:  # clearly slower: no need to measure the first count again
+            self._queue = [n for n in self._queue if n not in self._measured]
         if self._queue:
             self._begin(self._queue.pop(0), elapsed_s)
             return
