@@ -264,3 +264,25 @@ def test_close_does_not_wait_on_a_consumer_that_stopped_between_two_events() -> 
     assert process.close(timeout_s=20.0) is True
     assert time.monotonic() - t0 < 10.0 and process.exitcode == 0
     assert list(events) == []  # the abandoned stream ends quietly
+
+
+def test_paced_batches_hold_every_event_in_order_and_come_at_most_once_per_pace() -> None:
+    """What the studio reads: each list holds what had arrived, lists come at most every ``pace_s``, and flattened
+    they are the whole stream, in order, ending with the final weights."""
+    config = _config(num_epochs=40, snapshot_every=5)  # ~120 steps: far more than one per pace
+    process = TrainingProcess(_job(config))
+    try:
+        process.start()
+        arrivals, batches = [], []
+        for batch in process.event_batches(pace_s=0.25, poll_s=0.05):
+            arrivals.append(time.monotonic())
+            batches.append(batch)
+    finally:
+        process.close(timeout_s=5.0)
+    events = [event for batch in batches for event in batch]
+    assert isinstance(events[0], StartedEvent)
+    assert isinstance(events[-1], ModelStateEvent) and events[-1].reason == "final"
+    steps = [e.step for e in events if isinstance(e, StepEvent)]
+    assert steps == list(range(1, len(steps) + 1)) and len(steps) == events[0].total_steps
+    assert all(b - a >= 0.25 - 0.01 for a, b in zip(arrivals, arrivals[1:]))
+    assert max(len(batch) for batch in batches) > 1  # events waited in the pipe and came together

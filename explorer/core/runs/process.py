@@ -38,6 +38,7 @@ from explorer.core.model.transformer import ConfigError
 
 _END = None  # the child's last message: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
+MAX_BATCH = 10_000  # events handed over in one list at most (event_batches)
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
 
 
@@ -271,8 +272,17 @@ class TrainingProcess:
     def events(self, poll_s: float = 0.1) -> Iterator[TrainingEvent]:
         """Yield the child's events: StartedEvent, the trainer's events, the final ModelStateEvent.
 
-        Blocks between events (run it on a background thread); iterable once. If the child dies without
-        finishing, yields one ``ErrorEvent(reason="crashed")`` and ends; never waits on a dead child.
+        Blocks between events (run it on a background thread); iterable once (this or :meth:`event_batches`). If the
+        child dies without finishing, yields one ``ErrorEvent(reason="crashed")`` and ends; never waits on a dead
+        child.
+        """
+        for batch in self.event_batches(0.0, poll_s):
+            yield from batch
+
+    def event_batches(self, pace_s: float = 0.0, poll_s: float = 0.1) -> Iterator[list[TrainingEvent]]:
+        """:meth:`events` as lists: each holds every event that had arrived when it was read, and a list follows the
+        one before after ``pace_s`` seconds at the earliest (events wait in the pipe meanwhile; the child never waits
+        for them). A GUI thus wakes at most 1 / ``pace_s`` times a second for a run's events, however fast it steps.
         """
         with self._lock:
             if self._starter is None:
@@ -284,37 +294,50 @@ class TrainingProcess:
                 return
             self._consuming = True
         try:
-            yield from self._receive(poll_s)
+            yield from self._receive(poll_s, pace_s)
         finally:
             with self._lock, self._read_lock:
                 self._consuming = False
                 if self._closing:
                     self._events_r.close()
 
-    def _receive(self, poll_s: float) -> Iterator[TrainingEvent]:
+    def _receive(self, poll_s: float, pace_s: float) -> Iterator[list[TrainingEvent]]:
         while not self._launched.wait(poll_s):
             if self._closing:
                 return
         if self._start_error is not None:
-            yield ErrorEvent(step=0, reason="error",
-                             message=f"the training process could not be started: {self._start_error}")
+            yield [ErrorEvent(step=0, reason="error",
+                              message=f"the training process could not be started: {self._start_error}")]
             return
-        last_step, final_received = 0, False
-        while True:
-            try:
-                item = self._next_item(poll_s)
-            except (EOFError, OSError):  # the child ended without saying it had finished
-                if not (final_received or self._closing):
-                    yield self._crashed(last_step)
-                return
-            if item is _END:
-                return
-            if self._closing:  # closed while reading: read on to the end, so the child can write and exit
-                continue
-            if item is not _NOTHING:
+        last_step, final_received, ended, next_at = 0, False, False, 0.0
+        while not ended:
+            wait = next_at - time.monotonic()
+            if wait > 0 and not self._closing:
+                time.sleep(wait)
+            batch: list[TrainingEvent] = []
+            timeout = poll_s  # wait for the first event, then take what is there already
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._next_item(timeout)
+                except (EOFError, OSError):  # the child ended without saying it had finished
+                    if not (final_received or self._closing):
+                        batch.append(self._crashed(last_step))
+                    ended = True
+                    break
+                if item is _END:
+                    ended = True
+                    break
+                if item is _NOTHING:
+                    break
+                timeout = 0.0
+                if self._closing:  # closed while reading: read on to the end, so the child can write and exit
+                    continue
                 last_step = getattr(item, "step", last_step)
                 final_received = final_received or (item.kind == "model_state" and item.reason == "final")
-                yield item
+                batch.append(item)
+            if batch:
+                yield batch
+                next_at = time.monotonic() + pace_s
 
     def _next_item(self, poll_s: float) -> Any:
         """The next message; ``_NOTHING`` if none arrived in ``poll_s``; EOFError once the child has gone."""

@@ -1,7 +1,7 @@
 """The studio's live loss plot (book §11.7 training): per-step and per-epoch curves, other runs overlaid.
 
 A view of the state's :class:`~explorer.core.runs.loss_record.LossRecord`: the curves are fed with ``setData``
-when the state says the record changed (at most ~8 Hz while training), never per event.
+when the state says the record changed (at most ~5 Hz while training), never per event.
 """
 from __future__ import annotations
 

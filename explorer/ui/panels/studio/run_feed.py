@@ -1,6 +1,6 @@
 """What a studio run has reported so far (book §11.7 training): its start, losses, newest step, snapshots, end and
 errors (other runs' losses overlaid), and their redraw at a bounded rate (STYLE 18): events are recorded in O(1); a
-~30 Hz timer emits the progress line, the loss curve (~8 Hz) and the attention grid (~4 Hz while live). Part of
+~10 Hz timer emits the progress line, the loss curve (~5 Hz) and the attention grid (~2.5 Hz while live). Part of
 :class:`StudioState`."""
 from __future__ import annotations
 
@@ -19,9 +19,13 @@ from explorer.ui.panels.studio.run_progress import Progress, ProgressTracker
 if TYPE_CHECKING:
     from explorer.ui.panels.studio.attention_state import AttentionState
 
-REDRAW_MS = 33  # ~30 Hz: the progress line
-LOSS_EVERY = 4  # ticks between loss-curve redraws (~8 Hz: axis repaints are the costliest GUI work)
-GRID_EVERY = 8  # ticks between attention-grid redraws while live (~4 Hz); the history keeps every snapshot
+# Each wake-up of the GUI while training costs the training process more than its own CPU time: its OpenMP team
+# waits at a barrier whenever one of its threads gives way (the studio's run trained at 0.97 of the CLI's speed with
+# the redraws stopped, 0.87 with the panel hidden, ~0.8 drawing at 30/8/4 Hz; bench/gui_responsiveness.py --size
+# large). Text read by a person and curves watched for their trend need no more than this.
+REDRAW_MS = 100  # ~10 Hz: the progress line
+LOSS_EVERY = 2  # ticks between loss-curve redraws (~5 Hz: axis repaints are the costliest GUI work)
+GRID_EVERY = 4  # ticks between attention-grid redraws while live (~2.5 Hz); the history keeps every snapshot
 
 
 class RunFeed(QObject):
@@ -33,8 +37,8 @@ class RunFeed(QObject):
 
     Signals
     -------
-    progress_changed(Progress): at most ~30 Hz while the timer runs, and on :meth:`emit_progress`.
-    loss_changed(): the loss record grew or was replaced (at most ~8 Hz while the timer runs); read :attr:`loss`.
+    progress_changed(Progress): at most ~10 Hz while the timer runs, and on :meth:`emit_progress`.
+    loss_changed(): the loss record grew or was replaced (at most ~5 Hz while the timer runs); read :attr:`loss`.
     message_posted(object, str): text (``Words`` when worded here) and level: the run's translations and end
         (``info``), its error (``alert``), another run's losses that cannot be overlaid (``error``).
     settings_changed(object): the live settings in force (:meth:`settings_in_force`): at the run's start, when they

@@ -367,7 +367,7 @@ class StudioState(QObject):
     # ------------------------------------------------------------------ slots
     @Slot(object)
     def _on_worker_yielded(self, event: object) -> None:
-        if isinstance(event, list):  # a followed run hands over one list per poll
+        if isinstance(event, list):  # a trained run hands over lists (paced), a followed run one list per poll
             for item in event:
                 self._record_event(item)
         else:

@@ -24,11 +24,14 @@ PROBE_INTERVAL_S = 1.0
 #: ... and runs at a lower scheduling priority: when it trains on every core (the thread tuner measured that pays),
 #: the GUI still gets a core the moment it needs one (event-loop lateness p99 49 ms at equal priority, large model).
 TRAINING_NICE = 5
+#: ... and its events reach the GUI in lists, at most this often: the book's model steps ~100 times a second, and each
+#: wake-up of the GUI costs the training process more than the GUI's own time (its OpenMP team waits at a barrier).
+EVENT_PACE_S = 0.1
 
 
 class TrainingRun:
     """Trains ``config`` on the data of ``request`` in a child process, recording the run in ``run_dir`` (None: not
-    recorded); ``worker`` yields its events (connect, then :meth:`start`)."""
+    recorded); ``worker`` yields its events in lists, at most every ``EVENT_PACE_S`` (connect, then :meth:`start`)."""
 
     clock = None  # nothing is replayed
 
@@ -39,7 +42,7 @@ class TrainingRun:
                           checkpoint_interval_s=CHECKPOINT_INTERVAL_S, probe_interval_s=PROBE_INTERVAL_S,
                           tune_threads=True, nice=TRAINING_NICE)
         self.process = TrainingProcess(job)
-        self.worker = generator_worker(self.process.events)
+        self.worker = generator_worker(self.process.event_batches, EVENT_PACE_S)
 
     def start(self) -> None:
         self.process.start()
