@@ -24,7 +24,10 @@ def training_threads() -> int | None:
     the child trained at 14.6k/14.8k tokens/s with 2 threads while the GUI drew, 35.0k/31.0k with 1 (the engine
     alone: 22.0k/1.3k with 2 threads, 36.8k/34.3k with 1). An OpenMP team whose threads wait for each other at
     every barrier stalls whenever another process takes one of its cores; the book's model is too small for a
-    second thread to pay. None (torch's default) on a single core.
+    second thread to pay. (Those figures predate 4eb6a35: until then a recorded run's checkpoint thread throttled
+    every two-thread run after its first epoch, ``bench/omp_side_thread.py``.) This is where the training
+    process's thread tuner starts; it measures every count against all cores and keeps the faster. None (torch's
+    default) on a single core.
     """
     cores = os.cpu_count() or 1
     return max(1, cores - 1) if cores > 1 else None
