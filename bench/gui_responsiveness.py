@@ -25,7 +25,9 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ATTENTION_EXPLORER_TEST", "1")  # no message boxes
@@ -191,6 +193,8 @@ def main() -> int:
 
     configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
     panel = StudioPanel()
+    runs = tempfile.TemporaryDirectory()
+    panel.studio_state.runs_root = Path(runs.name)  # recorded as the app records, but not among the user's runs
     panel.resize(1400, 900)
     panel.show()
     panel.form.apply_preset("book (§11.7)")
