@@ -50,7 +50,8 @@ class TrainingJob:
     ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
     ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core); with
     ``tune_threads`` it is where the child starts, and it then measures that count against all its cores and keeps
-    the faster, again every half minute (``thread_tuner.ThreadTuner``): the GUI beside it leaves a share of a core.
+    the faster, again after 10 s and then less and less often (``thread_tuner.ThreadTuner``): the GUI beside it
+    leaves a share of a core.
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
     otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
     and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one;
@@ -277,12 +278,16 @@ class TrainingProcess:
         child.
         """
         for batch in self.event_batches(0.0, poll_s):
-            yield from batch
+            for event in batch:
+                if self._closing:  # closed while reading: the rest of the list is dropped, the lists read on
+                    break
+                yield event
 
     def event_batches(self, pace_s: float = 0.0, poll_s: float = 0.1) -> Iterator[list[TrainingEvent]]:
-        """:meth:`events` as lists: each holds every event that had arrived when it was read, and a list follows the
-        one before after ``pace_s`` seconds at the earliest (events wait in the pipe meanwhile; the child never waits
-        for them). A GUI thus wakes at most 1 / ``pace_s`` times a second for a run's events, however fast it steps.
+        """:meth:`events` as lists: each holds the events that had arrived when it was read (up to ``MAX_BATCH``), and a
+        list follows the one before after ``pace_s`` seconds at the earliest (events wait in the pipe meanwhile; the
+        child never waits for them). A GUI thus wakes at most 1 / ``pace_s`` times a second for a run's events,
+        however fast it steps. Once :meth:`close` is called, nothing more is yielded.
         """
         with self._lock:
             if self._starter is None:

@@ -18,7 +18,7 @@ from explorer.core.runs.stream import CheckpointWrittenEvent
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)  # what the studio offers; any speed in range works
 MIN_SPEED, MAX_SPEED = 0.01, 1000.0
-FRAME_S = 1 / 30  # at most ~30 hand-overs a second: the studio draws at ≤ 30 Hz anyway
+FRAME_S = 1 / 30  # at most ~30 hand-overs a second (the studio draws at ≤ 10 Hz; a replay trains nothing)
 
 
 class ReplayClock:

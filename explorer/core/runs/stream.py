@@ -11,7 +11,7 @@ from typing import Any
 
 from explorer.core.runs.follower import RunFollower
 
-POLL_S = 0.1  # written to disk -> yielded: ≤ 0.1 s plus the read itself (the studio draws at ≤ 30 Hz after)
+POLL_S = 0.1  # written to disk -> yielded: ≤ 0.1 s plus the read itself (the studio draws at ≤ 10 Hz after)
 #: A finished run is followed this long after its last change: its last checkpoint is renamed into place just after
 #: the finished line (the writer saves it on a helper thread), and a viewer wants that model.
 FINISHED_GRACE_S = 2.0
