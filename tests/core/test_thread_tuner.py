@@ -108,3 +108,16 @@ def test_a_drift_during_the_round_does_not_decide_it() -> None:
         threads_gain = 1.18 if tuner.current == 2 else 1.0  # two threads are faster at any moment
         tuner.on_step(t, round(1000 * speed * threads_gain * 0.05))
     assert calls == [1, 2, 1, 2] and tuner.current == 2
+
+
+def test_a_drop_after_the_first_trial_does_not_decide_the_round() -> None:
+    """The machine slows down once, right after the first trial; the count in use is measured again, its second
+    trial cut short as it lags: its two trials weigh the same, so the faster count still wins."""
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=0.0, hold_s=100.0)
+    t = 0.0
+    while t < 3.6:
+        t += 0.05
+        speed = 1.0 if t <= 1.0 else 0.6
+        tuner.on_step(t, round(1000 * speed * (1.4 if tuner.current == 2 else 1.0) * 0.05))
+    assert calls == [1, 2, 1, 2] and tuner.current == 2

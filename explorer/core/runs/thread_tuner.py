@@ -31,7 +31,8 @@ def available_cores() -> int:
 
 class ThreadTuner:
     """Measures the thread count in use for ``trial_s`` seconds of training, then each other of ``choices`` (cut short
-    once it clearly lags), then the first count again unless another was cut short (its two trials count as one),
+    once it clearly lags), then the first count again unless another was cut short (the mean of its two trials' rates
+    counts: a steady drift of the machine's speed then weighs the same on every count),
     then trains with the one that reached the most tokens per second for ``hold_s`` seconds (twice as long after
     each round that changed nothing, up to ``max_hold_s``), and so on.
 
@@ -48,7 +49,7 @@ class ThreadTuner:
         self._hold = hold_s
         self._kept: int | None = None  # the count the last round kept
         self.rates: dict[int, float] = {}
-        self._measured: dict[int, tuple[int, float]] = {}  # this round's (tokens, seconds) per count
+        self._measured: dict[int, list[float]] = {}  # this round's trial rates (tokens/s) per count
         self.current = self.choices[0]
         self._queue: list[int] = []  # the counts still to try in this round
         self._since = warmup_s  # when the current trial or hold started (first: after the warm-up)
@@ -84,9 +85,9 @@ class ThreadTuner:
         lagging = bool(others) and rate < ABORT_BELOW * max(others)
         if spent < self.trial_s and not lagging:
             return
-        tokens, seconds = self._measured.get(self.current, (0, 0.0))
-        self._measured[self.current] = (tokens + self._tokens, seconds + spent)
-        self.rates[self.current] = self._measured[self.current][0] / self._measured[self.current][1]
+        trials = self._measured.setdefault(self.current, [])
+        trials.append(rate)
+        self.rates[self.current] = sum(trials) / len(trials)  # A's two trials weigh the same, however long each
         if lagging and self._queue:  # clearly slower: no need to measure the first count again
             self._queue = [n for n in self._queue if n not in self._measured]
         if self._queue:
