@@ -52,9 +52,9 @@ def worker(variant: str, size: str, threads: int, seconds: float) -> float:
     config = TrainingConfig(model=model, num_steps=steps, num_epochs=100_000, snapshot_every=0, device="cpu")
     pairs = read_pairs(ROOT / "resources" / "eng_fra.tsv", num_examples=600).pairs
     trainer = Trainer(config, build_dataset(pairs, steps, 2), probe=pairs[0])
-    writer = None
+    writer, folder = None, tempfile.TemporaryDirectory()
     if variant == "writer":
-        writer = RunWriter.create(Path(tempfile.mkdtemp()) / "run", trainer, {"spec": "builtin"}, probes=[pairs[0]])
+        writer = RunWriter.create(Path(folder.name) / "run", trainer, {"spec": "builtin"}, probes=[pairs[0]])
     elif variant == "side thread":
         done, forever = threading.Event(), threading.Event()
 
@@ -75,7 +75,11 @@ def worker(variant: str, size: str, threads: int, seconds: float) -> float:
             tokens += event.tokens
             if time.perf_counter() - t0 >= seconds:
                 break
-    return tokens / (time.perf_counter() - t0)
+    rate = tokens / (time.perf_counter() - t0)
+    if writer is not None:
+        writer.close()
+    folder.cleanup()
+    return rate
 
 
 def main(argv: list[str] | None = None) -> int:
