@@ -17,8 +17,8 @@ def test_keeps_the_faster_count_then_measures_again() -> None:
     calls: list[int] = []
     tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=1.0, hold_s=10.0)
     assert calls == [1] and tuner.current == 1
-    t = run(tuner, {1: 1000, 2: 1500}, 0.0, 3.6)  # warm-up, a second of each count (the one in use first), then
-    assert tuner.current == 2 and calls == [1, 2, 1, 2]  # the first once more, cut short: it lags
+    t = run(tuner, {1: 1000, 2: 1500}, 0.0, 4.2)  # warm-up, a second of each count (the one in use first), then
+    assert tuner.current == 2 and calls == [1, 2, 1, 2]  # the first once more
     assert tuner.rates[2] > tuner.rates[1] > 0
     t = run(tuner, {1: 1000, 2: 400}, t, 5.0)  # holding: the GUI got busy, but nothing is tried yet
     assert tuner.current == 2 and calls == [1, 2, 1, 2]
@@ -33,7 +33,7 @@ def test_a_slower_second_count_is_only_tried() -> None:
     assert tuner.current == 1 and calls == [1, 2, 1]
 
 
-def test_a_trial_that_lags_far_behind_ends_after_a_quarter_of_its_time() -> None:
+def test_a_trial_that_lags_far_behind_ends_after_half_its_time() -> None:
     switches: list[tuple[int, float]] = []
     clock = [0.0]
     tuner = ThreadTuner([1, 2], lambda n: switches.append((n, clock[0])), trial_s=1.0, warmup_s=0.0, hold_s=100.0)
@@ -43,8 +43,8 @@ def test_a_trial_that_lags_far_behind_ends_after_a_quarter_of_its_time() -> None
         tuner.on_step(clock[0], round(rates[tuner.current] * 0.05))
     assert [n for n, _ in switches] == [1, 2, 1] and tuner.current == 1
     tried_for = switches[2][1] - switches[1][1]
-    assert 0.25 - 1e-9 <= tried_for <= 0.35  # not the whole second
-    assert tuner.rates[2] < 0.8 * tuner.rates[1]
+    assert 0.5 - 1e-9 <= tried_for <= 0.6  # not the whole second
+    assert tuner.rates[2] < 0.6 * tuner.rates[1]
 
 
 def test_a_close_second_count_gets_its_whole_trial() -> None:
