@@ -237,10 +237,8 @@ def main() -> int:
         last[0] = clock.nsecsElapsed()
         measuring[0] = True
         gui0, child0 = time.process_time(), descendants_cpu_s()
-        t0 = time.perf_counter()
         spin(seconds)
         measuring[0] = False
-        spent = time.perf_counter() - t0
         child1 = descendants_cpu_s()
         child = max((child1[pid] - child0.get(pid, 0.0) for pid in child1), default=float("nan"))
         return time.process_time() - gui0, child

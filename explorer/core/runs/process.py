@@ -340,7 +340,7 @@ class TrainingProcess:
                 last_step = getattr(item, "step", last_step)
                 final_received = final_received or (item.kind == "model_state" and item.reason == "final")
                 batch.append(item)
-            if batch:
+            if batch and not self._closing:  # a list completed after close() is dropped too
                 yield batch
                 next_at = time.monotonic() + pace_s
 
