@@ -2,15 +2,22 @@
 that asks :mod:`explorer.core.debug.rollout` for them on a worker, for a training snapshot or an inspection."""
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, METHODS, SELF_KINDS
 from explorer.ui.worker import LatestOnlyRunner
 
 #: Flow in the GUI is computed only when it takes about this long or less (the studio's texts: a few ms).
 GUI_FLOW_LIMIT_S = 5.0
+#: The most of one core the maps of newer and newer snapshots may take: after a computation that took t CPU seconds,
+#: the next one starts no sooner than t · (1 / MAX_DUTY − 1) later (the newest snapshot asked meanwhile). Flow of a
+#: 6-layer model over a 20-token probe takes ~0.12 s; asked for at every redraw of a live grid (2.5 Hz) it took a
+#: third of a core from the training beside it. A short text's maps (a few ms) still follow every redraw.
+MAX_DUTY = 0.1
 
 
 def extra_name(method: str, kind: str) -> str:
@@ -36,14 +43,18 @@ def self_kinds(snapshot: Any) -> tuple[str, ...]:
     return tuple(kind for kind in SELF_KINDS if kind in maps and len(maps[kind]))
 
 
-def _follow(snapshot: Any, residual: float, limit_s: float) -> tuple[Any, Any]:
+def _follow(snapshot: Any, residual: float, limit_s: float) -> tuple[Any, Any, float]:
+    """``(snapshot, FollowedMaps, CPU seconds the computation took)``."""
     from explorer.core.debug.rollout import follow_all
 
-    return snapshot, follow_all(full_maps(snapshot), residual, limit_s)
+    start = time.thread_time()
+    maps = follow_all(full_maps(snapshot), residual, limit_s)
+    return snapshot, maps, time.thread_time() - start
 
 
 class FollowedMapsRunner(QObject):
-    """Computes every rollout and flow map of a snapshot off the GUI thread (the newest request only).
+    """Computes every rollout and flow map of a snapshot off the GUI thread (the newest request only), taking at most
+    ``max_duty`` of a core while requests keep coming (:data:`MAX_DUTY`); a new residual is computed at once.
 
     Signals: ``computed(snapshot, FollowedMaps)``, ``failed(str)``."""
 
@@ -57,17 +68,42 @@ class FollowedMapsRunner(QObject):
         self._runner = LatestOnlyRunner(self)
         self._runner.result_ready.connect(self._on_runner_result_ready)
         self._runner.failed.connect(self._on_runner_failed)
+        self._runner.busy_changed.connect(self._on_runner_busy_changed)
         self.error = ""  # the last failure's message
         self._asked: Any = None
         self.latest: tuple[Any, Any] | None = None  # (snapshot, FollowedMaps)
         self.closed = False  # after shutdown: nothing is asked, and a late result is dropped
+        self.max_duty = MAX_DUTY
+        self._rest_until = 0.0  # time.monotonic() before which no computation starts
+        self._waiting: Any = None  # the newest snapshot asked for while resting
+        self._rest_timer = QTimer(self)  # a single-shot child: the panel walker waits for it as for a debounce
+        self._rest_timer.setSingleShot(True)
+        self._rest_timer.timeout.connect(self._on_rest_timer_timeout)
 
     def request(self, snapshot: Any) -> None:
-        """Compute the maps of ``snapshot`` unless they are known or asked for already."""
+        """Compute the maps of ``snapshot`` unless they are known or asked for already: now, or once the running
+        computation and the rest after it are over (a newer request replaces a waiting one)."""
         if self.closed or snapshot is None or not self_kinds(snapshot):
             return
         if self._asked is snapshot or (self.latest is not None and self.latest[0] is snapshot):
             return
+        self._waiting = snapshot
+        if not self._runner.is_busy():
+            self._start_when_rested()
+
+    def _start_when_rested(self) -> None:
+        """Start the waiting request now, or arm the timer for the end of the rest."""
+        if self._waiting is None or self.closed:
+            return
+        rest_s = self._rest_until - time.monotonic()
+        if rest_s > 0:
+            if not self._rest_timer.isActive():
+                self._rest_timer.start(math.ceil(rest_s * 1000))
+            return
+        self._submit(self._waiting)
+
+    def _submit(self, snapshot: Any) -> None:
+        self._waiting = None
         self._asked = snapshot
         self._runner.submit(_follow, snapshot, self.residual, self.limit_s)
 
@@ -78,6 +114,9 @@ class FollowedMapsRunner(QObject):
             return False
         self.residual = residual
         self.latest, self._asked = None, None
+        self._runner.cancel()  # a computation with the old r still running is dropped when it ends
+        self._rest_until = 0.0  # the user asked: no rest (the caller asks for the snapshot on display again)
+        self._rest_timer.stop()
         return True
 
     def result_for(self, snapshot: Any) -> Any:
@@ -87,7 +126,19 @@ class FollowedMapsRunner(QObject):
     def shutdown(self, timeout_ms: int = 1000) -> bool:
         """Ask nothing more, drop what is still on its way and wait up to ``timeout_ms`` for the running job."""
         self.closed = True
+        self._waiting = None
+        self._rest_timer.stop()
         return self._runner.shutdown(timeout_ms)
+
+    @Slot()
+    def _on_rest_timer_timeout(self) -> None:
+        if not self._runner.is_busy():
+            self._start_when_rested()
+
+    @Slot(bool)
+    def _on_runner_busy_changed(self, busy: bool) -> None:
+        if not busy:  # the computation ended (its result, if kept, came first): the waiting request may go next
+            self._start_when_rested()
 
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
@@ -98,9 +149,12 @@ class FollowedMapsRunner(QObject):
         self.failed.emit(message)
 
     @Slot(object)
-    def _on_runner_result_ready(self, result: tuple[Any, Any]) -> None:
+    def _on_runner_result_ready(self, result: tuple[Any, Any, float]) -> None:
         if self.closed:
             return
-        self.latest = result
+        snapshot, maps, cpu_s = result
+        duty = min(max(self.max_duty, 1e-3), 1.0)
+        self._rest_until = time.monotonic() + cpu_s * (1.0 / duty - 1.0)
+        self.latest = (snapshot, maps)
         self._asked = None
-        self.computed.emit(*result)
+        self.computed.emit(snapshot, maps)

@@ -66,6 +66,7 @@ class LossPlotWidget(pg.PlotWidget):
         item.addItem(self.marker, ignoreBounds=True)
         self._marker_step: float | None = None
         self.change_markers: list[pg.InfiniteLine] = []  # one per settings change of the run, created once
+        self._x_axis_label = ""  # the x axis's label as last set
         self.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
         self._apply_x_label()
         self.apply_theme(False)
@@ -153,7 +154,7 @@ class LossPlotWidget(pg.PlotWidget):
     def refresh(self) -> None:
         """Feed the curves from the record (called when the state says it changed)."""
         col = _X_COLUMN[self.effective_x_mode()]
-        self._apply_x_label()
+        self._apply_x_label(only_if_changed=True)
         s = self.record.steps.view()
         self.step_curve.setData(s[:, col], s[:, 3])
         self.smooth_curve.setVisible(self.smoothing > 0)
@@ -165,6 +166,9 @@ class LossPlotWidget(pg.PlotWidget):
         self._sync_change_markers()
         self._update_legend()
         self.set_marker(self._marker_step)
+        # Fit the range and the view's transform now, as the next paint would: done inside that paint, they moved the
+        # axes and the clipped curves, which asked for a second paint of the whole plot after every refresh.
+        self.getPlotItem().getViewBox().prepareForPaint()
 
     @property
     def previous_curve(self) -> pg.PlotDataItem:
@@ -236,11 +240,16 @@ class LossPlotWidget(pg.PlotWidget):
             if shown:
                 legend.addItem(curve, name)
 
-    def _apply_x_label(self) -> None:
+    def _apply_x_label(self, only_if_changed: bool = False) -> None:
+        """Name the x axis after its units; ``only_if_changed``: leave a label that already says so (a refresh while
+        training: setting it lays the axis out again)."""
         mode = self.effective_x_mode()
         label = self.tr(X_LABELS[mode])
         if mode != self.x_mode:
             label = self.tr("{axis} (this model's file holds no timings)").format(axis=label)
+        if only_if_changed and label == self._x_axis_label:
+            return
+        self._x_axis_label = label
         self.getPlotItem().setLabel("bottom", label)
 
     def _x_of_step(self, step: float) -> float | None:
