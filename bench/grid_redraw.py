@@ -23,6 +23,7 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -49,18 +50,30 @@ def stock_thumbnails(grid) -> None:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QGraphicsView
 
+    from explorer.ui.widgets.thumbnail_item import MASKED_RGBA
+
     class StockImage(pg.ImageItem):
         def __init__(self) -> None:
             super().__init__(axisOrder="row-major")
 
-        def set_rgba(self, rgba: np.ndarray) -> None:
-            self.setImage(rgba, autoLevels=False)
+    def stock_set_matrix(thumb, m: np.ndarray, masked: np.ndarray | None = None) -> None:
+        """The thumbnail's colouring before: RGBA through the LUT, handed to the ImageItem."""
+        reshaped = thumb.matrix is None or thumb.matrix.shape != np.shape(m)
+        thumb.matrix = np.array(m, dtype=np.float32, copy=True)
+        index = np.clip(np.rint(thumb.matrix * 255.0), 0, 255).astype(np.uint8)
+        colours = thumb.lut[index]
+        if masked is not None and masked.shape == index.shape:
+            colours[masked] = MASKED_RGBA
+        thumb.image_item.setImage(colours, autoLevels=False)
+        if reshaped:
+            thumb._fit()
 
     for thumb in [t for kind in grid.plots.values() for layer in kind for t in layer]:
         old = thumb.image_item
         old.setParentItem(None)
         thumb.image_item = StockImage()
         thumb.image_item.setParentItem(thumb)
+        thumb.set_matrix = partial(stock_set_matrix, thumb)
         if old.scene() is not None:
             old.scene().removeItem(old)
         thumb.matrix = None  # the next set_matrix fits the new image

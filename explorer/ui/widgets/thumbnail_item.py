@@ -25,6 +25,9 @@ def opaque_argb32(rgba: np.ndarray) -> np.ndarray:
     return out
 
 
+MASKED_PIXEL = opaque_argb32(np.array([[MASKED_RGBA]], dtype=np.uint8))[0, 0]
+
+
 class ThumbnailImage(QGraphicsObject):
     """The pixels of one map, one cell per pixel (the parent scales them), that report a left click.
 
@@ -45,9 +48,10 @@ class ThumbnailImage(QGraphicsObject):
         """The ``(Q, K, 4)`` premultiplied ARGB32 bytes on display, or None when cleared."""
         return self._pixels
 
-    def set_rgba(self, rgba: np.ndarray) -> None:
-        """Show ``rgba`` (``(Q, K, 4)`` uint8, row 0 at the top); alpha is ignored (a thumbnail is opaque)."""
-        pixels = np.ascontiguousarray(opaque_argb32(rgba))
+    def set_pixels(self, pixels: np.ndarray) -> None:
+        """Show ``pixels``: ``(Q, K, 4)`` uint8 bytes of an opaque premultiplied ARGB32 image (:func:`opaque_argb32`),
+        row 0 at the top; kept, not copied."""
+        pixels = np.ascontiguousarray(pixels)
         height, width = pixels.shape[:2]
         resized = self._pixels is None or self._pixels.shape != pixels.shape
         if resized:
@@ -91,7 +95,8 @@ class Thumbnail(pg.GraphicsWidget):
 
     def __init__(self, lut: np.ndarray) -> None:
         super().__init__()
-        self.lut = lut  # (256, 4) uint8
+        self.lut = lut  # (256, 4) uint8 RGBA
+        self._pixel_lut = opaque_argb32(np.asarray(lut)[None])[0]  # the same colours as the image's bytes
         self.matrix: np.ndarray | None = None
         self.image_item = ThumbnailImage()
         self.image_item.setParentItem(self)
@@ -105,10 +110,10 @@ class Thumbnail(pg.GraphicsWidget):
         reshaped = self.matrix is None or self.matrix.shape != np.shape(m)
         self.matrix = np.array(m, dtype=np.float32, copy=True)
         index = np.clip(np.rint(self.matrix * 255.0), 0, 255).astype(np.uint8)  # (Q, K)
-        colours = self.lut[index]  # (Q, K, 4) uint8, a fresh array
+        pixels = self._pixel_lut[index]  # (Q, K, 4) uint8, a fresh array
         if masked is not None and masked.shape == index.shape:
-            colours[masked] = MASKED_RGBA
-        self.image_item.set_rgba(colours)
+            pixels[masked] = MASKED_PIXEL
+        self.image_item.set_pixels(pixels)
         if reshaped:
             self._fit()
 
