@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -251,6 +252,25 @@ def test_probes_wait_for_their_interval_but_the_last_epoch_is_always_translated(
     assert translated(tmp_path / "spaced") == [1, 4, 5, 6]  # the interval is kept: the resumed part's first, the last
     with pytest.raises(ValueError):
         RunWriter.create(tmp_path / "bad", Trainer(tiny_config(1), dataset), {}, probe_interval_s=-1.0)
+
+
+def test_slow_probe_translations_take_a_bounded_share_of_a_spaced_run(tmp_path: Path, monkeypatch) -> None:
+    from explorer.core.runs import writer as writer_module
+
+    translate = RunWriter._translate_probes
+
+    def slow_translate(self: RunWriter) -> list:
+        time.sleep(0.05)  # a large model's decoding: the next may begin no sooner than 0.05 / share = 5 s later
+        return translate(self)
+
+    monkeypatch.setattr(RunWriter, "_translate_probes", slow_translate)
+    assert writer_module.PROBE_MAX_SHARE == 0.01
+    dataset = tiny_dataset()
+    translated = lambda run: [r["epoch"] for r in read_metrics(run) if r["type"] == "epoch" and "probes" in r]  # noqa: E731
+    train_into(tmp_path / "every", dataset, 4)  # no interval: every epoch, however long it takes
+    train_into(tmp_path / "spaced", dataset, 4, probe_interval_s=1e-6)
+    assert translated(tmp_path / "every") == [1, 2, 3, 4]
+    assert translated(tmp_path / "spaced") == [1, 4]  # first, then last
 
 
 def test_kept_models_are_written_at_their_epochs_and_the_list_survives_a_resume(tmp_path: Path) -> None:

@@ -28,6 +28,9 @@ from explorer.core.training.trainer import Trainer
 from explorer.core.training.state import encode_training_checkpoint
 
 PROBE_BLEU_K = 2  # the book's BLEU for its probe sentences (§11.7)
+#: With a probe interval, the probes' translations take at most this share of the run's time: a 6-layer model's greedy
+#: decoding of the studio's probe (20 steps without an end, ~25 ms) every second cost its training ~2.5 %.
+PROBE_MAX_SHARE = 0.01
 
 
 class RunWriter:
@@ -45,7 +48,8 @@ class RunWriter:
     probe_interval_s : translate the probes at an epoch's end only once this many seconds have passed since they
         were last translated (0: every epoch); the last epoch is always translated. The studio uses a second: a
         translation of its probe every ~75 ms epoch cost its training process ~5 % of its speed, for a record
-        read at replay speed.
+        read at replay speed. With an interval, the translations also take at most :data:`PROBE_MAX_SHARE` of the
+        time: one that took t seconds is followed no sooner than t / PROBE_MAX_SHARE after it began.
     keep_checkpoints : also keep ``checkpoints/epoch-XXXX.safetensors`` for each checkpointed epoch.
     keep_models : epochs after which the model alone is saved as ``models/epoch-XXXX.safetensors`` (a quarter of
         a checkpoint's size: no optimiser state), e.g. for a replay to translate with the model as it was then.
@@ -63,7 +67,8 @@ class RunWriter:
                 raise ValueError(f"{name} must be a number of seconds >= 0, got {seconds}")
         self.checkpoint_interval_s = float(checkpoint_interval_s)
         self.probe_interval_s = float(probe_interval_s)
-        self._probe_time = -math.inf  # time.monotonic() of the last probe translation
+        self._probe_time = -math.inf  # time.monotonic() when the last probe translation began
+        self._probe_wait = self.probe_interval_s  # seconds from then until the next may begin
         self.keep_models = frozenset(int(e) for e in keep_models)
         self._checkpoint_time = -math.inf  # time.monotonic() of the last checkpoint
         self.run_dir, self.trainer, self.info = run_dir, trainer, info
@@ -172,9 +177,12 @@ class RunWriter:
             record = {"type": "epoch", "epoch": event.epoch, "step": event.step, "loss": event.loss,
                       "book_loss": event.book_loss, "tokens": event.tokens, "tokens_per_s": event.tokens_per_s,
                       "time": event.elapsed_s, "wall": time.time(), "progress": event.progress}
-            if last or time.monotonic() - self._probe_time >= self.probe_interval_s:
+            if last or time.monotonic() - self._probe_time >= self._probe_wait:
                 self._probe_time = time.monotonic()
                 translations = self._translate_probes()
+                if self.probe_interval_s > 0:
+                    spent = time.monotonic() - self._probe_time
+                    self._probe_wait = max(self.probe_interval_s, spent / PROBE_MAX_SHARE)
                 scores = [t["bleu"] for t in translations]
                 record.update(probes=translations, bleu=sum(scores) / len(scores) if scores else math.nan)
             self._append(record)
