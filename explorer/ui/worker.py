@@ -18,6 +18,10 @@ from superqt.utils import FunctionWorker, GeneratorWorker, create_worker
 
 from explorer.ui.process_settings import reserve_worker_threads
 
+#: The object name of a single-shot timer that paces background work (a rest between computations) rather than
+#: holding back a pending change: the panel walker does not wait for such a timer to settle a panel.
+PACING_TIMER = "pacing"
+
 
 def _run_plainly(worker: FunctionWorker | GeneratorWorker) -> None:
     """superqt's ``WorkerBase.run`` without its warnings capture.

@@ -260,7 +260,7 @@ def test_slow_probe_translations_take_a_bounded_share_of_a_spaced_run(tmp_path: 
     translate = RunWriter._translate_probes
 
     def slow_translate(self: RunWriter) -> list:
-        time.sleep(0.05)  # a large model's decoding: the next may begin no sooner than 0.05 / share = 5 s later
+        time.sleep(0.2)  # a slow decoding: the next may begin no sooner than min(0.2 / share, 10 s) = 10 s later
         return translate(self)
 
     monkeypatch.setattr(RunWriter, "_translate_probes", slow_translate)

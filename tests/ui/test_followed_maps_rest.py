@@ -1,6 +1,7 @@
 """Rollout and flow of a live grid take a bounded share of a core: after a computation the runner rests for
-(1 / max_duty − 1) times its CPU time, keeps only the newest snapshot asked for meanwhile, and computes a new
-residual at once."""
+(1 / max_duty − 1) times its CPU time (at most max_rest_s), keeps only the newest snapshot asked for meanwhile, drops a
+waiting one when the view goes back to a computed one, computes a new residual at once, and its rest does not hold
+the panel walker."""
 from __future__ import annotations
 
 import time
@@ -37,7 +38,7 @@ def runner(qtbot):
 
 
 def test_requests_during_the_rest_wait_and_only_the_newest_is_computed(qtbot, runner) -> None:
-    runner.max_duty = 0.05  # a ~40 ms computation rests ~0.8 s
+    runner.max_duty, runner.max_rest_s = 0.001, 1.0  # any computation of 1 ms or more rests the full second
     first, skipped, newest = _snapshot(1), _snapshot(2), _snapshot(3)
     runner.request(first)
     qtbot.waitUntil(lambda: runner.result_for(first) is not None, timeout=10_000)
@@ -63,7 +64,7 @@ def test_without_a_rest_every_request_is_computed_in_turn(qtbot, runner) -> None
 
 
 def test_a_new_residual_is_computed_at_once(qtbot, runner) -> None:
-    runner.max_duty = 0.001  # a rest of a minute or more
+    runner.max_duty, runner.max_rest_s = 0.001, 60.0  # a rest of a minute or so
     snap = _snapshot(5)
     runner.request(snap)
     qtbot.waitUntil(lambda: runner.result_for(snap) is not None, timeout=10_000)
@@ -72,3 +73,45 @@ def test_a_new_residual_is_computed_at_once(qtbot, runner) -> None:
     qtbot.waitUntil(lambda: runner.result_for(snap) is not None, timeout=10_000)
     np.testing.assert_allclose(runner.result_for(snap).maps["rollout"]["encoder"],
                                ro.rollout(snap.maps["encoder"], residual=0.3), atol=1e-6)
+
+
+def test_going_back_to_a_computed_snapshot_drops_the_waiting_one(qtbot, runner) -> None:
+    runner.max_duty, runner.max_rest_s = 0.001, 0.5
+    shown, passed = _snapshot(6), _snapshot(7)
+    runner.request(shown)
+    qtbot.waitUntil(lambda: runner.result_for(shown) is not None, timeout=10_000)
+    runner.request(passed)  # waits for the rest
+    runner.request(shown)  # back before the rest is over: nothing more to compute
+    qtbot.wait(1200)
+    assert runner.computed_list == [shown] and runner.result_for(shown) is not None
+
+
+def test_the_panel_walker_does_not_wait_for_a_rest(qtbot, runner) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from explorer.ui.shell.panel_walker import PanelWalker
+
+    class Panels(QWidget):
+        def __init__(self, panel: QWidget) -> None:
+            super().__init__()
+            self._panel = panel
+
+        def show_panel(self, _key: str) -> None:
+            pass
+
+        def panel(self, _key: str) -> QWidget:
+            return self._panel
+
+    panel = QWidget()
+    qtbot.addWidget(panel)
+    runner.setParent(panel)
+    runner.max_duty, runner.max_rest_s = 0.001, 30.0
+    first, waiting = _snapshot(8), _snapshot(9)
+    runner.request(first)
+    qtbot.waitUntil(lambda: runner.result_for(first) is not None, timeout=10_000)
+    runner.request(waiting)  # resting for up to 30 s with a snapshot waiting
+    panels = Panels(panel)
+    settled: list[str] = []
+    walker = PanelWalker(panels, ["one"], settled.append, lambda: None, min_wait_ms=0, max_wait_ms=20_000, poll_ms=5)
+    walker.start()
+    qtbot.waitUntil(lambda: settled == ["one"], timeout=5_000)

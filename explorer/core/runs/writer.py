@@ -31,6 +31,9 @@ PROBE_BLEU_K = 2  # the book's BLEU for its probe sentences (§11.7)
 #: With a probe interval, the probes' translations take at most this share of the run's time: a 6-layer model's greedy
 #: decoding of the studio's probe (20 steps without an end, ~25 ms) every second cost its training ~2.5 %.
 PROBE_MAX_SHARE = 0.01
+#: ... waiting no longer than this many times the interval, and this many seconds (one slow translation, e.g. the
+#: first while the machine is busy, does not hold the next one back for a minute).
+PROBE_MAX_WAIT_INTERVALS, PROBE_MAX_WAIT_S = 10, 10.0
 
 
 class RunWriter:
@@ -49,7 +52,8 @@ class RunWriter:
         were last translated (0: every epoch); the last epoch is always translated. The studio uses a second: a
         translation of its probe every ~75 ms epoch cost its training process ~5 % of its speed, for a record
         read at replay speed. With an interval, the translations also take at most :data:`PROBE_MAX_SHARE` of the
-        time: one that took t seconds is followed no sooner than t / PROBE_MAX_SHARE after it began.
+        time: one that took t seconds is followed no sooner than t / PROBE_MAX_SHARE after it began (at most ten
+        intervals or 10 s, whichever is longer).
     keep_checkpoints : also keep ``checkpoints/epoch-XXXX.safetensors`` for each checkpointed epoch.
     keep_models : epochs after which the model alone is saved as ``models/epoch-XXXX.safetensors`` (a quarter of
         a checkpoint's size: no optimiser state), e.g. for a replay to translate with the model as it was then.
@@ -182,7 +186,8 @@ class RunWriter:
                 translations = self._translate_probes()
                 if self.probe_interval_s > 0:
                     spent = time.monotonic() - self._probe_time
-                    self._probe_wait = max(self.probe_interval_s, spent / PROBE_MAX_SHARE)
+                    cap = max(PROBE_MAX_WAIT_INTERVALS * self.probe_interval_s, PROBE_MAX_WAIT_S)
+                    self._probe_wait = max(self.probe_interval_s, min(spent / PROBE_MAX_SHARE, cap))
                 scores = [t["bleu"] for t in translations]
                 record.update(probes=translations, bleu=sum(scores) / len(scores) if scores else math.nan)
             self._append(record)

@@ -98,8 +98,10 @@ def shows_nothing(graphics: Any) -> bool:
         items = graphics.scene().items()
     else:
         return False
-    data = [i for i in items if isinstance(i, (pg.ImageItem, pg.PlotDataItem, pg.ScatterPlotItem, pg.BarGraphItem))
-            and not _in_colour_bar(i)]
+    from explorer.ui.widgets.thumbnail_item import ThumbnailImage
+
+    data = [i for i in items if isinstance(i, (pg.ImageItem, pg.PlotDataItem, pg.ScatterPlotItem, pg.BarGraphItem,
+                                               ThumbnailImage)) and not _in_colour_bar(i)]
     return bool(data) and not any(_holds_data(i) for i in data)
 
 
@@ -118,7 +120,9 @@ def _in_colour_bar(item: Any) -> bool:
 def _holds_data(item: Any) -> bool:
     import pyqtgraph as pg
 
-    if isinstance(item, pg.ImageItem):
+    from explorer.ui.widgets.thumbnail_item import ThumbnailImage
+
+    if isinstance(item, (pg.ImageItem, ThumbnailImage)):  # an attention grid's thumbnail: an image of its own
         return item.image is not None and item.image.size > 0 and item.isVisible()
     if isinstance(item, pg.PlotDataItem):
         return item.xData is not None and len(item.xData) > 0

@@ -70,13 +70,14 @@ class PanelWalker(QObject):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
-        from explorer.ui.worker import LatestOnlyRunner
+        from explorer.ui.worker import PACING_TIMER, LatestOnlyRunner
 
         key = self._keys[0]
         panel = self._panels.panel(key)
         busy = panel is not None and (
             any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
-            or any(t.isActive() and t.isSingleShot() for t in panel.findChildren(QTimer))  # debounces
+            or any(t.isActive() and t.isSingleShot() and t.objectName() != PACING_TIMER  # debounces, not rests
+                   for t in panel.findChildren(QTimer))
         )
         elapsed = self._clock.elapsed()
         if elapsed < self._max_wait_ms and (busy or elapsed < self._min_wait_ms):

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, METHODS, SELF_KINDS
-from explorer.ui.worker import LatestOnlyRunner
+from explorer.ui.worker import PACING_TIMER, LatestOnlyRunner
 
 #: Flow in the GUI is computed only when it takes about this long or less (the studio's texts: a few ms).
 GUI_FLOW_LIMIT_S = 5.0
@@ -18,6 +18,9 @@ GUI_FLOW_LIMIT_S = 5.0
 #: 6-layer model over a 20-token probe takes ~0.12 s; asked for at every redraw of a live grid (2.5 Hz) it took a
 #: third of a core from the training beside it. A short text's maps (a few ms) still follow every redraw.
 MAX_DUTY = 0.1
+#: ... but a rest lasts at most this long: a text inspected soon after a slow one (flow of up to GUI_FLOW_LIMIT_S)
+#: would otherwise wait for up to nine times that.
+MAX_REST_S = 1.0
 
 
 def extra_name(method: str, kind: str) -> str:
@@ -44,7 +47,8 @@ def self_kinds(snapshot: Any) -> tuple[str, ...]:
 
 
 def _follow(snapshot: Any, residual: float, limit_s: float) -> tuple[Any, Any, float]:
-    """``(snapshot, FollowedMaps, CPU seconds the computation took)``."""
+    """``(snapshot, FollowedMaps, CPU seconds of this thread)``: a lower bound where BLAS threads helped (a long
+    text's rollout); flow, the costly part, runs on this thread alone."""
     from explorer.core.debug.rollout import follow_all
 
     start = time.thread_time()
@@ -54,7 +58,8 @@ def _follow(snapshot: Any, residual: float, limit_s: float) -> tuple[Any, Any, f
 
 class FollowedMapsRunner(QObject):
     """Computes every rollout and flow map of a snapshot off the GUI thread (the newest request only), taking at most
-    ``max_duty`` of a core while requests keep coming (:data:`MAX_DUTY`); a new residual is computed at once.
+    ``max_duty`` of a core while requests keep coming (:data:`MAX_DUTY`, rests of at most ``max_rest_s``); a new
+    residual is computed at once.
 
     Signals: ``computed(snapshot, FollowedMaps)``, ``failed(str)``."""
 
@@ -73,10 +78,11 @@ class FollowedMapsRunner(QObject):
         self._asked: Any = None
         self.latest: tuple[Any, Any] | None = None  # (snapshot, FollowedMaps)
         self.closed = False  # after shutdown: nothing is asked, and a late result is dropped
-        self.max_duty = MAX_DUTY
+        self.max_duty, self.max_rest_s = MAX_DUTY, MAX_REST_S
         self._rest_until = 0.0  # time.monotonic() before which no computation starts
         self._waiting: Any = None  # the newest snapshot asked for while resting
-        self._rest_timer = QTimer(self)  # a single-shot child: the panel walker waits for it as for a debounce
+        self._rest_timer = QTimer(self)  # paces the work: the panel walker does not wait for it
+        self._rest_timer.setObjectName(PACING_TIMER)
         self._rest_timer.setSingleShot(True)
         self._rest_timer.timeout.connect(self._on_rest_timer_timeout)
 
@@ -86,6 +92,8 @@ class FollowedMapsRunner(QObject):
         if self.closed or snapshot is None or not self_kinds(snapshot):
             return
         if self._asked is snapshot or (self.latest is not None and self.latest[0] is snapshot):
+            self._waiting = None  # a snapshot asked for in between (and left) is not computed after all
+            self._rest_timer.stop()
             return
         self._waiting = snapshot
         if not self._runner.is_busy():
@@ -115,7 +123,7 @@ class FollowedMapsRunner(QObject):
         self.residual = residual
         self.latest, self._asked = None, None
         self._runner.cancel()  # a computation with the old r still running is dropped when it ends
-        self._rest_until = 0.0  # the user asked: no rest (the caller asks for the snapshot on display again)
+        self._rest_until, self._waiting = 0.0, None  # the user asked: no rest (the caller asks for what it shows)
         self._rest_timer.stop()
         return True
 
@@ -154,7 +162,7 @@ class FollowedMapsRunner(QObject):
             return
         snapshot, maps, cpu_s = result
         duty = min(max(self.max_duty, 1e-3), 1.0)
-        self._rest_until = time.monotonic() + cpu_s * (1.0 / duty - 1.0)
+        self._rest_until = time.monotonic() + min(cpu_s * (1.0 / duty - 1.0), self.max_rest_s)
         self.latest = (snapshot, maps)
         self._asked = None
         self.computed.emit(snapshot, maps)

@@ -32,8 +32,8 @@ class ThumbnailImage(QGraphicsObject):
     """The pixels of one map, one cell per pixel (the parent scales them), that report a left click.
 
     Drawn with ``drawImage`` from a premultiplied ARGB32 image and no smoothing: through pyqtgraph's ``ImageItem``
-    (an RGBA8888 image) an antialiased view converted and resampled every thumbnail on every paint, ~60 µs each;
-    this costs ~3 µs (bench/grid_redraw.py)."""
+    (an RGBA8888 image), an antialiased painter clipped to the region of every changed thumbnail took ~50 µs a
+    thumbnail; this ~4 µs (with the grid's one-rectangle updates). A redraw of 144: bench/grid_redraw.py."""
 
     clicked = Signal()
 

@@ -166,9 +166,10 @@ class LossPlotWidget(pg.PlotWidget):
         self._sync_change_markers()
         self._update_legend()
         self.set_marker(self._marker_step)
-        # Fit the range and the view's transform now, as the next paint would: done inside that paint, they moved the
-        # axes and the clipped curves, which asked for a second paint of the whole plot after every refresh.
-        self.getPlotItem().getViewBox().prepareForPaint()
+        if self.isVisible():
+            # Fit the range and the view's transform now, as the next paint would: done inside that paint, they moved
+            # the axes and the clipped curves, which asked for a second paint of the whole plot after every refresh.
+            self.getPlotItem().getViewBox().prepareForPaint()
 
     @property
     def previous_curve(self) -> pg.PlotDataItem:
