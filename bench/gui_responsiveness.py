@@ -163,6 +163,32 @@ def engine_server(conn, config, pairs, probe, counts: list[int]) -> None:
         conn.send((tokens, time.perf_counter() - t0))
 
 
+def shown_studio(app, size: str):
+    """The studio panel, shown offscreen at 1400x900 with its data loaded, set to the book's model (``size`` "book")
+    or the large one, for 100,000 epochs; and the temporary folder its runs are recorded in (keep it alive)."""
+    from explorer.ui.panels.studio.studio_panel import StudioPanel
+    from explorer.ui.process_settings import freeze_long_lived_objects
+    from explorer.ui.theme import configure_pyqtgraph
+
+    configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
+    panel = StudioPanel()
+    runs = tempfile.TemporaryDirectory()
+    panel.studio_state.runs_root = Path(runs.name)  # recorded as the app records, but not among the user's runs
+    panel.resize(1400, 900)
+    panel.show()
+    panel.form.apply_preset("book (§11.7)")
+    panel.form.set_values({"num_epochs": 100_000})  # the book's 200 epochs end within the measurement at book size
+    if size == "large":
+        panel.form.set_values({"num_layers": 6, "num_heads": 8, "num_hiddens": 64, "ffn_num_hiddens": 128,
+                               "num_steps": 20})
+    while panel.is_loading():
+        app.processEvents()
+    # as the main window does once it has built a panel: what lives now is out of the collector's walks, so a full
+    # collection while training does not stall the GUI for the whole heap (~0.5 s measured without)
+    freeze_long_lived_objects(collect_young=True)
+    return panel, runs
+
+
 def run_tokens(step) -> tuple[float, float]:
     """(target tokens so far, active seconds so far) of a run, from its newest StepEvent (zeros before one)."""
     if step is None:
@@ -187,26 +213,9 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     import torch
 
-    from explorer.ui.panels.studio.studio_panel import StudioPanel
-    from explorer.ui.process_settings import freeze_long_lived_objects, training_threads
-    from explorer.ui.theme import configure_pyqtgraph
+    from explorer.ui.process_settings import training_threads
 
-    configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
-    panel = StudioPanel()
-    runs = tempfile.TemporaryDirectory()
-    panel.studio_state.runs_root = Path(runs.name)  # recorded as the app records, but not among the user's runs
-    panel.resize(1400, 900)
-    panel.show()
-    panel.form.apply_preset("book (§11.7)")
-    panel.form.set_values({"num_epochs": 100_000})  # the book's 200 epochs end within the measurement at book size
-    if args.size == "large":
-        panel.form.set_values({"num_layers": 6, "num_heads": 8, "num_hiddens": 64, "ffn_num_hiddens": 128,
-                               "num_steps": 20})
-    while panel.is_loading():
-        app.processEvents()
-    # as the main window does once it has built a panel: what lives now is out of the collector's walks, so a full
-    # collection while training does not stall the GUI for the whole heap (~0.5 s measured without)
-    freeze_long_lived_objects(collect_young=True)
+    panel, runs = shown_studio(app, args.size)
     print(f"settings: {panel.form.config()}")
     print(f"data: {panel.data.info.text()}")
     counts = sorted({torch.get_num_threads(), training_threads() or torch.get_num_threads()}, reverse=True)

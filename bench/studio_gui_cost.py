@@ -21,7 +21,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -48,22 +47,9 @@ def thread_cpu_s() -> dict[int, float]:
 
 def children_cpu_s() -> float:
     """CPU seconds of every process descending from this one (the fork server, the training process)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    parents, cpu = {}, {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)], cpu[int(entry)] = int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks
-    mine, grew = {os.getpid()}, True
-    while grew:
-        found = {pid for pid, parent in parents.items() if parent in mine} - mine
-        grew, mine = bool(found), mine | found
-    return sum(cpu[pid] for pid in mine - {os.getpid()})
+    from gui_responsiveness import descendants_cpu_s  # this folder's benchmark: the same /proc reading
+
+    return sum(descendants_cpu_s().values())
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
@@ -76,7 +62,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     app = QApplication.instance() or QApplication([])
     import pyqtgraph as pg
 
-    from explorer.ui.panels.studio.studio_panel import StudioPanel
+    from gui_responsiveness import shown_studio
 
     paints: dict[str, list[float]] = {}
     original = pg.GraphicsView.paintEvent
@@ -95,18 +81,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         QTimer.singleShot(int(seconds * 1000), loop.quit)
         loop.exec()
 
-    panel = StudioPanel()
-    runs = tempfile.TemporaryDirectory()
-    panel.studio_state.runs_root = Path(runs.name)  # recorded as the app records, but not among the user's runs
-    panel.resize(1400, 900)
-    panel.show()
-    panel.form.apply_preset("book (§11.7)")
-    panel.form.set_values({"num_epochs": 100_000})
-    if args.size == "large":
-        panel.form.set_values({"num_layers": 6, "num_heads": 8, "num_hiddens": 64, "ffn_num_hiddens": 128,
-                               "num_steps": 20})
-    while panel.is_loading():
-        app.processEvents()
+    panel, runs = shown_studio(app, args.size)  # the same studio as bench/gui_responsiveness.py trains in
     if args.probe == "long":
         panel.data.probe_src.setText(LONG_PROBE[0])
         panel.data.probe_tgt.setText(LONG_PROBE[1])
@@ -120,6 +95,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     threads1, child1, wall = thread_cpu_s(), children_cpu_s(), time.perf_counter() - wall0
     step1 = panel.studio_state.latest_step
     panel.shutdown(2000)
+    runs.cleanup()
     used = {tid: threads1[tid] - threads0.get(tid, 0.0) for tid in threads1}
     gui_thread = used.pop(main_id, 0.0)
     tokens = (step1.tokens_per_s if step1 is not None else float("nan"))
