@@ -24,10 +24,13 @@ def sinusoidal_encoding(max_len: int, dim: int) -> Tensor:
 
     Returns
     -------
-    (max_len, dim) float32 tensor.
+    (max_len, dim) float32 tensor; under ``torch.device("meta")`` (a model built as shapes only) an empty one of that
+    shape: computing it there imports ``torch._dynamo`` (~1.4 s, the first time in a process).
     """
     if max_len < 0 or dim <= 0:
         raise ValueError("max_len must be ≥ 0 and the encoding dimension ≥ 1")
+    if torch.empty(0).is_meta:
+        return torch.empty(max_len, dim)
     angles = torch.arange(max_len, dtype=torch.float64)[:, None] * _frequencies(dim)[None, :]  # (T, ceil(d/2))
     P = torch.empty(max_len, dim, dtype=torch.float64)
     P[:, 0::2] = torch.sin(angles)

@@ -240,8 +240,7 @@ def build_loaded_model(name: str, tensors: dict[str, torch.Tensor], meta: dict[s
     bad = [k for k, t in tensors.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
     if bad:
         raise CheckpointError(f"{name} holds non-finite weights (e.g. {bad[0]!r})")
-    model = Seq2SeqTransformer(model_config, len(src_vocab), len(tgt_vocab))
-    model.load_state_dict(tensors, strict=True)
+    model = Seq2SeqTransformer.from_weights(model_config, len(src_vocab), len(tgt_vocab), tensors)  # checked above
     target = device if isinstance(device, torch.device) else _device(device)
     model.to(target).eval()
     history = _history(meta.get("history"))
