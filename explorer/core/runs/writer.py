@@ -29,7 +29,7 @@ from explorer.core.training.state import encode_training_checkpoint
 
 PROBE_BLEU_K = 2  # the book's BLEU for its probe sentences (§11.7)
 #: With a probe interval, the probes' translations take at most this share of the run's time: a 6-layer model's greedy
-#: decoding of the studio's probe (20 steps without an end, ~25 ms) every second cost its training ~2.5 %.
+#: decoding of the studio's probe (20 steps without an end, ~29 ms) every second cost its training ~3 %.
 PROBE_MAX_SHARE = 0.01
 #: ... waiting no longer than this many times the interval, and this many seconds (one slow translation, e.g. the
 #: first while the machine is busy, does not hold the next one back for a minute).
