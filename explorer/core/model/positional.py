@@ -14,6 +14,13 @@ def _frequencies(dim: int) -> Tensor:
     return torch.pow(10000.0, -pairs / dim)
 
 
+def building_on_meta() -> bool:
+    """True while new tensors go to ``torch.device("meta")`` (a model built as shapes only, e.g. to check a file's
+    shapes or to receive saved weights): drawing or computing there imports ``torch._dynamo`` (~1.3 s the first time
+    in a process), so modules make empty tensors of the right shape instead."""
+    return torch.empty(0).is_meta
+
+
 def sinusoidal_encoding(max_len: int, dim: int) -> Tensor:
     """The book's matrix ``P``: ``P[i, 2j] = sin(i ω_j)``, ``P[i, 2j+1] = cos(i ω_j)``.
 
@@ -24,12 +31,11 @@ def sinusoidal_encoding(max_len: int, dim: int) -> Tensor:
 
     Returns
     -------
-    (max_len, dim) float32 tensor; under ``torch.device("meta")`` (a model built as shapes only) an empty one of that
-    shape: computing it there imports ``torch._dynamo`` (~1.4 s, the first time in a process).
+    (max_len, dim) float32 tensor; an empty one of that shape while :func:`building_on_meta`.
     """
     if max_len < 0 or dim <= 0:
         raise ValueError("max_len must be ≥ 0 and the encoding dimension ≥ 1")
-    if torch.empty(0).is_meta:
+    if building_on_meta():
         return torch.empty(max_len, dim)
     angles = torch.arange(max_len, dtype=torch.float64)[:, None] * _frequencies(dim)[None, :]  # (T, ceil(d/2))
     P = torch.empty(max_len, dim, dtype=torch.float64)
@@ -47,6 +53,11 @@ class PositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(dropout)
         # Not a parameter and not saved: it is recomputed from (max_len, num_hiddens).
         self.register_buffer("P", sinusoidal_encoding(max_len, num_hiddens)[None], persistent=False)
+
+    def compute_on_cpu(self) -> None:
+        """Compute ``P`` on the CPU where it is a shape only (a module built on ``meta``: it is never saved)."""
+        if self.P.is_meta:
+            self.P = sinusoidal_encoding(self.max_len, self.P.shape[-1])[None]
 
     def forward(self, X: Tensor) -> Tensor:
         """X (B, T, d) -> X + P[:T] with dropout, (B, T, d)."""

@@ -16,7 +16,7 @@ from torch import Tensor, nn
 
 from explorer.core.checks import is_number, is_whole
 from explorer.core.model.attention import MultiHeadAttention, dropout
-from explorer.core.model.positional import PositionalEncoding, sinusoidal_encoding
+from explorer.core.model.positional import PositionalEncoding, building_on_meta
 
 
 #: Deepest model accepted: far past the book's 2 layers, yet quick to describe (shapes only) before building it.
@@ -227,10 +227,9 @@ class DecoderBlock(nn.Module):
 
 
 def _embedding(vocab_size: int, dim: int) -> nn.Embedding:
-    """``nn.Embedding(vocab_size, dim)``, its weights drawn as torch draws them; under ``torch.device("meta")`` (a
-    model built as shapes only) not drawn at all: ``normal_`` there imports ``torch._dynamo`` (~1.3 s the first time in
-    a process)."""
-    if torch.empty(0).is_meta:
+    """``nn.Embedding(vocab_size, dim)``, its weights drawn as torch draws them; not drawn at all while
+    :func:`~explorer.core.model.positional.building_on_meta` (``normal_`` there imports ``torch._dynamo``)."""
+    if building_on_meta():
         return nn.Embedding(vocab_size, dim, _weight=torch.empty(vocab_size, dim))
     return nn.Embedding(vocab_size, dim)
 
@@ -363,8 +362,8 @@ class Seq2SeqTransformer(nn.Module):
         model.load_state_dict({name: t.to(dtypes[name]) if name in dtypes else t for name, t in tensors.items()},
                               strict=True, assign=True)
         for module in model.modules():
-            if isinstance(module, PositionalEncoding) and module.P.is_meta:  # not saved: computed from its shape
-                module.P = sinusoidal_encoding(module.max_len, module.P.shape[-1])[None]
+            if isinstance(module, PositionalEncoding):  # not saved: computed
+                module.compute_on_cpu()
         left = [name for name, t in (*model.named_parameters(), *model.named_buffers()) if t.is_meta]
         if left:
             raise ValueError(f"the model's {left[0]!r} is neither saved nor computed")
