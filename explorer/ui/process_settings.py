@@ -11,26 +11,34 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from explorer.core.runs.thread_tuner import starting_threads
+
+if TYPE_CHECKING:
+    from explorer.core.training.config import TrainingConfig
 
 #: Worker threads of Qt's global pool: a training run's event reader holds one for the whole run, and a
 #: dataset load, a model read and the explore panels' recomputation must not wait behind it (the pool
 #: defaults to the core count, 2 on the build machine). The extra threads sleep unless given work.
 MIN_POOL_THREADS = 6
 
-def training_threads() -> int | None:
-    """torch's intra-op threads for the studio's training process: one core is left to the GUI process.
+def training_threads(config: TrainingConfig | None = None) -> int | None:
+    """torch's intra-op threads for the studio's training process to start with; its thread tuner then measures
+    every core against every core but one and keeps the faster.
 
-    Measured on the 2-core build machine (book settings, /tmp A/B of the studio, two rounds, shared machine):
-    the child trained at 14.6k/14.8k tokens/s with 2 threads while the GUI drew, 35.0k/31.0k with 1 (the engine
-    alone: 22.0k/1.3k with 2 threads, 36.8k/34.3k with 1). An OpenMP team whose threads wait for each other at
-    every barrier stalls whenever another process takes one of its cores; the book's model is too small for a
-    second thread to pay. (Those figures predate 4eb6a35: until then a recorded run's checkpoint thread throttled
-    every two-thread run after its first epoch, ``bench/omp_side_thread.py``.) This is where the training
-    process's thread tuner starts; it measures every count against all cores and keeps the faster. None (torch's
+    For ``config``, :func:`~explorer.core.runs.thread_tuner.starting_threads`: every core for a model whose
+    batches are large enough that torch splits its elementwise kernels too, else one core left to the GUI process (an
+    OpenMP team whose threads wait for each other at every barrier stalls whenever the GUI takes one of its cores, and
+    the book's model is too small for a second thread to pay). Without a config, every core but one. None (torch's
     default) on a single core.
     """
     cores = os.cpu_count() or 1
-    return max(1, cores - 1) if cores > 1 else None
+    if cores <= 1:
+        return None
+    if config is None:
+        return cores - 1
+    return starting_threads(config.batch_size, config.num_steps, config.model.num_hiddens, cores)
 
 
 _GC_LOCK = threading.Lock()

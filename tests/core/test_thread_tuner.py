@@ -1,7 +1,7 @@
 """The training process's thread tuner keeps the faster thread count, measured, and measures again later."""
 from __future__ import annotations
 
-from explorer.core.runs.thread_tuner import ThreadTuner
+from explorer.core.runs.thread_tuner import ThreadTuner, starting_threads
 
 
 def run(tuner: ThreadTuner, rates: dict[int, float], start_s: float, seconds: float, step_s: float = 0.05) -> float:
@@ -121,3 +121,32 @@ def test_a_drop_after_the_first_trial_does_not_decide_the_round() -> None:
         speed = 1.0 if t <= 1.0 else 0.6
         tuner.on_step(t, round(1000 * speed * (1.4 if tuner.current == 2 else 1.0) * 0.05))
     assert calls == [1, 2, 1, 2] and tuner.current == 2
+
+
+def test_starts_where_told_and_tries_the_other_count() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=1.0, hold_s=100.0, start=2)
+    assert calls == [2] and tuner.current == 2
+    run(tuner, {1: 1500, 2: 1000}, 0.0, 4.2)  # warm-up at two threads, then two, one, two
+    assert calls == [2, 1, 2, 1] and tuner.current == 1
+
+
+def test_a_start_outside_the_choices_is_one_of_them() -> None:
+    tuner = ThreadTuner([3, 4], lambda n: None, start=1)
+    assert tuner.choices == [1, 3, 4] and tuner.current == 1
+
+
+def test_the_start_is_every_core_once_a_batch_reaches_the_grain_size() -> None:
+    assert starting_threads(64, 10, 32, cores=2) == 1  # the book's model: 20,480 values a batch
+    assert starting_threads(64, 20, 64, cores=2) == 2  # 81,920
+    assert starting_threads(32, 32, 32, cores=8) == 8  # exactly the grain size
+    assert starting_threads(64, 20, 64, cores=1) == 1
+    assert starting_threads(1, 1, 1, cores=16) == 15
+
+
+def test_a_count_only_a_little_faster_does_not_move_the_run() -> None:
+    calls: list[int] = []
+    tuner = ThreadTuner([1, 2], calls.append, trial_s=1.0, warmup_s=0.5, hold_s=100.0)
+    run(tuner, {1: 1000, 2: 1030}, 0.0, 4.0)  # 3 % faster: within a trial's noise
+    assert tuner.current == 1 and calls == [1, 2, 1]
+    assert tuner.rates[2] > tuner.rates[1]

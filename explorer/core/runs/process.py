@@ -49,9 +49,9 @@ class TrainingJob:
     ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
     ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
     ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core); with
-    ``tune_threads`` it is where the child starts, and it then measures that count against all its cores and keeps
-    the faster, again after 10 s and then less and less often (``thread_tuner.ThreadTuner``): the GUI beside it
-    leaves a share of a core.
+    ``tune_threads`` it is where the child starts, and it then measures all its cores and all but one (and that
+    count) against each other and keeps the fastest, again after 10 s and then less and less often
+    (``thread_tuner.ThreadTuner``): the GUI beside it leaves a share of a core.
     ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
     otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
     and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one;
@@ -392,7 +392,8 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     writer: RunWriter | None = None
     if job.num_threads:
         torch.set_num_threads(max(1, int(job.num_threads)))
-    tuner = ThreadTuner([torch.get_num_threads(), available_cores()], torch.set_num_threads) \
+    cores = available_cores()
+    tuner = ThreadTuner([max(1, cores - 1), cores], torch.set_num_threads, start=torch.get_num_threads()) \
         if job.tune_threads else None
 
     sender = EventSender(events)  # a GUI slow to read never stops the training loop

@@ -38,7 +38,7 @@ class TrainingRun:
     def __init__(self, config: TrainingConfig, request: LoadRequest, probe: tuple[str, str],
                  run_dir: Path | None) -> None:
         job = TrainingJob(config.to_dict(), request.spec, request.num_examples, request.seed, probe,
-                          num_threads=training_threads(), run_dir=str(run_dir) if run_dir else None,
+                          num_threads=training_threads(config), run_dir=str(run_dir) if run_dir else None,
                           checkpoint_interval_s=CHECKPOINT_INTERVAL_S, probe_interval_s=PROBE_INTERVAL_S,
                           tune_threads=True, nice=TRAINING_NICE)
         self.process = TrainingProcess(job)
