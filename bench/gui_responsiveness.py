@@ -80,7 +80,8 @@ def engine_tokens_per_s(panel, seconds: float) -> float:
 
 
 def engine_rates(panel, seconds: float) -> dict[str, float]:
-    """Engine tokens/s with torch's default threads and with the studio's training-process threads."""
+    """Engine tokens/s with torch's default threads and with every core but one (the other count the studio's
+    training process may train with)."""
     import torch
 
     from explorer.ui.process_settings import training_threads

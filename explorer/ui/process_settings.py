@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from explorer.core.runs.thread_tuner import starting_threads
+from explorer.core.runs.thread_tuner import available_cores, starting_threads
 
 if TYPE_CHECKING:
     from explorer.core.training.config import TrainingConfig
@@ -25,7 +25,8 @@ MIN_POOL_THREADS = 6
 
 def training_threads(config: TrainingConfig | None = None) -> int | None:
     """torch's intra-op threads for the studio's training process to start with; its thread tuner then measures
-    every core against every core but one and keeps the faster.
+    every core it may run on against every core but one, and moves to the other count only when it trains at least
+    5 % faster (``thread_tuner.SWITCH_ABOVE``).
 
     For ``config``, :func:`~explorer.core.runs.thread_tuner.starting_threads`: every core for a model whose
     batches are large enough that torch splits its elementwise kernels too, else one core left to the GUI process (an
@@ -33,7 +34,7 @@ def training_threads(config: TrainingConfig | None = None) -> int | None:
     the book's model is too small for a second thread to pay). Without a config, every core but one. None (torch's
     default) on a single core.
     """
-    cores = os.cpu_count() or 1
+    cores = available_cores()
     if cores <= 1:
         return None
     if config is None:

@@ -95,18 +95,3 @@ def test_a_runtime_error_in_a_generator_is_reported_and_finishes(qtbot) -> None:
     with qtbot.waitSignal(worker.finished, timeout=5000):
         worker.start()
     assert sink.items == [1] and sink.errors == ["the CUDA device went away"]
-
-
-def test_the_studio_starts_a_large_model_on_every_core(monkeypatch) -> None:
-    from explorer.core.model.transformer import TransformerConfig
-    from explorer.core.training.config import TrainingConfig
-    from explorer.ui.process_settings import training_threads
-
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    large = TrainingConfig(model=TransformerConfig(num_layers=6, num_heads=8, num_hiddens=64, ffn_num_hiddens=128),
-                           num_steps=20)
-    assert training_threads(TrainingConfig()) == 1  # the book's model leaves a core to the GUI
-    assert training_threads(large) == 2
-    assert training_threads() == 1
-    monkeypatch.setattr("os.cpu_count", lambda: 1)
-    assert training_threads(large) is None

@@ -393,7 +393,7 @@ def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_
     if job.num_threads:
         torch.set_num_threads(max(1, int(job.num_threads)))
     cores = available_cores()
-    tuner = ThreadTuner([max(1, cores - 1), cores], torch.set_num_threads, start=torch.get_num_threads()) \
+    tuner = ThreadTuner([max(1, cores - 1), cores], torch.set_num_threads, start=min(torch.get_num_threads(), cores)) \
         if job.tune_threads else None
 
     sender = EventSender(events)  # a GUI slow to read never stops the training loop

@@ -27,7 +27,9 @@ EARLY_SHARE, ABORT_BELOW, MIN_STEPS = 0.5, 0.6, 3
 #: per cent apart are within a one-second trial's noise, and a move to the slower one costs until the next round.
 SWITCH_ABOVE = 1.05
 #: torch's grain size (``at::internal::GRAIN_SIZE``): an elementwise kernel over fewer elements runs on one thread,
-#: whatever the thread count; only the matrix products of such a model split over a second thread.
+#: whatever the thread count. Below it, a batch's width-wide activations (residuals, layer norms, dropout, attention
+#: outputs) stay on one thread; the FFN's and the output layer's wider ones may still split. Used as a cut-off, which
+#: two model shapes were measured on (:func:`starting_threads`), not derived.
 GRAIN_SIZE = 32768
 
 
@@ -63,8 +65,8 @@ class ThreadTuner:
 
     Feed it every step with :meth:`on_step` (the run's active seconds so far and the step's tokens), on the thread
     that trains, between steps: it calls ``set_threads`` there. ``rates`` holds the tokens/s per count of the round
-    in progress, or else of the last one. ``start``: the count it trains with first (one of the choices; None: the
-    smallest).
+    in progress, or else of the last one. ``start``: the count it trains with first (added to the choices when it is
+    not one of them; None: the smallest).
     """
 
     def __init__(self, choices: Sequence[int], set_threads: Callable[[int], None], trial_s: float = TRIAL_S,
