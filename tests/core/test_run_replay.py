@@ -144,3 +144,13 @@ def test_a_resumed_run_replays_in_the_order_it_was_written(tmp_path) -> None:
     for i, step in snapshots:  # each snapshot right after a step at or before its own
         previous = [e for e in recorded.events[:i] if e.kind == "step"]
         assert not previous or previous[-1].step <= step
+
+
+def test_a_follower_is_caught_up_once_a_poll_finds_nothing_new() -> None:
+    follower = RunFollower(demo_run_dir(), max_snapshots=8)
+    assert not follower.caught_up
+    polls = 0
+    while follower.poll():
+        assert not follower.caught_up
+        polls += 1
+    assert follower.caught_up and polls > 201 // 8

@@ -115,3 +115,12 @@ def test_a_paused_replay_translates_with_the_model_it_kept_then(qtbot, panel) ->
     assert panel.translate_view.translate_now() is not None
     state.resume()
     assert state.record is None and state.run_state == "running"  # that model is stale once the replay moves on
+
+
+def test_a_followed_run_is_settling_until_what_it_had_written_is_read_and_drawn(qtbot, panel) -> None:
+    assert not panel.is_settling()
+    assert panel.studio_state.open_run(str(demo_run_dir()))
+    assert panel.is_settling()  # 201 snapshots arrive 8 to a poll
+    qtbot.waitUntil(lambda: not panel.is_settling(), timeout=20000)
+    assert len(panel.history) == 201  # all of them, and drawn: the walker's screenshot shows the last
+    assert "201/201" in panel.live.scrubber.label.text()

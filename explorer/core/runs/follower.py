@@ -52,7 +52,8 @@ class RunFollower:
     :class:`EpochEvent` (+ :class:`TranslationsEvent` with the probe translations and BLEU),
     :class:`SnapshotEvent`, :class:`SettingsEvent`, :class:`FinishedEvent`, :class:`ErrorEvent`,
     :class:`ResumedEvent` (drop what you hold after its step). ``info`` is the latest ``run.json``; ``finished`` is True after a finished line (a
-    resume can clear it); ``ended`` is True once the run was deleted or replaced (poll returns nothing more).
+    resume can clear it); ``ended`` is True once the run was deleted or replaced (poll returns nothing more);
+    ``caught_up`` is True once a poll found nothing new: everything the run had written by then was returned.
     """
 
     def __init__(self, path: str | os.PathLike[str], max_bytes: int = 1 << 20, max_snapshots: int = 32) -> None:
@@ -65,6 +66,7 @@ class RunFollower:
         self.ended = False
         self.partial_line = False  # the metrics file ends in an unfinished line (being written, or cut by a kill)
         self.last_change = time.monotonic()  # when poll last found something new
+        self.caught_up = False
         self._json_sig = _signature(self.path / RUN_JSON)
         self._offset = 0
         self._line_no = 0
@@ -76,6 +78,7 @@ class RunFollower:
     def poll(self) -> list[TrainingEvent]:
         """What was written since the last call (possibly nothing); cheap, bounded, never raises for disk state."""
         if self.ended:
+            self.caught_up = True
             return []
         events: list[TrainingEvent] = []
         gone = self._check_run_json()
@@ -101,6 +104,7 @@ class RunFollower:
         events.extend(snapshots[taken:])
         if metrics or snapshots:
             self.last_change = time.monotonic()
+        self.caught_up = not events
         return events
 
     def started_event(self) -> StartedEvent:

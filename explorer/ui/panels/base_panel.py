@@ -154,6 +154,11 @@ class BasePanel(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def is_settling(self) -> bool:
+        """True while the panel is still bringing in what it was asked to show, beyond its ``LatestOnlyRunner``
+        jobs and debounce timers (which the panel walker sees for itself); a panel that reads a stream overrides it."""
+        return False
+
     # ------------------------------------------------------------------ helpers for subclasses
     def lazy_page(self, factory: Callable[[], QWidget]) -> LazyPage:
         """A page whose widgets ``factory`` makes when it is first shown or asked for (``content()``); its

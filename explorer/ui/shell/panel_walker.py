@@ -12,7 +12,8 @@ SETTLE_POLL_MS = 50
 class PanelWalker(QObject):
     """Visits panels one per event-loop turn, waits for each to settle, then calls ``on_settled(key)``.
 
-    A panel has settled when none of its ``LatestOnlyRunner`` children is busy, no single-shot
+    A panel has settled when it does not say it is settling (``BasePanel.is_settling``: the studio reading a run
+    it follows), none of its ``LatestOnlyRunner`` children is busy, no single-shot
     ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
     throttled redraws land), or after ``max_wait_ms``. ``panels`` (the main window, or the ``PanelAccess`` it
     hands out) is the walker's parent and answers ``show_panel(key)`` and ``panel(key)``. ``poll_ms`` is how
@@ -74,8 +75,10 @@ class PanelWalker(QObject):
 
         key = self._keys[0]
         panel = self._panels.panel(key)
+        settling = getattr(panel, "is_settling", None)  # BasePanel's; a bare widget has none
         busy = panel is not None and (
-            any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
+            (settling is not None and settling())
+            or any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
             or any(t.isActive() and t.isSingleShot() and t.objectName() != PACING_TIMER  # debounces, not rests
                    for t in panel.findChildren(QTimer))
         )

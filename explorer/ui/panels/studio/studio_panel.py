@@ -153,6 +153,9 @@ class StudioPanel(BasePanel):
     def is_loading(self) -> bool:
         return self.studio_state.data.is_loading()
 
+    def is_settling(self) -> bool:  # a followed run: what it had written, read and drawn
+        return self.studio_state.is_catching_up()
+
     # ------------------------------------------------------------------ requests
     def start_training(self) -> bool:
         """Train a fresh model with the form's settings on the loaded data; False (with a message) if impossible."""

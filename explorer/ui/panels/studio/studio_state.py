@@ -72,6 +72,7 @@ class StudioState(QObject):
         self.models.model_changed.connect(self._on_models_model_changed)
         self.run_config: TrainingConfig | None = None
         self._run: TrainingRun | FollowedRun | None = None  # the run in progress: trained here, followed or replayed
+        self._caught_up_with: FollowedRun | None = None  # the followed run whose backlog was read and drawn
         self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
         self.run_dir: Path | None = None  # the run directory of the current run (trained here, followed, replayed)
         self.replay_speed: float | None = None  # the speed the current run is (or was last) replayed at
@@ -103,6 +104,18 @@ class StudioState(QObject):
 
     def is_opening_model(self) -> bool:
         return self.models.opening is not None
+
+    def is_catching_up(self) -> bool:
+        """True while a run directory just opened to follow is still being read (what it had written when it was
+        opened has not all arrived) or what arrived is not drawn yet; False from the first moment both were done
+        (a run still being written then streams in as it is written); a replay paces itself and never is."""
+        followed = self.followed
+        if followed is None or followed.clock is not None or followed is self._caught_up_with:
+            return False
+        if followed.follower.caught_up and not self.run_feed.has_undrawn():
+            self._caught_up_with = followed
+            return False
+        return True
 
     def is_following(self) -> bool:
         """True while a run directory is followed (or replayed)."""
