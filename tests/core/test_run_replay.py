@@ -4,12 +4,14 @@ shipped in the package is a whole, readable book run whose model translates."""
 from __future__ import annotations
 
 import math
+import threading
 
 import pytest
 
 from explorer.core.training.checkpoint import load_model
 from explorer.core.runs.run_dir import kept_model_at, kept_models
 from explorer.core.runs.follower import RunFollower
+from explorer.core.runs.stream import follow_run
 from explorer.core.runs.replay import ReplayClock, checked_speed, read_recorded_run, replay_run
 from explorer.paths import demo_run_dir
 
@@ -146,11 +148,22 @@ def test_a_resumed_run_replays_in_the_order_it_was_written(tmp_path) -> None:
         assert not previous or previous[-1].step <= step
 
 
-def test_a_follower_is_caught_up_once_a_poll_finds_nothing_new() -> None:
+def test_a_follower_is_caught_up_once_a_poll_reads_all_there_is() -> None:
     follower = RunFollower(demo_run_dir(), max_snapshots=8)
     assert not follower.caught_up
-    polls = 0
-    while follower.poll():
-        assert not follower.caught_up
+    snapshots = polls = 0
+    while not follower.caught_up:
+        snapshots += sum(e.kind == "snapshot" for e in follower.poll())
         polls += 1
-    assert follower.caught_up and polls > 201 // 8
+    assert snapshots == 201 and polls == 26  # 8 a poll: the 26th read the last 1 and was not cut short
+    assert follower.poll() == [] and follower.caught_up
+
+
+def test_a_followed_run_says_once_when_what_it_had_written_has_arrived() -> None:
+    stop = threading.Event()
+    seen: list[str] = []
+    for batch in follow_run(RunFollower(demo_run_dir(), max_snapshots=8), stop, poll_s=0.01, finished_grace_s=0.2):
+        seen.extend(e.kind for e in batch)
+    assert seen.count("caught_up") == 1
+    first = seen.index("caught_up")
+    assert seen[:first].count("snapshot") == 201 and "finished" in seen[:first]

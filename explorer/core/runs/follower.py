@@ -53,7 +53,8 @@ class RunFollower:
     :class:`SnapshotEvent`, :class:`SettingsEvent`, :class:`FinishedEvent`, :class:`ErrorEvent`,
     :class:`ResumedEvent` (drop what you hold after its step). ``info`` is the latest ``run.json``; ``finished`` is True after a finished line (a
     resume can clear it); ``ended`` is True once the run was deleted or replaced (poll returns nothing more);
-    ``caught_up`` is True once a poll found nothing new: everything the run had written by then was returned.
+    ``caught_up`` is True from the first poll that read everything there was (not cut short by ``max_bytes`` or
+    ``max_snapshots``): what the run had written when it was opened has then been returned.
     """
 
     def __init__(self, path: str | os.PathLike[str], max_bytes: int = 1 << 20, max_snapshots: int = 32) -> None:
@@ -67,6 +68,7 @@ class RunFollower:
         self.partial_line = False  # the metrics file ends in an unfinished line (being written, or cut by a kill)
         self.last_change = time.monotonic()  # when poll last found something new
         self.caught_up = False
+        self._cut = False  # this poll stopped at max_bytes or max_snapshots: more was there
         self._json_sig = _signature(self.path / RUN_JSON)
         self._offset = 0
         self._line_no = 0
@@ -78,7 +80,6 @@ class RunFollower:
     def poll(self) -> list[TrainingEvent]:
         """What was written since the last call (possibly nothing); cheap, bounded, never raises for disk state."""
         if self.ended:
-            self.caught_up = True
             return []
         events: list[TrainingEvent] = []
         gone = self._check_run_json()
@@ -88,6 +89,7 @@ class RunFollower:
         if not self._started:
             self._started = True
             events.append(self.started_event())
+        self._cut = False
         metrics, replaced = self._read_metrics()
         if replaced is not None:
             self.ended = True
@@ -104,7 +106,7 @@ class RunFollower:
         events.extend(snapshots[taken:])
         if metrics or snapshots:
             self.last_change = time.monotonic()
-        self.caught_up = not events
+        self.caught_up = self.caught_up or not self._cut
         return events
 
     def started_event(self) -> StartedEvent:
@@ -155,6 +157,7 @@ class RunFollower:
             self._metrics_ino = st.st_ino
             fh.seek(self._offset)
             data = fh.read(self.max_bytes)
+        self._cut = self._cut or len(data) >= self.max_bytes
         end = data.rfind(b"\n")
         self.partial_line = (end + 1 < len(data)) and len(data) < self.max_bytes
         if end < 0:
@@ -218,6 +221,7 @@ class RunFollower:
     def _read_snapshots(self) -> list[SnapshotEvent]:
         files = [(s, p) for s, p in snapshot_files(self.path / SNAPSHOTS) if s > self._snapshot_step]
         out: list[SnapshotEvent] = []
+        self._cut = self._cut or len(files) > self.max_snapshots
         for step, path in files[:self.max_snapshots]:
             self._snapshot_step = step
             try:

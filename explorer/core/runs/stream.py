@@ -25,6 +25,13 @@ class CheckpointWrittenEvent:
     kind: str = field(default="checkpoint", init=False)
 
 
+@dataclass(frozen=True)
+class CaughtUpEvent:
+    """Everything the run had written when it was opened has been yielded (once per follow, after those events)."""
+
+    kind: str = field(default="caught_up", init=False)
+
+
 def _signature(path: Any) -> tuple[int, int, int] | None:
     try:
         st = path.stat()
@@ -36,11 +43,13 @@ def _signature(path: Any) -> tuple[int, int, int] | None:
 def follow_run(follower: RunFollower, stop: threading.Event, poll_s: float = POLL_S,
                finished_grace_s: float = FINISHED_GRACE_S) -> Iterator[list[Any]]:
     """Yield the events of the run as they are written, one list per poll (a long finished run arrives in a few
-    lists, not thousands of hand-overs to the GUI thread), until ``stop`` is set, the run was deleted or replaced,
+    lists, not thousands of hand-overs to the GUI thread), with one :class:`CaughtUpEvent` after what the run had
+    written when it was opened, until ``stop`` is set, the run was deleted or replaced,
     or it finished and nothing (its last checkpoint included) changed for ``finished_grace_s`` seconds: a resume
     is seen by opening the run again. Never raises for what it finds on disk."""
     checkpoint_sig: tuple[int, int, int] | None = None
     quiet_since: float | None = None  # when a finished run last changed
+    caught_up = False
     while not stop.is_set():
         events: list[Any] = follower.poll()
         path = follower.latest_checkpoint()
@@ -48,6 +57,9 @@ def follow_run(follower: RunFollower, stop: threading.Event, poll_s: float = POL
         if sig is not None and sig != checkpoint_sig:
             checkpoint_sig = sig
             events.append(CheckpointWrittenEvent(str(path)))
+        if follower.caught_up and not caught_up:
+            caught_up = True
+            events.append(CaughtUpEvent())
         if events:
             yield events
         if follower.ended:

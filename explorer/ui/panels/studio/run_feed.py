@@ -124,10 +124,6 @@ class RunFeed(QObject):
         self.last_error = error
         self.message_posted.emit(stopped_text(error), "alert")
 
-    def has_undrawn(self) -> bool:
-        """True while something recorded waits for the next tick to be shown."""
-        return any(self._dirty.values())
-
     def start(self) -> None:
         """Redraw what is recorded, in tiers, until :meth:`stop`."""
         self._timer.start()

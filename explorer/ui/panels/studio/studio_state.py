@@ -72,7 +72,7 @@ class StudioState(QObject):
         self.models.model_changed.connect(self._on_models_model_changed)
         self.run_config: TrainingConfig | None = None
         self._run: TrainingRun | FollowedRun | None = None  # the run in progress: trained here, followed or replayed
-        self._caught_up_with: FollowedRun | None = None  # the followed run whose backlog was read and drawn
+        self._caught_up_with: FollowedRun | None = None  # the followed run whose backlog has arrived and is drawn
         self.runs_root: Path | None = None  # where runs trained here are recorded (None: not recorded)
         self.run_dir: Path | None = None  # the run directory of the current run (trained here, followed, replayed)
         self.replay_speed: float | None = None  # the speed the current run is (or was last) replayed at
@@ -106,16 +106,11 @@ class StudioState(QObject):
         return self.models.opening is not None
 
     def is_catching_up(self) -> bool:
-        """True while a run directory just opened to follow is still being read (what it had written when it was
-        opened has not all arrived) or what arrived is not drawn yet; False from the first moment both were done
-        (a run still being written then streams in as it is written); a replay paces itself and never is."""
+        """True while a run directory opened to follow has not yet been shown as it was when it was opened: its
+        ``CaughtUpEvent`` has not arrived (it is drawn at once when it does; later writes stream in as written). A
+        replay paces itself and never is."""
         followed = self.followed
-        if followed is None or followed.clock is not None or followed is self._caught_up_with:
-            return False
-        if followed.follower.caught_up and not self.run_feed.has_undrawn():
-            self._caught_up_with = followed
-            return False
-        return True
+        return followed is not None and followed.clock is None and followed is not self._caught_up_with
 
     def is_following(self) -> bool:
         """True while a run directory is followed (or replayed)."""
@@ -330,6 +325,7 @@ class StudioState(QObject):
     def _end_run(self, timeout_ms: int | None = None) -> None:
         """Detach from the run in progress and close it (see :meth:`TrainingRun.close`)."""
         run, self._run = self._run, None
+        self._caught_up_with = None
         self.run_feed.stop()
         if run is None:
             return
@@ -356,6 +352,9 @@ class StudioState(QObject):
             self.models.load_checkpoint(event.path, self.followed.name)
         elif kind == "model_state":
             self._on_model_state(event)
+        elif kind == "caught_up" and self.followed is not None:  # the run as it was when opened: draw it now
+            self._caught_up_with = self.followed
+            self.run_feed.emit_all()
         elif kind == "replay_paused" and self.run_state == "paused":
             self._offer_kept_model()
             self.run_feed.emit_progress()
