@@ -20,7 +20,8 @@ from explorer.core.training.checkpoint_read import CheckpointError  # noqa: E402
 from explorer.core.training.checkpoint import load_model
 from explorer.core.training.events import SnapshotEvent, StepEvent  # noqa: E402
 from explorer.core.runs.run_dir import (RUN_FORMAT_VERSION, RunDirError, check_new_run_dir, read_metrics,  # noqa: E402
-                                   read_run_json, read_snapshot, resolve_model_path, snapshot_files)
+                                   read_run_json, read_snapshot, resolve_model_path, snapshot_files,
+                                   snapshot_path, write_snapshot)
 from explorer.core.runs.follower import RunFollower  # noqa: E402
 from explorer.core.runs.writer import RunWriter  # noqa: E402
 from explorer.core.training.trainer import Trainer  # noqa: E402
@@ -198,6 +199,33 @@ def test_snapshots_on_disk_stay_bounded(tmp_path: Path) -> None:
             writer.on_event(event)
     steps = [s for s, _ in snapshot_files(tmp_path / "run" / "snapshots")]
     assert len(steps) <= 8 and steps[0] == 0 and steps[-1] == 24  # thinned like SnapshotHistory
+
+
+def test_a_snapshot_write_does_not_search_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Snapshot files are written once each: no per-write search for stale temps, which lists the whole folder (its
+    cost grew with the run's snapshots, on the training thread); a resumed run clears leftovers instead."""
+    import torch
+
+    import explorer.core.training.checkpoint as ck
+
+    listed: list[Path] = []
+    real_glob = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: listed.append(self) or real_glob(self, pattern))
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    stale = folder / f".{snapshot_path(folder, 10).name}.0123abcd.tmp.safetensors"  # a killed write of step 10
+    stale.write_bytes(b"partial")
+    old = time.time() - ck.STALE_TEMP_S - 60
+    os.utime(stale, (old, old))
+    maps = {"encoder": np.ones((1, 1, 2, 2), np.float32), "decoder": np.ones((1, 1, 2, 2), np.float32),
+            "cross": np.ones((1, 1, 2, 2), np.float32)}
+    event = SnapshotEvent(step=10, epoch=1, maps=maps, src_tokens=["a", "<eos>"], tgt_tokens=["b", "<eos>"],
+                          tgt_input_tokens=["<bos>", "b"])
+    path, size = write_snapshot(folder, event)
+    assert listed == [] and stale.exists()
+    assert read_snapshot(path).step == 10 and path.stat().st_size == size
+    ck.save_checkpoint(tmp_path / "model.safetensors", {"w": torch.zeros(2)}, {})
+    assert listed  # a checkpoint, rewritten under one name, still clears its own stale temps
 
 
 def test_refused_run_dirs(tmp_path: Path, finished_run: tuple[Path, list], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]

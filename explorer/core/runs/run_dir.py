@@ -265,8 +265,8 @@ def _numbered_files(folder: Path, pattern: re.Pattern[str]) -> list[tuple[int, P
     return sorted(found)
 
 
-def write_snapshot(folder: Path, event: SnapshotEvent) -> tuple[Path, int]:
-    """Atomically write one snapshot as safetensors (three float32 maps + token labels); returns path and size."""
+def encode_snapshot(event: SnapshotEvent) -> bytes:
+    """One snapshot as safetensors bytes: three float32 maps, the step, epoch and token labels in the metadata."""
     from safetensors.numpy import save
 
     meta = {"format": SNAPSHOT_FORMAT, "format_version": 1, "step": event.step, "epoch": event.epoch,
@@ -274,10 +274,19 @@ def write_snapshot(folder: Path, event: SnapshotEvent) -> tuple[Path, int]:
             "tgt_input_tokens": list(event.tgt_input_tokens)}
     arrays = {name: np.ascontiguousarray(event.maps[k], dtype=np.float32)
               for k, name in FILE_NAMES.items() if k in event.maps}
-    data = save(arrays, metadata={"attention_explorer": json.dumps(meta)})
+    return save(arrays, metadata={"attention_explorer": json.dumps(meta)})
+
+
+def write_snapshot(folder: Path, event: SnapshotEvent) -> tuple[Path, int]:
+    """Atomically write one snapshot (:func:`encode_snapshot`) into ``folder``; returns its path and size."""
+    data = encode_snapshot(event)
     path = snapshot_path(folder, event.step)
     try:
-        _atomic_write(path, data, durable=False)  # history, cheap to lose on a power cut: no fsync per snapshot
+        # History, cheap to lose on a power cut: no fsync per snapshot. A step's file is written once per run and a
+        # resumed run deletes every leftover temp file first (RunWriter.resume), so no sweep for stale temps per
+        # write: it lists the folder, which holds up to 512 snapshots (a write took 0.72 ms there, 0.19 ms
+        # without: bench/snapshot_write.py).
+        _atomic_write(path, data, durable=False, sweep=False)
     except CheckpointError as exc:
         raise RunDirError(f"cannot write a snapshot in {folder}: {exc}") from exc
     return path, len(data)

@@ -98,11 +98,14 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
-    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path`` (and fsync the folder).
+def _atomic_write(path: Path, data: bytes, durable: bool = True, sweep: bool = True) -> None:
+    """Write ``data`` to a temp file beside ``path``, fsync it, then rename it over ``path`` (and fsync the folder),
+    then delete stale temp files of earlier saves to ``path``.
 
     ``durable=False`` skips the fsyncs: the rename still means a crash of the process never leaves a half
     file, only a crash of the machine could (for files that are cheap to lose, e.g. attention snapshots).
+    ``sweep=False`` skips the stale temp files: looking for them lists the whole folder, which costs in proportion to
+    its files (for a file written once, in a folder whose owner clears leftovers itself: attention snapshots).
     """
     _refuse_folder(path)
     opened = False
@@ -114,7 +117,8 @@ def _atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
         if not opened:
             raise _cannot_write(path, exc) from exc
         raise CheckpointError(f"could not save {path.name}: {exc.strerror or exc}") from exc
-    _remove_stale_temps(path)
+    if sweep:
+        _remove_stale_temps(path)
 
 
 STALE_TEMP_S = 3600.0  # a temp file this old was left by a save that died (killed, power cut)
