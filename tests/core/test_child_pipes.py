@@ -39,3 +39,36 @@ def test_a_reader_that_has_gone_raises_broken_pipe_on_a_later_send() -> None:
         sender.send("after")
     assert sender.close(timeout_s=5.0)
     writer.close()
+
+
+class _TimedConnection:
+    """A real pipe's sending end that notes when each item was written."""
+
+    def __init__(self, connection) -> None:  # type: ignore[no-untyped-def]
+        self.connection = connection
+        self.written: list[float] = []
+
+    def send(self, item: object) -> None:
+        self.written.append(time.monotonic())
+        self.connection.send(item)
+
+
+def test_items_handed_over_within_the_pace_are_written_together_and_a_lone_one_at_once() -> None:
+    reader, writer = mp.Pipe(duplex=False)
+    timed = _TimedConnection(writer)
+    sender = EventSender(timed, pace_s=0.3)  # type: ignore[arg-type]
+    start = time.monotonic()
+    for i in range(50):  # far faster than one per 0.3 s: the first goes at once, the other 49 in one later write
+        sender.send(i)
+        time.sleep(0.002)
+    assert [reader.recv() for _ in range(50)] == list(range(50))
+    first, rest = timed.written[0], timed.written[1:]
+    assert first - start < 0.25  # the first item did not wait for the pace
+    assert rest[0] - first >= 0.29 and rest[-1] - rest[0] < 0.2  # the others: one burst, a pace after the first
+    time.sleep(0.35)  # a quiet spell longer than the pace
+    handed = time.monotonic()
+    sender.send("lone")
+    assert reader.recv() == "lone" and time.monotonic() - handed < 0.25
+    assert sender.close(timeout_s=5.0)
+    writer.close()
+    reader.close()
