@@ -230,3 +230,22 @@ def test_reset_of_a_trained_model_asks_first(qtbot, panel, monkeypatch) -> None:
     answer[0] = QMessageBox.StandardButton.Yes
     panel.controls.reset_button.click()
     assert panel.record is None and panel.state == "idle"
+
+
+def test_a_training_process_that_cannot_start_leaves_no_starting_line(qtbot, panel, monkeypatch) -> None:
+    """The launch fails (e.g. the fork server cannot start): a banner says why, the line under the bar no longer says
+    the process is starting, Start is offered again."""
+    from explorer.core.runs import process
+
+    def refuse(self: process.TrainingProcess) -> None:
+        self._start_error = OSError("no more processes")
+        for end in self._child_ends:
+            end.close()
+        self._launched.set()
+
+    monkeypatch.setattr(process.TrainingProcess, "_launch", refuse)
+    configure(panel, epochs=5)
+    assert panel.start_training()
+    qtbot.waitUntil(lambda: panel.state == "finished", timeout=10_000)
+    assert "could not be started: no more processes" in panel.inline_message()
+    assert panel.controls.info_label.text() == "Not started" and panel.controls.start_button.isEnabled()

@@ -65,6 +65,7 @@ class TrainingControls(QWidget):
         self.info_label.setWordWrap(True)
         self.state = "idle"
         self._can_start = True
+        self._awaiting_progress = False  # started, no progress shown yet: the line says "Starting…"
         self.set_state("idle")
         self.show_replay(None)
         self.retranslate()
@@ -133,17 +134,19 @@ class TrainingControls(QWidget):
             self.progress.setValue(0)
             self.progress.setFormat("")
             self._say(Words(lambda: self.tr("Starting the training process…")))
+            self._awaiting_progress = True
         self.start_button.setEnabled(self._can_start and state in ("idle", "finished"))
         self.pause_button.setEnabled(active)
         self.step_button.setEnabled(state == "paused")
         self.stop_button.setEnabled(active or state == "following")
         self._word_buttons()
         self.reset_button.setEnabled(state in ("idle", "finished", "paused", "running", "following"))
-        if state == "idle":
+        if state == "idle" or (state == "finished" and self._awaiting_progress):  # a start that failed says so no more
             self.reset_progress()
 
     def reset_progress(self) -> None:
         """Empty bar, 'Not started'."""
+        self._awaiting_progress = False
         self.progress.setValue(0)
         self.progress.setFormat("")
         self._say(Words(lambda: self.tr("Not started")))
@@ -153,6 +156,7 @@ class TrainingControls(QWidget):
         """Bar at ``p.fraction`` in [0, 1]; text: epoch, the labelled loss, then ETA and tokens/s while running,
         else where it paused or stopped. ``p`` is a ``studio_state.Progress``."""
         fraction = min(max(p.fraction, 0.0), 1.0)
+        self._awaiting_progress = False
         self.progress.setValue(int(round(fraction * 1000)))
         self.progress.setFormat(f"{fraction:.0%}")
         self._say(Words(lambda: self._progress_text(p, fraction)))
