@@ -56,7 +56,7 @@ def main() -> int:
     config = TrainingConfig(num_epochs=1_000_000, snapshot_every=10, device="cpu")
     dataset = build_dataset(pairs, config.num_steps, config.min_freq)
     context = mp.get_context("spawn")
-    readers, senders, writers = [], [], []
+    readers, senders, writers, ends = [], [], [], []
     variants: dict[str, tuple[Iterator[Any], EventSender | None, RunWriter | None]] = {}
     folder = tempfile.TemporaryDirectory()
     for name, pace, write in (("trainer alone", None, False), ("sender, unpaced", 0.0, False),
@@ -71,6 +71,7 @@ def main() -> int:
             readers.append(reader)
             sender = EventSender(outbound, pace_s=pace)
             senders.append(sender)
+            ends.append(outbound)
         if write:
             writer = RunWriter.create(Path(folder.name) / f"run-{len(variants)}", trainer,
                                       {"spec": "builtin", "name": "bench", "num_examples": 600, "seed": 0},
@@ -93,6 +94,8 @@ def main() -> int:
                 rates[name].append(tokens / (time.perf_counter() - start))
     for sender in senders:
         sender.close(timeout_s=5.0)
+    for end in ends:  # the readers see the end of their pipes and exit
+        end.close()
     for writer in writers:
         writer.close()
     for reader in readers:

@@ -1,7 +1,7 @@
 """Cost of writing one attention snapshot into a run's ``snapshots/`` folder, by how many files it already holds.
 
 A run beside the studio writes a snapshot every 10 steps (~18 a second for the book's model on 2 cores), on the
-training thread. Each write is atomic (a temp file renamed over the target). Until this bench, each write then also
+training thread. Each write is atomic (a temp file renamed over the target). Until this change, each write then also
 looked for stale temp files of earlier saves to the same name, which lists the whole folder: its cost grew with the
 folder (up to ``DEFAULT_MAX_SNAPSHOTS`` files). "swept" times that old write (``sweep=True``), "now" the snapshot
 writer as it is; both write the same bytes, in turns, into folders filled with the same number of files.
@@ -71,6 +71,8 @@ def main() -> int:
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 256, DEFAULT_MAX_SNAPSHOTS, 1024])
     args = parser.parse_args()
+    if args.writes < 4:
+        parser.error("--writes must be at least 4 (four turns of each side)")
     rows = []
     for size in args.sizes:
         with tempfile.TemporaryDirectory() as tmp:

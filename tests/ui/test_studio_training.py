@@ -112,13 +112,21 @@ def test_pause_hands_over_the_weights_of_a_step_boundary(qtbot, panel) -> None:
     panel.redraw()
     assert panel.loss_plot.step_count() == paused_step  # nothing trained while paused
     assert "ETA" not in panel.controls.info_label.text() and "paused" in panel.controls.info_label.text()
-    # the weights are exactly those after `paused_step` optimizer steps, never a half-updated mix
+    # the weights are those after `paused_step` optimizer steps, never a half-updated mix: each tensor is much nearer
+    # the in-process run's at that step than one step's change (the child may train on another thread count, whose
+    # rounding the reference does not share, so "equal" is "within a quarter of a step", at least 1e-5)
     reference = in_process_trainer(panel)
+    states = {}
     for event in reference:
-        if event.kind == "step" and event.step == paused_step:
-            break
-    for name, value in reference.model.state_dict().items():
-        torch.testing.assert_close(panel.record.model.state_dict()[name], value, rtol=1e-4, atol=1e-5)
+        if event.kind == "step" and event.step >= paused_step - 1:
+            states[event.step] = {k: v.clone() for k, v in reference.model.state_dict().items()}
+            if event.step == paused_step:
+                break
+    paused = panel.record.model.state_dict()
+    for name, value in states[paused_step].items():
+        step_change = float((value - states[paused_step - 1][name]).abs().max())
+        off = float((paused[name] - value).abs().max())
+        assert off <= max(1e-5, 0.25 * step_change), (name, off, step_change)
     result = panel.translate_view.translate_now()
     assert result is not None and panel.translate_view.heatmap.matrix is not None
     panel.controls.step_button.click()  # one more batch, and its model

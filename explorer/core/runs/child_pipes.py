@@ -21,9 +21,10 @@ SETTINGS_PREFIX = b"settings:"  # followed by a JSON object of the settings to c
 _STOP = object()  # the thread's own end marker (the stream's end is the caller's item)
 
 #: The sender writes at most this often: what was handed over meanwhile goes out together. Woken for each event
-#: (~180 a second for the book's model), it took the GIL from the training thread as often: the trainer kept 0.92 of
-#: its speed with two threads (0.98-1.01 with one), 1.03 paced (0.99-1.04) (``bench/child_overhead.py``). The GUI
-#: reads every 0.1 s anyway (``training_run.EVENT_PACE_S``); an event handed over after a quiet spell goes out at once.
+#: (~180 a second for the book's model), it took the GIL from the training thread as often: with two torch threads
+#: the trainer kept 0.92-0.94 of its speed, paced 0.98-1.03 (``bench/child_overhead.py``; with one thread 0.91-1.01
+#: against 0.97-1.04, closer to that bench's noise). An event handed over after a quiet spell goes out at once; one in
+#: a burst waits up to this long, then up to the GUI's own 0.1 s (``training_run.EVENT_PACE_S``).
 SEND_PACE_S = 0.05
 
 
@@ -65,6 +66,8 @@ class EventSender:
         next_write = 0.0
         while True:
             items = [self._items.get()]
+            if items[0] is _STOP:  # nothing left to write: end without waiting out the pace
+                return
             wait = next_write - time.monotonic()
             if wait > 0:
                 time.sleep(wait)  # the trainer goes on handing items over meanwhile
