@@ -7,7 +7,6 @@ longer lowers torch's thread count or the GIL switch interval while it trains.)
 from __future__ import annotations
 
 import gc
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
