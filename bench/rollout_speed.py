@@ -1,7 +1,8 @@
 """Attention rollout and flow speed (Abnar & Zuidema 2020) on maps of the book's model (2 layers, 4 heads) and of a
 12-layer, 12-head model, at 128 and 512 tokens; flow at 32 tokens. Side by side in the same run: the paper's own
 rollout code (numpy, as in its repository) and networkx's max flow (which the paper's code uses; timed on a few
-output tokens and scaled to all). Maps are random row-stochastic arrays of the models' shapes: the time depends on
+output tokens and scaled to all); for the 2-layer model, whose flow we compute in closed form, also scipy's max flow
+(the general path, which it used before) on the same maps. Maps are random row-stochastic arrays of the models' shapes: the time depends on
 the shapes, not the values. Ends with one JSON line.
 
     python bench/rollout_speed.py [--repeats 9] [--nx-outputs 2]
@@ -97,12 +98,25 @@ def main() -> int:
         found = ro.flow(maps, limit_s=None)
         nx_s = networkx_flow_seconds(maps, args.nx_outputs)
         key = f"{name}@32"
-        result["flow_s"][key] = round(found.seconds, 3)  # type: ignore[index]
+        result["flow_s"][key] = round(found.seconds, 5)  # type: ignore[index]
         result["networkx_flow_s"][key] = round(nx_s, 2)  # type: ignore[index]
-        result["flow_estimate_s"][key] = round(ro.estimate_flow_seconds(layers, 32), 3)  # type: ignore[index]
-        print(f"flow    {name:8s} at  32 tokens: {found.seconds:8.3f} s (scipy Dinic; networkx as the paper's code "
+        result["flow_estimate_s"][key] = round(ro.estimate_flow_seconds(layers, 32), 5)  # type: ignore[index]
+        how = "closed form" if layers <= 2 else "scipy Dinic"
+        print(f"flow    {name:8s} at  32 tokens: {found.seconds:8.4f} s ({how}; networkx as the paper's code "
               f"≈ {nx_s:.1f} s, scaled from {args.nx_outputs} outputs; estimate "
-              f"{ro.estimate_flow_seconds(layers, 32):.3f} s)")
+              f"{ro.estimate_flow_seconds(layers, 32):.4f} s)")
+        if layers <= 2:  # the closed form against the max-flow solver it replaced, on maps of the studio's sizes
+            result.setdefault("closed_form_flow_ms", {})
+            result.setdefault("scipy_flow_ms", {})
+            for tokens in (6, 12, 32):
+                stacked = ro.residual_layers(_maps(layers, heads, tokens))
+                closed, solved = _medians_s([lambda: ro.closed_form_flows(stacked),
+                                             lambda: ro.layered_max_flows(stacked)], max(3, args.repeats // 3))
+                np.testing.assert_allclose(ro.closed_form_flows(stacked), ro.layered_max_flows(stacked), atol=1e-4)
+                result["closed_form_flow_ms"][f"{name}@{tokens}"] = round(closed * 1e3, 3)  # type: ignore[index]
+                result["scipy_flow_ms"][f"{name}@{tokens}"] = round(solved * 1e3, 2)  # type: ignore[index]
+                print(f"flow    {name:8s} at {tokens:3d} tokens: closed form {closed * 1e3:8.3f} ms, scipy's max flow "
+                      f"{solved * 1e3:8.2f} ms ({solved / closed:,.0f}×)")
     for layers, tokens in ((12, 128), (12, 512)):
         print(f"flow estimate {layers} layers at {tokens} tokens: "
               f"{ro.describe_seconds(ro.estimate_flow_seconds(layers, tokens))}")

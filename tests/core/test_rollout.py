@@ -107,10 +107,32 @@ def test_flow_that_would_take_too_long_is_refused_with_the_estimate() -> None:
     assert caught.value.seconds > 3600
     assert "512 tokens and 12 layers" in str(caught.value) and "h (the limit is 30 s)" in str(caught.value)
     assert ro.check_flow_time(2, 10) < 1
-    maps = _random_maps(np.random.default_rng(0), 2, 1, 40)
+    maps = _random_maps(np.random.default_rng(0), 3, 1, 40)
     with pytest.raises(ro.FlowTooLongError):
         ro.flow(maps, limit_s=0.01)
     assert ro.estimate_flow_seconds(12, 64) > 8 * ro.estimate_flow_seconds(12, 32)
+    # one or two layers: the closed form, well within the limit even for a long text
+    assert ro.check_flow_time(2, 512) < 1 and ro.check_flow_time(1, 512) < 1
+
+
+@pytest.mark.parametrize("count", [1, 2])
+@pytest.mark.parametrize("causal", [False, True])
+def test_closed_form_flow_equals_max_flow(count: int, causal: bool) -> None:
+    # The closed form for one or two layers against scipy's max flow on the same graph (whole-number capacities:
+    # precision ~1e-6 per edge) and networkx's (floats), on random maps with and without masked (zero) edges.
+    rng = np.random.default_rng(7 + count)
+    layers = ro.residual_layers(_random_maps(rng, count, 3, 6, causal), 0.4)
+    closed = ro.closed_form_flows(layers)
+    np.testing.assert_allclose(closed, ro.layered_max_flows(layers), atol=2e-5)
+    graph = nx.DiGraph()
+    for depth, layer in enumerate(layers):
+        for q in range(6):
+            for k in range(6):
+                graph.add_edge((depth, k), (depth + 1, q), capacity=float(layer[q, k]))
+    for q, k in [(0, 0), (5, 0), (3, 4), (5, 5)]:
+        assert closed[q, k] == pytest.approx(nx.maximum_flow_value(graph, (0, k), (count, q)), abs=1e-9)
+    with pytest.raises(ValueError, match="one or two layers"):
+        ro.closed_form_flows(np.stack([layers[0]] * 3))
 
 
 def test_flow_can_be_stopped_between_outputs() -> None:
@@ -136,8 +158,9 @@ def test_bad_input_is_refused_in_words() -> None:
 
 
 def test_follow_all_gives_each_self_kind_and_refuses_long_flow() -> None:
+    # the decoder has three layers: no closed form, and its 30 tokens would take too long
     rng = np.random.default_rng(2)
-    maps = {"encoder": list(_random_maps(rng, 2, 2, 5)), "decoder": _random_maps(rng, 2, 2, 30, causal=True),
+    maps = {"encoder": list(_random_maps(rng, 2, 2, 5)), "decoder": _random_maps(rng, 3, 2, 30, causal=True),
             "cross": list(rng.random((2, 2, 30, 5)))}
     followed = ro.follow_all(maps, flow_limit_s=0.1)
     assert set(followed.maps["rollout"]) == {"encoder", "decoder"}

@@ -153,7 +153,7 @@ def test_detail_rollout_with_bars_and_refused_flow(qtbot) -> None:
     np.testing.assert_allclose(detail.current_matrix(), decoder, atol=1e-5)
 
     long = _snapshot(tokens=60)
-    detail._followed.limit_s = 0.01
+    detail._followed.limit_s = 1e-4  # two layers of 60 tokens: the closed form's estimate is ~1 ms
     detail.show_snapshot(long)
     qtbot.waitUntil(lambda: "would take about" in detail.stack.hint_label.text(), timeout=10_000)
     assert detail.stack.showing_hint and not detail.bars.isVisible()
