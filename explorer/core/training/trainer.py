@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from explorer.core.training.allocator import retain_freed_memory
 from explorer.core.training.distributed import RankFailure, share as _share
 from explorer.core.training.devices import TRAIN_BYTES_PER_PARAM, check_model_fits, free_memory, resolve_device
 from explorer.core.training.events import (
@@ -286,6 +287,7 @@ class Trainer:
         if self._started:
             raise RuntimeError("a Trainer runs once; build a new one to train again")
         self._started = True
+        retain_freed_memory()  # this process trains: its steps' large blocks stay mapped (allocator.py)
         return self._run()
 
     def _device_tensors(self) -> tuple[Tensor, Tensor, Tensor]:
