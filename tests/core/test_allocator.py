@@ -32,12 +32,12 @@ BLOCKS_SCRIPT = textwrap.dedent("""
     during = mallinfo2()
     del blocks
     after = mallinfo2()
-    print((during.hblkhd - before.hblkhd) >> 20, (after.arena - before.arena) >> 20)
+    print((during.hblkhd - before.hblkhd) >> 20, after.fordblks >> 20)
 """)
 
 
 def _mapped_and_kept_mib(mode: str) -> tuple[int, int]:
-    """(MiB mapped outside the heap for the blocks, MiB the heap grew by and kept after they were freed)."""
+    """(MiB mapped outside the heap for the blocks, MiB free in the heap once they were freed)."""
     done = subprocess.run([sys.executable, "-c", BLOCKS_SCRIPT, mode], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     mapped, kept = done.stdout.split()[-2:]
@@ -47,8 +47,13 @@ def _mapped_and_kept_mib(mode: str) -> tuple[int, int]:
 @pytest.mark.skipif(allocator._libc_name() != "glibc" or not hasattr(ctypes.CDLL(None), "mallinfo2"),
                     reason="the setting and mallinfo2 are glibc's (2.33 and later)")
 def test_freed_blocks_stay_in_the_heap_once_retained() -> None:
-    assert _mapped_and_kept_mib("default") == (24, 0)  # each block mapped and unmapped: faulted in again next step
-    assert _mapped_and_kept_mib("retain") == (0, 24)  # from the heap, and still there for the next step
+    mapped, kept = _mapped_and_kept_mib("default")
+    if mapped != 24 or kept >= 24:
+        pytest.skip(f"this interpreter's allocator already keeps such blocks (mapped {mapped} MiB, kept {kept} MiB)")
+    # by default each block is mapped and unmapped (faulted in again the next step); retained, they come from the
+    # heap and stay there, free, for the next step
+    mapped, kept = _mapped_and_kept_mib("retain")
+    assert mapped == 0 and kept >= 24, f"mapped {mapped} MiB, kept {kept} MiB"
 
 
 def test_only_glibc_is_asked_and_only_once(monkeypatch) -> None:
