@@ -2,8 +2,8 @@
 12-layer, 12-head model, at 128 and 512 tokens; flow at 32 tokens. Side by side in the same run: the paper's own
 rollout code (numpy, as in its repository) and networkx's max flow (which the paper's code uses; timed on a few
 output tokens and scaled to all); for the 2-layer model, whose flow we compute in closed form, also scipy's max flow
-(the general path, which it used before) on the same maps. Maps are random row-stochastic arrays of the models' shapes: the time depends on
-the shapes, not the values. Ends with one JSON line.
+(the general path, which it used before) on the same maps. Maps are random row-stochastic arrays of the models'
+shapes: the time depends on the shapes, not the values. Ends with one JSON line.
 
     python bench/rollout_speed.py [--repeats 9] [--nx-outputs 2]
 """
@@ -101,11 +101,11 @@ def main() -> int:
         result["flow_s"][key] = round(found.seconds, 5)  # type: ignore[index]
         result["networkx_flow_s"][key] = round(nx_s, 2)  # type: ignore[index]
         result["flow_estimate_s"][key] = round(ro.estimate_flow_seconds(layers, 32), 5)  # type: ignore[index]
-        how = "closed form" if layers <= 2 else "scipy Dinic"
+        how = "closed form" if ro.has_closed_form(layers) else "scipy Dinic"
         print(f"flow    {name:8s} at  32 tokens: {found.seconds:8.4f} s ({how}; networkx as the paper's code "
               f"≈ {nx_s:.1f} s, scaled from {args.nx_outputs} outputs; estimate "
               f"{ro.estimate_flow_seconds(layers, 32):.4f} s)")
-        if layers <= 2:  # the closed form against the max-flow solver it replaced, on maps of the studio's sizes
+        if ro.has_closed_form(layers):  # against the solver it replaced, at the studio's sizes
             result.setdefault("closed_form_flow_ms", {})
             result.setdefault("scipy_flow_ms", {})
             for tokens in (6, 12, 32):

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 from explorer.core.training import allocator
@@ -56,12 +55,15 @@ def test_freed_blocks_stay_in_the_heap_once_retained() -> None:
     assert mapped == 0 and kept >= 24, f"mapped {mapped} MiB, kept {kept} MiB"
 
 
-def test_only_glibc_is_asked_and_only_once(monkeypatch) -> None:
-    monkeypatch.setattr(allocator, "_done", [])
-    monkeypatch.setattr(allocator, "_libc_name", lambda: "")
-    assert allocator.retain_freed_memory() is False
-    monkeypatch.setattr(allocator, "_libc_name", lambda: "glibc")
-    assert allocator.retain_freed_memory() is False  # the first answer stands: the process was not changed twice
+def test_nothing_is_set_off_glibc(monkeypatch) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(allocator, "_libc_name", lambda: asked.append("libc") or "")
+    allocator.retain_freed_memory.cache_clear()
+    try:
+        assert allocator.retain_freed_memory() is False
+        assert allocator.retain_freed_memory() is False and len(asked) <= 1  # asked once per process
+    finally:
+        allocator.retain_freed_memory.cache_clear()  # the next caller asks again, with the real C library
 
 
 def test_the_trainer_retains_when_it_starts(monkeypatch) -> None:
@@ -79,4 +81,4 @@ def test_the_trainer_retains_when_it_starts(monkeypatch) -> None:
     trainer = trainer_module.Trainer(config, dataset)
     assert calls == []  # building a trainer changes nothing
     first = next(iter(trainer))
-    assert calls == [1] and np.isfinite(getattr(first, "loss", 0.0))
+    assert calls == [1] and first.kind == "step"

@@ -116,12 +116,16 @@ def test_flow_that_would_take_too_long_is_refused_with_the_estimate() -> None:
 
 
 @pytest.mark.parametrize("count", [1, 2])
-@pytest.mark.parametrize("causal", [False, True])
-def test_closed_form_flow_equals_max_flow(count: int, causal: bool) -> None:
+@pytest.mark.parametrize(("causal", "residual"), [(False, 0.4), (True, 0.4), (True, 1.0)])
+def test_closed_form_flow_equals_max_flow(count: int, causal: bool, residual: float) -> None:
     # The closed form for one or two layers against scipy's max flow on the same graph (whole-number capacities:
-    # precision ~1e-6 per edge) and networkx's (floats), on random maps with and without masked (zero) edges.
+    # precision ~1e-6 per edge) and networkx's (floats), on random maps with and without masked (zero) edges; with
+    # r = 1 a query that sees nothing (a padded one) leaves a row of zeros.
     rng = np.random.default_rng(7 + count)
-    layers = ro.residual_layers(_random_maps(rng, count, 3, 6, causal), 0.4)
+    maps = _random_maps(rng, count, 3, 6, causal)
+    if residual == 1.0:
+        maps[:, :, 4] = 0.0
+    layers = ro.residual_layers(maps, residual)
     closed = ro.closed_form_flows(layers)
     np.testing.assert_allclose(closed, ro.layered_max_flows(layers), atol=2e-5)
     graph = nx.DiGraph()
@@ -131,18 +135,23 @@ def test_closed_form_flow_equals_max_flow(count: int, causal: bool) -> None:
                 graph.add_edge((depth, k), (depth + 1, q), capacity=float(layer[q, k]))
     for q, k in [(0, 0), (5, 0), (3, 4), (5, 5)]:
         assert closed[q, k] == pytest.approx(nx.maximum_flow_value(graph, (0, k), (count, q)), abs=1e-9)
+    if residual == 1.0:
+        assert np.all(closed[4] == 0)
     with pytest.raises(ValueError, match="one or two layers"):
         ro.closed_form_flows(np.stack([layers[0]] * 3))
+    assert [ro.has_closed_form(n) for n in (0, 1, 2, 3)] == [False, True, True, False]
 
 
-def test_flow_can_be_stopped_between_outputs() -> None:
+@pytest.mark.parametrize("count", [2, 3])  # the closed form and scipy's max flow
+def test_flow_can_be_stopped_between_outputs(count: int) -> None:
     asked: list[int] = []
 
     def stop() -> bool:  # let the first output through, then stop
         asked.append(1)
         return len(asked) > 1
 
-    result = ro.flow(_two_layers(), stop=stop)
+    maps = _two_layers() if count == 2 else _random_maps(np.random.default_rng(4), 3, 2, 3)
+    result = ro.flow(maps, stop=stop)
     assert np.any(result.values[0] > 0) and np.all(result.values[1:] == 0)
 
 

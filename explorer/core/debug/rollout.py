@@ -19,8 +19,10 @@ CAPACITY_SCALE = 1 << 20
 SECONDS_PER_EDGE_PAIR = 1.1e-7
 #: The cost of one max-flow call whatever its size (scipy checks and converts the graph each time).
 SECONDS_PER_PAIR = 4e-4
-#: Flow over one or two layers has a closed form (:func:`closed_form_flows`): about this long per (output, input,
-#: middle token) triple and per output token (0.6 ns and 6 µs measured at 128-512 tokens; rounded up).
+#: Flow over at most this many layers has a closed form (:func:`closed_form_flows`) ...
+CLOSED_FORM_MAX_LAYERS = 2
+#: ... about this long per (output, input, middle token) triple and per output token (0.6 ns and 6 µs measured at
+#: 128-512 tokens; rounded up).
 SECONDS_PER_TRIPLE = 1e-9
 SECONDS_PER_OUTPUT = 1e-5
 
@@ -101,19 +103,28 @@ def flow_graph(layers: np.ndarray) -> Callable[[int, int], float]:
     return max_flow
 
 
+def has_closed_form(layers: int) -> bool:
+    """True when flow over ``layers`` layers has a closed form (:func:`closed_form_flows`): one or two."""
+    return 1 <= layers <= CLOSED_FORM_MAX_LAYERS
+
+
+def _rows(size: int, row: Callable[[int], np.ndarray], stop: Callable[[], bool] | None) -> np.ndarray:
+    """float64 ``(T, T)`` whose row q is ``row(q)``; ``stop()`` is asked before each row (the rest stay zero)."""
+    values = np.zeros((size, size), dtype=np.float64)  # (outputs, inputs)
+    for output in range(size):
+        if stop is not None and stop():
+            break
+        values[output] = row(output)
+    return values
+
+
 def layered_max_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
     """The maximum flow from every input token k to every output token q through the layered graph of ``layers``
     (Ã, ``(L, T, T)``), one max-flow problem per pair: float64 ``(T, T)`` [output, input]. ``stop()`` is asked
     between output tokens (the rows not done stay zero)."""
     size = layers.shape[-1]
     max_flow = flow_graph(layers)
-    values = np.zeros((size, size), dtype=np.float64)  # (outputs, inputs)
-    for output in range(size):
-        if stop is not None and stop():
-            break
-        for source in range(size):
-            values[output, source] = max_flow(source, output)
-    return values
+    return _rows(size, lambda output: [max_flow(source, output) for source in range(size)], stop)
 
 
 def closed_form_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
@@ -122,21 +133,18 @@ def closed_form_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None
     edge, so the flow is Σ_m min(Ã1[m, k], Ã2[q, m]). Exact (no whole-number capacities), and ~T³ cheap steps
     instead of T² max-flow calls: the book's 2-layer model, live in the studio (``bench/rollout_speed.py``)."""
     count, size = layers.shape[0], layers.shape[-1]
-    if count not in (1, 2):
+    if not has_closed_form(count):
         raise ValueError(f"the closed form holds for one or two layers, not {count}")
+    if count == 1:
+        return _rows(size, lambda output: layers[0][output], stop)
     into_middle = layers[0].T  # (input k, middle m): Ã1[m, k]
-    values = np.zeros((size, size), dtype=np.float64)
-    for output in range(size):
-        if stop is not None and stop():
-            break
-        values[output] = layers[0][output] if count == 1 else np.minimum(into_middle, layers[1][output]).sum(axis=1)
-    return values
+    return _rows(size, lambda output: np.minimum(into_middle, layers[1][output]).sum(axis=1), stop)
 
 
 def estimate_flow_seconds(layers: int, tokens: int) -> float:
     """About how long :func:`flow` takes: T² max-flow problems over a graph of L·T² edges, or the closed form's T³
     steps for one or two layers."""
-    if layers <= 2:
+    if has_closed_form(layers):
         return SECONDS_PER_TRIPLE * tokens**3 + SECONDS_PER_OUTPUT * tokens
     return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_PAIR * tokens**2
 
@@ -182,7 +190,7 @@ def flow(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_RESI
     count, size = layers.shape[0], layers.shape[-1]
     check_flow_time(count, size, limit_s)
     started = time.perf_counter()
-    values = closed_form_flows(layers, stop) if count <= 2 else layered_max_flows(layers, stop)
+    values = closed_form_flows(layers, stop) if has_closed_form(count) else layered_max_flows(layers, stop)
     sums = values.sum(axis=-1, keepdims=True)
     normalised = np.divide(values, sums, out=np.zeros_like(values), where=sums > 0)
     return Flow(values.astype(np.float32), normalised.astype(np.float32), time.perf_counter() - started)
