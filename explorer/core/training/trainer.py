@@ -287,7 +287,7 @@ class Trainer:
         if self._started:
             raise RuntimeError("a Trainer runs once; build a new one to train again")
         self._started = True
-        retain_freed_memory()  # this process trains: its steps' large blocks stay mapped (allocator.py)
+        retain_freed_memory()  # this process trains: what a step frees stays in the heap for the next (allocator.py)
         return self._run()
 
     def _device_tensors(self) -> tuple[Tensor, Tensor, Tensor]:
