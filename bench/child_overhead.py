@@ -7,13 +7,14 @@ read by another process that drops what it reads. The variants take turns of ``-
 whose speed drifts meets them all alike; the first turn of each is a warm-up. "sender, unpaced" writes every event
 as it comes (``pace_s=0``, the sender before ``SEND_PACE_S``); "sender" is the sender as it is now.
 
-    python bench/child_overhead.py [--threads 1] [--window 0.7] [--turns 30]
+    python bench/child_overhead.py [--threads 1] [--window 0.7] [--turns 30] [--size book|large]
 
 Prints the median tokens/s of each variant and its ratio to the trainer alone, then one JSON line.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -27,6 +28,8 @@ from typing import Any
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+LARGE_MODEL = {"num_layers": 6, "num_heads": 8, "num_hiddens": 64, "ffn_num_hiddens": 128}
+LARGE_STEPS = 20
 
 
 def drain(connection: Any) -> None:
@@ -50,10 +53,15 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the child's on 2 cores: 1)")
     parser.add_argument("--window", type=float, default=0.7, help="seconds per turn")
     parser.add_argument("--turns", type=int, default=30)
+    parser.add_argument("--size", choices=("book", "large"), default="book",
+                        help="the book's model, or gui_responsiveness.py's large one (6 layers x 8 heads x 64 wide)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     pairs = read_pairs(ROOT / "resources" / "eng_fra.tsv", num_examples=600).pairs
     config = TrainingConfig(num_epochs=1_000_000, snapshot_every=10, device="cpu")
+    if args.size == "large":
+        config = dataclasses.replace(config, model=dataclasses.replace(config.model, **LARGE_MODEL),
+                                     num_steps=LARGE_STEPS)
     dataset = build_dataset(pairs, config.num_steps, config.min_freq)
     context = mp.get_context("spawn")
     readers, senders, writers, ends = [], [], [], []
@@ -102,7 +110,7 @@ def main() -> int:
         reader.join(timeout=5.0)
     folder.cleanup()
     alone = statistics.median(rates["trainer alone"])
-    result: dict[str, Any] = {"threads": args.threads, "window_s": args.window, "turns": args.turns,
+    result: dict[str, Any] = {"size": args.size, "threads": args.threads, "window_s": args.window, "turns": args.turns,
                               "send_pace_s": SEND_PACE_S, "tokens_per_s": {}, "ratio": {}}
     for name, values in rates.items():
         median = statistics.median(values)

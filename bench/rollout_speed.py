@@ -2,7 +2,8 @@
 12-layer, 12-head model, at 128 and 512 tokens; flow at 32 tokens. Side by side in the same run: the paper's own
 rollout code (numpy, as in its repository) and networkx's max flow (which the paper's code uses; timed on a few
 output tokens and scaled to all); for the 2-layer model, whose flow we compute in closed form, also scipy's max flow
-(the general path, which it used before) on the same maps. Maps are random row-stochastic arrays of the models'
+(the general path, which it used before) on the same maps; for 3 to 12 layers, max flow with many pairs solved in
+one call against one pair a call, as before. Maps are random row-stochastic arrays of the models'
 shapes: the time depends on the shapes, not the values. Ends with one JSON line.
 
     python bench/rollout_speed.py [--repeats 9] [--nx-outputs 2]
@@ -22,6 +23,8 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 SHAPES = {"book": (2, 4), "12-layer": (12, 12)}  # (layers, heads)
+#: (layers, tokens) where flow is a max-flow problem: the studio's large model with the book's probe, up to 32 tokens
+BATCHED_SHAPES = ((3, 4), (6, 4), (6, 8), (6, 12), (12, 8), (6, 16), (12, 16), (6, 24), (12, 32))
 
 
 def _maps(layers: int, heads: int, tokens: int, seed: int = 0) -> np.ndarray:
@@ -117,6 +120,27 @@ def main() -> int:
                 result["scipy_flow_ms"][f"{name}@{tokens}"] = round(solved * 1e3, 2)  # type: ignore[index]
                 print(f"flow    {name:8s} at {tokens:3d} tokens: closed form {closed * 1e3:8.3f} ms, scipy's max flow "
                       f"{solved * 1e3:8.2f} ms ({solved / closed:,.0f}×)")
+    # three layers or more: pairs solved together (ro.BATCH_EDGES edges a call) against one pair a call, as before
+    result["batched_flow_ms"], result["pair_by_pair_flow_ms"] = {}, {}
+    batch_edges = ro.BATCH_EDGES
+    for layers, tokens in BATCHED_SHAPES:
+        stacked = ro.residual_layers(_maps(layers, 2, tokens))
+
+        def pair_by_pair() -> np.ndarray:
+            ro.BATCH_EDGES = 1
+            try:
+                return ro.layered_max_flows(stacked)
+            finally:
+                ro.BATCH_EDGES = batch_edges
+
+        repeats = max(3, args.repeats // 3) if layers * tokens**4 < 2_000_000 else 1
+        batched, alone = _medians_s([lambda: ro.layered_max_flows(stacked), pair_by_pair], repeats)
+        np.testing.assert_allclose(ro.layered_max_flows(stacked), pair_by_pair(), atol=1e-9)
+        key = f"{layers}x{tokens}"
+        result["batched_flow_ms"][key] = round(batched * 1e3, 3)  # type: ignore[index]
+        result["pair_by_pair_flow_ms"][key] = round(alone * 1e3, 2)  # type: ignore[index]
+        print(f"flow    {layers:2d} layers at {tokens:2d} tokens: pairs together {batched * 1e3:8.2f} ms, one pair a "
+              f"call {alone * 1e3:8.2f} ms ({alone / batched:4.1f}×)")
     for layers, tokens in ((12, 128), (12, 512)):
         print(f"flow estimate {layers} layers at {tokens} tokens: "
               f"{ro.describe_seconds(ro.estimate_flow_seconds(layers, tokens))}")

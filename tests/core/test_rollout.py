@@ -142,8 +142,47 @@ def test_closed_form_flow_equals_max_flow(count: int, causal: bool, residual: fl
     assert [ro.has_closed_form(n) for n in (0, 1, 2, 3)] == [False, True, True, False]
 
 
+def _networkx_flows(layers: np.ndarray) -> np.ndarray:
+    """Every pair's maximum flow by networkx (float capacities), as an independent reference."""
+    count, size = layers.shape[0], layers.shape[-1]
+    graph = nx.DiGraph()
+    for depth, layer in enumerate(layers):
+        for q in range(size):
+            for k in range(size):
+                graph.add_edge((depth, k), (depth + 1, q), capacity=float(layer[q, k]))
+    return np.array([[nx.maximum_flow_value(graph, (0, k), (count, q)) for k in range(size)] for q in range(size)])
+
+
+@pytest.mark.parametrize("batch_edges", [10**9, 5 * 3 * 25, 3 * 25 * 2, 1])
+def test_pairs_solved_together_equal_each_pair_alone(monkeypatch: pytest.MonkeyPatch, batch_edges: int) -> None:
+    # Three causal layers of 5 tokens (75 edges a copy of the graph, fewer where the mask leaves none), with r = 1 an
+    # output with no way in (a query that sees nothing) and an input with no way out (a key no query of the first
+    # layer sees). Whether every pair goes in one call, one output row per call, two pairs per call or each pair
+    # alone, each flow equals networkx's.
+    rng = np.random.default_rng(11)
+    maps = _random_maps(rng, 3, 2, 5, causal=True)
+    maps[:, :, 3] = 0.0  # query 3 sees nothing: its row of each Ã is zero
+    maps[0, :, :, 2] = 0.0  # no query of the first layer sees key 2 (rows renormalised)
+    layers = ro.residual_layers(maps, 1.0)
+    expected = _networkx_flows(layers)
+    monkeypatch.setattr(ro, "BATCH_EDGES", batch_edges)
+    found = ro.layered_max_flows(layers)
+    np.testing.assert_allclose(found, expected, atol=2e-5)
+    assert np.all(found[3] == 0) and np.all(found[:, 2] == 0)  # nothing reaches output 3 or leaves input 2
+    assert np.any(found > 0.1)
+    rows, pairs = ro._calls(3, 5)
+    assert (rows, pairs) == {10**9: (10**9 // 375, 10**9 // 75), 375: (1, 5), 150: (1, 2), 1: (1, 1)}[batch_edges]
+
+
+def test_the_estimate_counts_calls_of_batched_pairs() -> None:
+    # a short text's pairs go in one call: the estimate is no longer T² calls' overhead
+    assert ro.estimate_flow_seconds(6, 4) < 10 * ro.SECONDS_PER_CALL
+    assert ro.estimate_flow_seconds(12, 64) > 64 * ro.SECONDS_PER_CALL  # too big to batch: a call per few pairs
+
+
 @pytest.mark.parametrize("count", [2, 3])  # the closed form and scipy's max flow
-def test_flow_can_be_stopped_between_outputs(count: int) -> None:
+def test_flow_can_be_stopped_between_outputs(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    monkeypatch.setattr(ro, "BATCH_EDGES", 3 * 9 * 3)  # max flow: one output row (3 pairs of 27 edges) per call
     asked: list[int] = []
 
     def stop() -> bool:  # let the first output through, then stop

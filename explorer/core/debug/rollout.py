@@ -3,9 +3,11 @@ which input tokens each output token depends on across all layers of one kind of
 the app opens (an ``AttentionResult``, an ``Inspection`` or a training snapshot: maps ``[layer] (heads, q, k)``)."""
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -17,8 +19,10 @@ CAPACITY_SCALE = 1 << 20
 #: Seconds per edge of the layered graph per (input, output) pair, measured with scipy's Dinic on random maps
 #: (2×32: 0.40 ms a pair, 12×32: 1.1 ms, 12×64: 5.2 ms on one core of a shared machine), for the estimate.
 SECONDS_PER_EDGE_PAIR = 1.1e-7
-#: The cost of one max-flow call whatever its size (scipy checks and converts the graph each time).
-SECONDS_PER_PAIR = 4e-4
+#: The cost of one max-flow call whatever its size (scipy checks and converts the graph each time) ...
+SECONDS_PER_CALL = 4e-4
+#: ... so pairs are solved together, up to this many edges in one call (:func:`layered_max_flows`).
+BATCH_EDGES = 20_000
 #: Flow over at most this many layers has a closed form (:func:`closed_form_flows`) ...
 CLOSED_FORM_MAX_LAYERS = 2
 #: ... about this long per (output, input, middle token) triple and per output token (0.6 ns and 6 µs measured at
@@ -78,29 +82,67 @@ def rollout(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_R
     return result.astype(np.float32)
 
 
-def flow_graph(layers: np.ndarray) -> Callable[[int, int], float]:
-    """The paper's layered graph of ``layers`` (Ã, ``(L, T, T)``): node ``l·T + t`` is token t after layer l (0 =
-    the inputs); an edge from key k of layer l−1 to query q of layer l with capacity Ã_l[q, k]. Returns
-    ``max_flow(input, output)`` -> the maximum flow from input token ``input`` to output token ``output``."""
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import maximum_flow
+class LayeredGraph:
+    """The paper's layered graph of ``layers`` (Ã, ``(L, T, T)``): node ``l·T + t`` is token t after layer l (0 = the
+    inputs); an edge from key k of layer l−1 to query q of layer l with capacity Ã_l[q, k], scaled to whole numbers
+    (:data:`CAPACITY_SCALE`) for scipy's max flow."""
 
-    count, size = layers.shape[0], layers.shape[-1]
-    rows, cols, caps = [], [], []
-    for depth, layer in enumerate(layers):
-        capacity = np.rint(layer * CAPACITY_SCALE).astype(np.int32)  # (T, T) [query, key]
-        query, key = np.nonzero(capacity)
-        rows.append(depth * size + key)
-        cols.append((depth + 1) * size + query)
-        caps.append(capacity[query, key])
-    nodes = (count + 1) * size
-    graph = csr_array((np.concatenate(caps), (np.concatenate(rows), np.concatenate(cols))), shape=(nodes, nodes))
-    last = count * size
+    def __init__(self, layers: np.ndarray) -> None:
+        self.count, self.size = layers.shape[0], layers.shape[-1]
+        self.nodes = (self.count + 1) * self.size
+        tails, heads, capacities = [], [], []
+        for depth, layer in enumerate(layers):
+            capacity = np.rint(layer * CAPACITY_SCALE).astype(np.int64)  # (T, T) [query, key]
+            query, key = np.nonzero(capacity)
+            tails.append(depth * self.size + key)
+            heads.append((depth + 1) * self.size + query)
+            capacities.append(capacity[query, key])
+            if depth == 0:
+                self.out_of_input = capacity.sum(axis=0)  # (T,): what can leave each input token
+            if depth == self.count - 1:
+                self.into_output = capacity.sum(axis=1)  # (T,): what can reach each output token
+        self.tails, self.heads = np.concatenate(tails), np.concatenate(heads)
+        self.capacities = np.concatenate(capacities)
+        self._alone: Any = None  # the graph as scipy takes it, for pairs solved one at a time
 
-    def max_flow(source: int, sink: int) -> float:
-        return maximum_flow(graph, source, last + sink, method="dinic").flow_value / CAPACITY_SCALE
+    def max_flow(self, output: int, input_: int) -> float:
+        """The maximum flow from input token ``input_`` to output token ``output``, solved alone on the graph."""
+        from scipy.sparse import csr_array
+        from scipy.sparse.csgraph import maximum_flow
 
-    return max_flow
+        if self._alone is None:
+            self._alone = csr_array((self.capacities.astype(np.int32), (self.tails, self.heads)),
+                                    shape=(self.nodes, self.nodes))
+        found = maximum_flow(self._alone, input_, self.count * self.size + output, method="dinic")
+        return found.flow_value / CAPACITY_SCALE
+
+    def max_flows(self, outputs: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """The maximum flow from ``inputs[i]`` to ``outputs[i]`` for each i, float64, in one call of scipy's Dinic
+        (see :func:`layered_max_flows`); a pair whose input or output has no capacity is 0 without solving."""
+        from scipy.sparse import csr_array
+        from scipy.sparse.csgraph import maximum_flow
+
+        values = np.zeros(len(outputs), dtype=np.float64)
+        solvable = np.flatnonzero((self.out_of_input[inputs] > 0) & (self.into_output[outputs] > 0))
+        if len(solvable) == 1:
+            values[solvable[0]] = self.max_flow(int(outputs[solvable[0]]), int(inputs[solvable[0]]))
+        elif len(solvable):
+            copies = len(solvable)
+            offset = np.arange(copies) * self.nodes  # copy c's nodes are offset + its own
+            source, sink = copies * self.nodes, copies * self.nodes + 1
+            into, out_of = inputs[solvable], outputs[solvable]
+            tails = np.concatenate([(offset[:, None] + self.tails).ravel(), np.full(copies, source),
+                                    offset + self.count * self.size + out_of])
+            heads = np.concatenate([(offset[:, None] + self.heads).ravel(), offset + into, np.full(copies, sink)])
+            capacities = np.concatenate([np.tile(self.capacities, copies), self.out_of_input[into],
+                                         self.into_output[out_of]])
+            union = csr_array((capacities.astype(np.int32), (tails, heads)), shape=(sink + 1, sink + 1))
+            flows = maximum_flow(union, source, sink, method="dinic").flow
+            first, end = flows.indptr[source], flows.indptr[source + 1]  # the source's edges, one per copy
+            per_copy = np.zeros(copies)
+            per_copy[flows.indices[first:end] // self.nodes] = flows.data[first:end]
+            values[solvable] = per_copy / CAPACITY_SCALE
+        return values
 
 
 def has_closed_form(layers: int) -> bool:
@@ -118,13 +160,40 @@ def _rows(size: int, row: Callable[[int], np.ndarray], stop: Callable[[], bool] 
     return values
 
 
+def _calls(layers: int, tokens: int) -> tuple[int, int]:
+    """``(output rows per call, pairs per call)`` of :func:`layered_max_flows`: as many as fit in
+    :data:`BATCH_EDGES` edges, at least one."""
+    edges = max(1, layers * tokens * tokens)
+    return max(1, BATCH_EDGES // (edges * tokens)), max(1, BATCH_EDGES // edges)
+
+
 def layered_max_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
     """The maximum flow from every input token k to every output token q through the layered graph of ``layers``
-    (Ã, ``(L, T, T)``), one max-flow problem per pair: float64 ``(T, T)`` [output, input]. ``stop()`` is asked
-    between output tokens (the rows not done stay zero)."""
+    (Ã, ``(L, T, T)``): float64 ``(T, T)`` [output, input]. ``stop()`` is asked before each call, between output
+    tokens (the rows not done stay zero).
+
+    One max-flow problem per pair, solved many at a time: the copies of the graph, one per pair, are joined by a
+    super source that feeds each copy's input token and a super sink fed by each copy's output token. The copies
+    share no node, so a maximum flow of the union restricted to one copy is a maximum flow of that copy (were it
+    less, an augmenting path inside the copy, extended by its two super edges, would augment the union); the flow on
+    a copy's super edge is its pair's. scipy checks and converts a graph at every call, which costs more than the
+    flow of a small graph: up to :data:`BATCH_EDGES` edges go in one call (``bench/rollout_speed.py``).
+    """
     size = layers.shape[-1]
-    max_flow = flow_graph(layers)
-    return _rows(size, lambda output: [max_flow(source, output) for source in range(size)], stop)
+    graph = LayeredGraph(layers)
+    rows_per_call, pairs_per_call = _calls(graph.count, size)
+    values = np.zeros((size, size), dtype=np.float64)  # (outputs, inputs)
+    if pairs_per_call == 1:  # a graph too big to share a call: each pair alone, as scipy takes it
+        return _rows(size, lambda output: [graph.max_flow(output, source) for source in range(size)], stop)
+    for first in range(0, size, rows_per_call):
+        if stop is not None and stop():
+            break
+        outputs = np.repeat(np.arange(first, min(size, first + rows_per_call)), size)
+        inputs = np.tile(np.arange(size), len(outputs) // size)
+        for start in range(0, len(outputs), pairs_per_call):
+            chunk = slice(start, start + pairs_per_call)
+            values[outputs[chunk], inputs[chunk]] = graph.max_flows(outputs[chunk], inputs[chunk])
+    return values
 
 
 def closed_form_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
@@ -142,11 +211,13 @@ def closed_form_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None
 
 
 def estimate_flow_seconds(layers: int, tokens: int) -> float:
-    """About how long :func:`flow` takes: T² max-flow problems over a graph of L·T² edges, or the closed form's T³
-    steps for one or two layers."""
+    """About how long :func:`flow` takes: T² max-flow problems over a graph of L·T² edges, in calls of up to
+    :data:`BATCH_EDGES` edges, or the closed form's T³ steps for one or two layers."""
     if has_closed_form(layers):
         return SECONDS_PER_TRIPLE * tokens**3 + SECONDS_PER_OUTPUT * tokens
-    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_PAIR * tokens**2
+    rows_per_call, pairs_per_call = _calls(layers, tokens)
+    calls = math.ceil(tokens / rows_per_call) if rows_per_call > 1 else tokens * math.ceil(tokens / pairs_per_call)
+    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_CALL * calls
 
 
 def describe_seconds(seconds: float) -> str:
@@ -185,7 +256,7 @@ def flow(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_RESI
     maximum flow from k to q through the layered graph whose capacities are Ã (see :func:`residual_layers`); in
     closed form for one or two layers (:func:`closed_form_flows`), else by max flow (:func:`layered_max_flows`).
     Refused with :class:`FlowTooLongError` when the estimate passes ``limit_s``; ``stop()`` is asked between
-    output tokens (returns the rows done so far, the rest zero)."""
+    output tokens (max flow: between its calls, each a few ms) and the rows done so far are returned, the rest zero."""
     layers = residual_layers(maps, residual)  # (L, T, T)
     count, size = layers.shape[0], layers.shape[-1]
     check_flow_time(count, size, limit_s)
