@@ -329,3 +329,24 @@ def test_thumbnails_follow_the_colour_blind_palette(trained) -> None:
     finally:
         grid.apply_palette("default")
     np.testing.assert_array_equal(grid.plots["cross"][0][0].lut, lookup_table("viridis", "default"))
+
+
+def test_loss_range_moves_in_steps_only_while_the_run_grows(trained) -> None:
+    view = trained.loss_plot.getPlotItem().getViewBox()
+    assert trained.studio_state.run_state == "finished" and not view.steady  # a finished run fills the plot
+    feed = trained.studio_state.run_feed
+    finished = feed.finished
+    try:
+        feed.finished = None  # as before its end arrived
+        for state, steady in (("running", True), ("paused", True), ("following", True), ("idle", False)):
+            trained.studio_state.run_state = state
+            trained.studio_state.run_state_changed.emit(state)
+            assert view.steady is steady, state
+        trained.studio_state.run_state = "following"
+        feed.finished = finished  # a followed run's end has arrived with its last losses
+        feed.loss_changed.emit()
+        assert not view.steady
+    finally:  # the shared panel is left as the other tests know it
+        feed.finished = finished
+        trained.studio_state.run_state = "finished"
+        trained.studio_state.run_state_changed.emit("finished")

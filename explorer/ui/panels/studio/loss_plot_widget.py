@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGraphicsIt
 from explorer.core.runs.loss_record import PREVIOUS, LossRecord, ema
 from explorer.ui.widgets.form_controls import set_item_texts
 from explorer.ui.widgets.plot_texts import set_legend_names
+from explorer.ui.widgets.steady_range_view_box import SteadyRangeViewBox
 from explorer.ui.pyqtgraph_compat import view_closed
 
 X_MODES = ("steps", "epochs", "seconds")
@@ -45,7 +46,7 @@ class LossPlotWidget(pg.PlotWidget):
     step_clicked = Signal(float)
 
     def __init__(self, record: LossRecord | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, viewBox=SteadyRangeViewBox())  # see set_growing
         self.record = record if record is not None else LossRecord()
         self.x_mode = "steps"
         self.smoothing = 0.0  # EMA weight of the past, 0 = off
@@ -122,6 +123,11 @@ class LossPlotWidget(pg.PlotWidget):
         self.x_mode = mode
         self.refresh()
         self.getPlotItem().enableAutoRange()
+
+    def set_growing(self, growing: bool) -> None:
+        """While a run trains (``growing``) the range moves in steps, so the axes are not laid out again at every
+        redraw; a finished run's curves fill the plot."""
+        self.getPlotItem().getViewBox().set_steady(growing)
 
     def set_log_y(self, on: bool) -> None:
         """Logarithmic loss axis."""
