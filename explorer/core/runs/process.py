@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
@@ -36,7 +37,7 @@ from explorer.core.training.trainer import Trainer, _is_oom
 from explorer.core.training.config import TrainingConfig, check_live_settings
 from explorer.core.model.transformer import ConfigError
 
-_END = None  # the child's last message: the stream ended as planned (events are never None)
+_END = None  # the child's last item: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
 MAX_BATCH = 10_000  # events handed over in one list at most (event_batches)
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
@@ -329,17 +330,19 @@ class TrainingProcess:
                         batch.append(self._crashed(last_step))
                     ended = True
                     break
-                if item is _END:
-                    ended = True
-                    break
                 if item is _NOTHING:
                     break
                 timeout = 0.0
-                if self._closing:  # closed while reading: read on to the end, so the child can write and exit
-                    continue
-                last_step = getattr(item, "step", last_step)
-                final_received = final_received or (item.kind == "model_state" and item.reason == "final")
-                batch.append(item)
+                # a message is the list of events the child's sender wrote together; _END closes the last one
+                events = list(itertools.takewhile(lambda event: event is not _END, item))
+                ended = len(events) < len(item)
+                if not self._closing:  # closed while reading: read on to the end, so the child can write and exit
+                    for event in events:
+                        last_step = getattr(event, "step", last_step)
+                        final_received = final_received or (event.kind == "model_state" and event.reason == "final")
+                        batch.append(event)
+                if ended:
+                    break
             if batch and not self._closing:  # a list completed after close() is dropped too
                 yield batch
                 next_at = time.monotonic() + pace_s
