@@ -106,6 +106,9 @@ def test_flow_that_would_take_too_long_is_refused_with_the_estimate() -> None:
         ro.check_flow_time(12, 512, limit_s=30)
     assert caught.value.seconds > 3600
     assert "512 tokens and 12 layers" in str(caught.value) and "h (the limit is 30 s)" in str(caught.value)
+    with pytest.raises(ro.FlowTooLongError, match=r"about \d+(\.\d)? ms \(the limit is 0.1 ms\)"):
+        ro.check_flow_time(6, 8, limit_s=1e-4)  # a tiny limit is said in milliseconds, not "0.00 s"
+    assert [ro.describe_seconds(s) for s in (0.004, 0.35, 42, 600)] == ["4 ms", "0.35 s", "42 s", "10.0 min"]
     assert ro.check_flow_time(2, 10) < 1
     maps = _random_maps(np.random.default_rng(0), 3, 1, 40)
     with pytest.raises(ro.FlowTooLongError):

@@ -221,7 +221,9 @@ def estimate_flow_seconds(layers: int, tokens: int) -> float:
 
 
 def describe_seconds(seconds: float) -> str:
-    """``42 s``, ``3.5 min``, ``2.1 h``: how long, for a message."""
+    """``4 ms``, ``0.35 s``, ``42 s``, ``3.5 min``, ``2.1 h``: how long, for a message."""
+    if seconds < 0.1:
+        return f"{seconds * 1000:.2g} ms"
     if seconds < 90:
         return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds:.2f} s"
     if seconds < 5400:

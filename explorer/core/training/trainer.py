@@ -19,13 +19,13 @@ from torch import Tensor
 
 from explorer.core.training.allocator import retain_freed_memory
 from explorer.core.training.distributed import RankFailure, share as _share
-from explorer.core.training.devices import TRAIN_BYTES_PER_PARAM, check_model_fits, free_memory, resolve_device
+from explorer.core.training.devices import check_model_fits, resolve_device
 from explorer.core.training.events import (
     EpochEvent, ErrorEvent, FinishedEvent, ModelStateEvent, SnapshotEvent, StepEvent, TrainingEvent)
 from explorer.core.training.live_settings import LiveSettings
 from explorer.core.training.optim import adam, adam_moments, flatten_parameters, load_adam_moments
 from explorer.core.training.probe import ProbeInput, encode_probe, forward_probe
-from explorer.core.training.config import MAX_SEED, OBJECTIVES, TrainingConfig, TrainingHistory
+from explorer.core.training.config import TrainingConfig, TrainingHistory
 from explorer.core.training.schedule import make_scheduler, needs_scheduler
 from explorer.core.training.state import TrainerState, dropout_seed
 from explorer.core.model.loss import masked_cross_entropy
