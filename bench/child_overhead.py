@@ -4,8 +4,8 @@ snapshots every 10 steps).
 
 Each variant is one trainer iterated on the main thread of this process, as the child does; the sender's pipe is
 read by another process that drops what it reads. The variants take turns of ``--window`` seconds, so a machine
-whose speed drifts meets them all alike; the first turn of each is a warm-up. "sender, unpaced" writes every event
-as it comes (``pace_s=0``, the sender before ``SEND_PACE_S``); "sender" is the sender as it is now.
+whose speed drifts meets them all alike; the first turn of each is a warm-up. "sender, unpaced" writes as soon as it
+can (``pace_s=0``: what was handed over meanwhile, as one message); "sender" is the sender as the child runs it.
 
     python bench/child_overhead.py [--threads 1] [--window 0.7] [--turns 30] [--size book|large]
 

@@ -53,7 +53,7 @@ def test_a_reader_that_has_gone_raises_broken_pipe_on_a_later_send() -> None:
 
 
 class _TimedConnection:
-    """A real pipe's sending end that notes when each item was written."""
+    """A real pipe's sending end that notes when each message was written."""
 
     def __init__(self, connection) -> None:  # type: ignore[no-untyped-def]
         self.connection = connection

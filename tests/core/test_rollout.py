@@ -177,10 +177,20 @@ def test_pairs_solved_together_equal_each_pair_alone(monkeypatch: pytest.MonkeyP
     assert (rows, pairs) == {10**9: (10**9 // 375, 10**9 // 75), 375: (1, 5), 150: (1, 2), 1: (1, 1)}[batch_edges]
 
 
-def test_the_estimate_counts_calls_of_batched_pairs() -> None:
-    # a short text's pairs go in one call: the estimate is no longer T² calls' overhead
-    assert ro.estimate_flow_seconds(6, 4) < 10 * ro.SECONDS_PER_CALL
-    assert ro.estimate_flow_seconds(12, 64) > 64 * ro.SECONDS_PER_CALL  # too big to batch: a call per few pairs
+@pytest.mark.parametrize(("count", "tokens", "batch_edges"), [(3, 4, 20_000), (6, 6, 20_000), (3, 6, 300),
+                                                              (3, 6, 120), (4, 5, 250), (3, 3, 1)])
+def test_the_estimate_counts_the_solver_calls_made(monkeypatch: pytest.MonkeyPatch, count: int, tokens: int,
+                                                   batch_edges: int) -> None:
+    # all pairs in one call, rows grouped, a row split over calls, each pair alone: the estimate's count is real
+    import scipy.sparse.csgraph as csgraph
+
+    calls: list[int] = []
+    real = csgraph.maximum_flow
+    monkeypatch.setattr(csgraph, "maximum_flow", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(ro, "BATCH_EDGES", batch_edges)
+    ro.layered_max_flows(ro.residual_layers(_random_maps(np.random.default_rng(3), count, 2, tokens), 0.5))
+    assert len(calls) == ro.solver_calls(count, tokens)
+    assert ro.estimate_flow_seconds(count, tokens) >= ro.SECONDS_PER_CALL * len(calls)
 
 
 @pytest.mark.parametrize("count", [2, 3])  # the closed form and scipy's max flow

@@ -17,6 +17,11 @@ def test_nice_ceiling(value: float, expected: float) -> None:
     assert nice_ceiling(value) == pytest.approx(expected)
 
 
+def test_nice_ceiling_within_a_tolerance_stays_at_the_value_passed() -> None:
+    assert nice_ceiling(3009.0, 0.01) == 3000.0 and nice_ceiling(3040.0, 0.01) == 4000.0
+    assert nice_ceiling(0.0, 0.01) == 0.0
+
+
 def test_outward_rounds_to_half_the_spans_power_of_ten() -> None:
     assert outward(2.37, 5.91) == pytest.approx((2.0, 6.0))
     assert outward(-0.34, 5.84) == pytest.approx((-0.5, 6.0))
@@ -47,14 +52,19 @@ def test_live_loss_keeps_its_range_until_it_passes_a_step(qtbot) -> None:
     later = ranges[60:]  # steps 610 to 1300: 70 redraws, the x range passing 800, 1000 and 1200
     changes = sum(a != b for a, b in zip(later, later[1:]))
     assert 2 <= changes <= 6, changes  # at a few nice steps, not at each redraw
-    assert ranges[-1][1] < 1.3 * 1300 * 1.05  # the end of the x range at most ~25 % (and the padding) past the data
+    assert ranges[-1][1] < 1500 * 1.1  # the end of the x range at the next nice value (and the padding)
+    for step in range(1301, 1501):  # a run that ends on a nice value: the curve's pen does not push the range on
+        record.append_step(step, step / 100, step * 0.01, 0.3)
+    plot.refresh()
+    (x0, x1), _ = view.viewRange()
+    assert x0 < 1 and 1500 < x1 < 1500 * 1.1
     view.setXRange(100, 200, padding=0)  # a range set by hand stays
-    record.append_step(1301, 13.01, 13.01, 0.3)
+    record.append_step(1501, 15.01, 15.01, 0.3)
     plot.refresh()
     assert view.viewRange()[0] == pytest.approx([100, 200])
     view.enableAutoRange()  # and the auto range comes back steady, the newest step in view
     plot.refresh()
-    assert 1500 <= view.viewRange()[0][1] <= 1500 * 1.1  # the next nice value past step 1301, and the padding
+    assert 1501 <= view.viewRange()[0][1] <= 1500 * 1.1  # 1,500 still (1501 is within the padding), in view
     plot.set_growing(False)  # the run has finished: its curve fills the plot
-    assert 1301 <= view.viewRange()[0][1] <= 1301 * 1.1
-    assert view.viewRange()[1][0] > 0.3 - 0.1 * (5.3 - 0.3)  # the y range fits the losses too (not rounded to 0)
+    assert 1501 <= view.viewRange()[0][1] <= 1501 * 1.1
+    assert view.viewRange()[1][0] > 0  # the y range fits the losses too (rounded, it started below 0)

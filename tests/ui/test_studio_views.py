@@ -331,22 +331,21 @@ def test_thumbnails_follow_the_colour_blind_palette(trained) -> None:
     np.testing.assert_array_equal(grid.plots["cross"][0][0].lut, lookup_table("viridis", "default"))
 
 
-def test_loss_range_moves_in_steps_only_while_the_run_grows(trained) -> None:
-    view = trained.loss_plot.getPlotItem().getViewBox()
-    assert trained.studio_state.run_state == "finished" and not view.steady  # a finished run fills the plot
-    feed = trained.studio_state.run_feed
-    finished = feed.finished
-    try:
-        feed.finished = None  # as before its end arrived
-        for state, steady in (("running", True), ("paused", True), ("following", True), ("idle", False)):
-            trained.studio_state.run_state = state
-            trained.studio_state.run_state_changed.emit(state)
-            assert view.steady is steady, state
-        trained.studio_state.run_state = "following"
-        feed.finished = finished  # a followed run's end has arrived with its last losses
-        feed.loss_changed.emit()
-        assert not view.steady
-    finally:  # the shared panel is left as the other tests know it
-        feed.finished = finished
-        trained.studio_state.run_state = "finished"
-        trained.studio_state.run_state_changed.emit("finished")
+def test_loss_range_moves_in_steps_only_while_the_run_grows(panel) -> None:
+    # a fresh panel (its run states set as the state sets them), so the shared finished run is left alone
+    view = panel.loss_plot.getPlotItem().getViewBox()
+    state = panel.studio_state
+    assert state.run_state == "idle" and not view.steady
+    for run_state, steady in (("running", True), ("paused", True), ("following", True), ("finished", False)):
+        state.run_state = run_state
+        state.run_state_changed.emit(run_state)
+        assert view.steady is steady, run_state
+    state.run_state = "following"
+    state.run_state_changed.emit("following")
+    assert view.steady
+    state.run_feed.finished = object()  # a followed run's end has arrived with its last losses
+    state.run_feed.loss_changed.emit()
+    assert not view.steady
+    state.run_feed.finished = None
+    state.run_state = "idle"
+    state.run_state_changed.emit("idle")

@@ -7,12 +7,15 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explorer.core.debug.rollout_settings import DEFAULT_RESIDUAL, FLOW_LIMIT_S, METHODS, SELF_KINDS
 from explorer.core.inspect.interface import ModelError
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 #: scipy's max-flow takes whole-number capacities: weights are scaled by this (precision ≈ 1e-6 per edge).
 CAPACITY_SCALE = 1 << 20
@@ -90,20 +93,18 @@ class LayeredGraph:
     def __init__(self, layers: np.ndarray) -> None:
         self.count, self.size = layers.shape[0], layers.shape[-1]
         self.nodes = (self.count + 1) * self.size
+        scaled = np.rint(layers * CAPACITY_SCALE).astype(np.int64)  # (L, T, T) [layer, query, key]
         tails, heads, capacities = [], [], []
-        for depth, layer in enumerate(layers):
-            capacity = np.rint(layer * CAPACITY_SCALE).astype(np.int64)  # (T, T) [query, key]
+        for depth, capacity in enumerate(scaled):
             query, key = np.nonzero(capacity)
             tails.append(depth * self.size + key)
             heads.append((depth + 1) * self.size + query)
             capacities.append(capacity[query, key])
-            if depth == 0:
-                self.out_of_input = capacity.sum(axis=0)  # (T,): what can leave each input token
-            if depth == self.count - 1:
-                self.into_output = capacity.sum(axis=1)  # (T,): what can reach each output token
         self.tails, self.heads = np.concatenate(tails), np.concatenate(heads)
         self.capacities = np.concatenate(capacities)
-        self._alone: Any = None  # the graph as scipy takes it, for pairs solved one at a time
+        self.out_of_input = scaled[0].sum(axis=0)  # (T,): what can leave each input token
+        self.into_output = scaled[-1].sum(axis=1)  # (T,): what can reach each output token
+        self._alone: csr_array | None = None  # the graph as scipy takes it, for pairs solved one at a time
 
     def max_flow(self, output: int, input_: int) -> float:
         """The maximum flow from input token ``input_`` to output token ``output``, solved alone on the graph."""
@@ -162,15 +163,24 @@ def _rows(size: int, row: Callable[[int], np.ndarray], stop: Callable[[], bool] 
 
 def _calls(layers: int, tokens: int) -> tuple[int, int]:
     """``(output rows per call, pairs per call)`` of :func:`layered_max_flows`: as many as fit in
-    :data:`BATCH_EDGES` edges, at least one."""
+    :data:`BATCH_EDGES` edges (counted as L·T² a copy: a causal graph's calls are half full), at least one."""
     edges = max(1, layers * tokens * tokens)
-    return max(1, BATCH_EDGES // (edges * tokens)), max(1, BATCH_EDGES // edges)
+    return max(1, BATCH_EDGES // (edges * max(1, tokens))), max(1, BATCH_EDGES // edges)
+
+
+def solver_calls(layers: int, tokens: int) -> int:
+    """How many times :func:`layered_max_flows` calls scipy's max flow for ``layers`` × ``tokens`` (every pair
+    solvable; a pair whose input or output has no capacity is skipped)."""
+    rows_per_call, pairs_per_call = _calls(layers, tokens)
+    if rows_per_call > 1:
+        return math.ceil(tokens / rows_per_call)
+    return tokens * math.ceil(tokens / pairs_per_call)
 
 
 def layered_max_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
     """The maximum flow from every input token k to every output token q through the layered graph of ``layers``
-    (Ã, ``(L, T, T)``): float64 ``(T, T)`` [output, input]. ``stop()`` is asked before each call, between output
-    tokens (the rows not done stay zero).
+    (Ã, ``(L, T, T)``): float64 ``(T, T)`` [output, input]. ``stop()`` is asked before each group of whole output
+    rows (one or more calls; the rows not done stay zero).
 
     One max-flow problem per pair, solved many at a time: the copies of the graph, one per pair, are joined by a
     super source that feeds each copy's input token and a super sink fed by each copy's output token. The copies
@@ -182,9 +192,9 @@ def layered_max_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None
     size = layers.shape[-1]
     graph = LayeredGraph(layers)
     rows_per_call, pairs_per_call = _calls(graph.count, size)
-    values = np.zeros((size, size), dtype=np.float64)  # (outputs, inputs)
     if pairs_per_call == 1:  # a graph too big to share a call: each pair alone, as scipy takes it
         return _rows(size, lambda output: [graph.max_flow(output, source) for source in range(size)], stop)
+    values = np.zeros((size, size), dtype=np.float64)  # (outputs, inputs)
     for first in range(0, size, rows_per_call):
         if stop is not None and stop():
             break
@@ -200,7 +210,8 @@ def closed_form_flows(layers: np.ndarray, stop: Callable[[], bool] | None = None
     """:func:`layered_max_flows` of one or two layers, without solving a max-flow problem: one layer has a single
     path from k to q, the edge Ã1[q, k]; with two, the paths k → m → q through different middle tokens m share no
     edge, so the flow is Σ_m min(Ã1[m, k], Ã2[q, m]). Exact (no whole-number capacities), and ~T³ cheap steps
-    instead of T² max-flow calls: the book's 2-layer model, live in the studio (``bench/rollout_speed.py``)."""
+    instead of T² max-flow problems (18-539× scipy's max flow at 6-32 tokens, ``bench/rollout_speed.py``): the book's
+    2-layer model, live in the studio."""
     count, size = layers.shape[0], layers.shape[-1]
     if not has_closed_form(count):
         raise ValueError(f"the closed form holds for one or two layers, not {count}")
@@ -215,9 +226,7 @@ def estimate_flow_seconds(layers: int, tokens: int) -> float:
     :data:`BATCH_EDGES` edges, or the closed form's T³ steps for one or two layers."""
     if has_closed_form(layers):
         return SECONDS_PER_TRIPLE * tokens**3 + SECONDS_PER_OUTPUT * tokens
-    rows_per_call, pairs_per_call = _calls(layers, tokens)
-    calls = math.ceil(tokens / rows_per_call) if rows_per_call > 1 else tokens * math.ceil(tokens / pairs_per_call)
-    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_CALL * calls
+    return SECONDS_PER_EDGE_PAIR * layers * tokens**4 + SECONDS_PER_CALL * solver_calls(layers, tokens)
 
 
 def describe_seconds(seconds: float) -> str:
@@ -258,7 +267,8 @@ def flow(maps: Sequence[np.ndarray] | np.ndarray, residual: float = DEFAULT_RESI
     maximum flow from k to q through the layered graph whose capacities are Ã (see :func:`residual_layers`); in
     closed form for one or two layers (:func:`closed_form_flows`), else by max flow (:func:`layered_max_flows`).
     Refused with :class:`FlowTooLongError` when the estimate passes ``limit_s``; ``stop()`` is asked between
-    output tokens (max flow: between its calls, each a few ms) and the rows done so far are returned, the rest zero."""
+    output tokens (max flow: between groups of whole rows, each a few ms) and the rows done so far are returned, the
+    rest zero."""
     layers = residual_layers(maps, residual)  # (L, T, T)
     count, size = layers.shape[0], layers.shape[-1]
     check_flow_time(count, size, limit_s)

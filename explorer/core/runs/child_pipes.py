@@ -33,7 +33,7 @@ class EventSender:
 
     :meth:`send` never blocks; once a write has failed (the reader has gone) it raises ``BrokenPipeError``, as a
     direct send would. :meth:`close` waits until everything handed over is written (or the pipe has broken). The
-    thread writes at most once per ``pace_s`` seconds (:data:`SEND_PACE_S`; 0: once per item), each time all
+    thread writes at most once per ``pace_s`` seconds (:data:`SEND_PACE_S`; 0: as soon as it can), each time all
     that has been handed over, as one message: the list of those items, in order (one pickle and one write for the
     ~10 events of a pace at the book's speed, and one read for the parent).
     """
@@ -76,9 +76,10 @@ class EventSender:
             with contextlib.suppress(queue.Empty):
                 while True:
                     items.append(self._items.get_nowait())
-            stopped = any(item is _STOP for item in items)
+            end = next((i for i, item in enumerate(items) if item is _STOP), None)
+            stopped = end is not None
             if stopped:
-                items = items[:next(i for i, item in enumerate(items) if item is _STOP)]
+                items = items[:end]
             try:
                 self._connection.send(items)
             except Exception:  # BrokenPipeError/ConnectionResetError, a closed connection: the reader has gone

@@ -39,7 +39,7 @@ from explorer.core.model.transformer import ConfigError
 
 _END = None  # the child's last item: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
-MAX_BATCH = 10_000  # events handed over in one list at most (event_batches)
+MAX_BATCH = 10_000  # no more message is read into a list once it holds this many events (event_batches)
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
 
 
@@ -285,7 +285,8 @@ class TrainingProcess:
                 yield event
 
     def event_batches(self, pace_s: float = 0.0, poll_s: float = 0.1) -> Iterator[list[TrainingEvent]]:
-        """:meth:`events` as lists: each holds the events that had arrived when it was read (up to ``MAX_BATCH``), and a
+        """:meth:`events` as lists: each holds the events that had arrived when it was read (up to ``MAX_BATCH``, or a
+        little more: a message of the child's, the events its sender wrote together, is taken whole), and a
         list follows the one before after ``pace_s`` seconds at the earliest (events wait in the pipe meanwhile; the
         child never waits for them). A GUI thus wakes at most 1 / ``pace_s`` times a second for a run's events,
         however fast it steps. Once :meth:`close` is called, nothing more is yielded.

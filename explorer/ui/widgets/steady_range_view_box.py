@@ -3,11 +3,15 @@ loss) keeps its axes, and the axes' text is laid out and drawn again only when a
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pyqtgraph as pg
 
-#: A growing bound goes to the next of these (times a power of ten): at most ~25 % ahead of the data.
+#: A growing bound goes to the next of these (times a power of ten): at most a third ahead of the data ...
 NICE_MANTISSAS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+#: ... or stays at one it passes by at most this share of the span (the curve's pen: 3,000 steps end at 3,000, not
+#: 4,000; the view box's own padding, at least 2 % of the span, keeps that last bit in view).
+NICE_TOLERANCE = 0.01
 #: Both bounds of a span are rounded outwards to a multiple of this share of the span's power of ten ...
 STEP_SHARE = 0.5
 #: ... and the start of a growing one down to this share (the data's start less the curve's pen, in data units: it
@@ -15,13 +19,15 @@ STEP_SHARE = 0.5
 FINE_STEP_SHARE = 0.01
 
 
-def nice_ceiling(value: float) -> float:
-    """The least ``m · 10^k`` ≥ ``value`` with m in :data:`NICE_MANTISSAS` (``value`` itself when it is not > 0)."""
+def nice_ceiling(value: float, tolerance: float = 0.0) -> float:
+    """The least ``m · 10^k`` ≥ ``value / (1 + tolerance)`` with m in :data:`NICE_MANTISSAS` (``value`` itself when it
+    is not > 0)."""
     if not value > 0 or not math.isfinite(value):
         return value
-    power = 10.0 ** math.floor(math.log10(value))
+    target = value / (1.0 + tolerance)
+    power = 10.0 ** math.floor(math.log10(target))
     for mantissa in NICE_MANTISSAS:
-        if mantissa * power >= value * (1 - 1e-12):
+        if mantissa * power >= target * (1 - 1e-12):
             return mantissa * power
     return 10.0 * power
 
@@ -42,7 +48,7 @@ class SteadyRangeViewBox(pg.ViewBox):
     the data's, the y range rounded outwards (:func:`outward`); otherwise it fits the data as any view box does.
     Zooming, panning and a range set by hand work as in any view box."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.steady = False
 
@@ -52,13 +58,16 @@ class SteadyRangeViewBox(pg.ViewBox):
             self.steady = steady
             self.updateAutoRange()
 
-    def childrenBounds(self, frac=None, orthoRange=(None, None), items=None):  # noqa: N802 (pyqtgraph override)
+    def childrenBounds(self, frac: Any = None, orthoRange: Any = (None, None),  # noqa: N802, N803 (pyqtgraph's)
+                       items: Any = None) -> list[Any]:
         bounds = super().childrenBounds(frac=frac, orthoRange=orthoRange, items=items)
         if not self.steady:
             return bounds
         x, y = bounds
         if x is not None and x[0] is not None and x[1] is not None:
-            high = nice_ceiling(x[1])
+            high = nice_ceiling(x[1], NICE_TOLERANCE)
+            if x[1] - high > NICE_TOLERANCE * (high - x[0]):  # past it by more than the padding shows
+                high = nice_ceiling(x[1])
             bounds[0] = [outward(x[0], high, FINE_STEP_SHARE)[0], high]
         if y is not None and y[0] is not None and y[1] is not None:
             bounds[1] = list(outward(y[0], y[1]))
