@@ -116,6 +116,8 @@ def test_flow_that_would_take_too_long_is_refused_with_the_estimate() -> None:
     assert ro.estimate_flow_seconds(12, 64) > 8 * ro.estimate_flow_seconds(12, 32)
     # one or two layers: the closed form, well within the limit even for a long text
     assert ro.check_flow_time(2, 512) < 1 and ro.check_flow_time(1, 512) < 1
+    # no tokens at all: nothing to solve, no call, no error
+    assert ro.estimate_flow_seconds(3, 0) == 0.0 and ro.flow(np.ones((3, 1, 0, 0))).values.shape == (0, 0)
 
 
 @pytest.mark.parametrize("count", [1, 2])
