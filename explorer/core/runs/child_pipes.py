@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 COMMANDS = {b"pause": "pause", b"resume": "resume", b"step": "request_step", b"stop": "stop"}
 SETTINGS_PREFIX = b"settings:"  # followed by a JSON object of the settings to change (Trainer.change_settings)
 
-_STOP = object()  # the thread's own end marker (the stream's end is the caller's item)
+_STOP = object()  # the thread's own end marker (the stream's end is the caller's item) ...
+STREAM_END = None  # ... the training process's last item: its events ended as planned (an event is never None)
 
 #: The sender writes at most this often: what was handed over meanwhile goes out together. Woken for each event
 #: (~180 a second for the book's model), it took the GIL from the training thread as often: with two torch threads

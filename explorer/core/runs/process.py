@@ -13,64 +13,22 @@ import json
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
-import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from typing import Any
 
-import torch
+from explorer.core.training.events import ErrorEvent, TrainingEvent
+from explorer.core.runs.child_pipes import SETTINGS_PREFIX, STREAM_END
+from explorer.core.runs.training_child import child_main
+from explorer.core.runs.training_job import TrainingJob
+from explorer.core.training.config import check_live_settings
 
-from explorer.core.data.sources import load_source
-from explorer.core.training.events import ErrorEvent, StartedEvent, TrainingEvent
-from explorer.core.data.readers import DatasetError
-from explorer.core.runs.child_pipes import SETTINGS_PREFIX, EventSender, RemoteControl
-from explorer.core.runs.run_dir import RunDirError, check_new_run_dir, describe_data
-from explorer.core.runs.thread_tuner import ThreadTuner, available_cores
-from explorer.core.runs.writer import RunWriter
-from explorer.core.data.text import build_dataset
-from explorer.core.training.trainer import Trainer, _is_oom
-from explorer.core.training.config import TrainingConfig, check_live_settings
-from explorer.core.model.transformer import ConfigError
-
-_END = None  # the child's last item: the stream ended as planned (events are never None)
 _NOTHING = object()  # no message arrived within the poll interval
 MAX_BATCH = 10_000  # no more message is read into a list once it holds this many events (event_batches)
 _EXIT_WAIT_S = 1.0  # how long a crash report waits for the exit code
-
-
-@dataclass(frozen=True)
-class TrainingJob:
-    """Everything the child needs, as plain picklable values.
-
-    ``config`` is ``TrainingConfig.to_dict()``; ``data_spec``, ``num_examples`` and ``data_seed`` are what
-    ``data_sources.load_source`` takes; ``probe`` is the (source, target) pair to snapshot (None: the first pair);
-    ``num_threads`` is torch's intra-op thread count in the child (None: torch's default, one per core); with
-    ``tune_threads`` it is where the child starts, and it then measures all its cores and all but one (and that
-    count) against each other and keeps the fastest, again after 10 s and then less and less often
-    (``thread_tuner.ThreadTuner``): the GUI beside it leaves a share of a core.
-    ``run_dir``: the child also records the run there (``run_writer.RunWriter``; a new or empty folder, refused
-    otherwise with an ``ErrorEvent(reason="run_dir")`` before training); the probe pair is translated each epoch,
-    and a checkpoint written at an epoch's end once ``checkpoint_interval_s`` have passed since the last one;
-    ``probe_interval_s`` spaces the probe's translations the same way (``RunWriter``). ``nice``: the child lowers
-    its scheduling priority by this much (where the system has ``os.nice``), so a GUI beside it is served first.
-    """
-
-    config: dict
-    data_spec: str
-    num_examples: int
-    data_seed: int
-    probe: tuple[str, str] | None = None
-    num_threads: int | None = None
-    run_dir: str | None = None
-    checkpoint_interval_s: float = 0.0
-    tune_threads: bool = False
-    probe_interval_s: float = 0.0
-    nice: int = 0
 
 
 @functools.lru_cache(maxsize=1)
@@ -119,7 +77,7 @@ class TrainingProcess:
         control_r, self._control_w = context.Pipe(duplex=False)
         if sys.platform != "win32":  # a command is a few bytes (atomic); a full pipe must not block the GUI
             os.set_blocking(self._control_w.fileno(), False)
-        self._process = context.Process(target=_child_main, args=(job, events_w, control_r),
+        self._process = context.Process(target=child_main, args=(job, events_w, control_r),
                                         name="explorer-training", daemon=True)
         self._child_ends = (events_w, control_r)  # closed here once the child holds its own copies
         self._lock = threading.Lock()  # guards the flags below
@@ -334,8 +292,8 @@ class TrainingProcess:
                 if item is _NOTHING:
                     break
                 timeout = 0.0
-                # a message is the list of events the child's sender wrote together; _END closes the last one
-                events = list(itertools.takewhile(lambda event: event is not _END, item))
+                # a message is the list of events the child's sender wrote together; STREAM_END closes the last one
+                events = list(itertools.takewhile(lambda event: event is not STREAM_END, item))
                 ended = len(events) < len(item)
                 if not self._closing:  # closed while reading: read on to the end, so the child can write and exit
                     for event in events:
@@ -366,89 +324,3 @@ class TrainingProcess:
         return ErrorEvent(step=step, reason="crashed", message=(
             f"the training process ended unexpectedly (exit code {self.exitcode}); "
             f"the last weights received are kept"))
-
-
-# ---------------------------------------------------------------------------------------------- the child
-def _error_event(exc: BaseException, step: int) -> ErrorEvent:
-    """An ErrorEvent fit for users; unexpected failures also print their traceback to stderr (bug reports)."""
-    if isinstance(exc, DatasetError):
-        return ErrorEvent(step=step, message=str(exc), reason="data")
-    if isinstance(exc, ConfigError):
-        return ErrorEvent(step=step, message=str(exc), reason="config")
-    if isinstance(exc, RunDirError):
-        return ErrorEvent(step=step, message=str(exc), reason="run_dir")
-    if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and _is_oom(exc)):
-        return ErrorEvent(step=step, reason="out_of_memory", message=(
-            "out of memory while preparing or training: try fewer examples, a smaller batch or a smaller model"))
-    traceback.print_exc()
-    return ErrorEvent(step=step, reason="error", message=f"training failed: {type(exc).__name__}: {exc}")
-
-
-def _child_main(job: TrainingJob, events: mp_connection.Connection, control: mp_connection.Connection) -> None:
-    """The child's main thread: load the data, train, send every event, then the final weights."""
-    # Ctrl-C in the terminal reaches the whole process group; the parent decides when to stop.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if job.nice > 0 and hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(int(job.nice))
-    remote = RemoteControl(control)
-    trainer: Trainer | None = None
-    writer: RunWriter | None = None
-    if job.num_threads:
-        torch.set_num_threads(max(1, int(job.num_threads)))
-    cores = available_cores()
-    tuner = ThreadTuner([max(1, cores - 1), cores], torch.set_num_threads, start=min(torch.get_num_threads(), cores)) \
-        if job.tune_threads else None
-
-    sender = EventSender(events)  # a GUI slow to read never stops the training loop
-    send = sender.send  # BrokenPipeError once the parent has gone: ends the child below
-
-    try:
-        try:
-            config = TrainingConfig.from_dict(job.config)
-            source = load_source(job.data_spec, job.num_examples, seed=job.data_seed)
-            dataset = build_dataset(source.pairs, config.num_steps, config.min_freq, skipped=source.skipped)
-            probe = (str(job.probe[0]), str(job.probe[1])) if job.probe is not None else dataset.pairs[0]
-            if job.run_dir is not None:
-                check_new_run_dir(job.run_dir)  # refused before the model is built
-            trainer = Trainer(config, dataset, probe=probe)
-            if job.run_dir is not None:
-                data = describe_data(source, job.data_spec, job.num_examples, job.data_seed)
-                writer = RunWriter.create(job.run_dir, trainer, data, probes=[probe],
-                                          checkpoint_interval_s=job.checkpoint_interval_s,
-                                          probe_interval_s=job.probe_interval_s)
-            remote.attach(trainer)
-            send(StartedEvent(
-                device=str(trainer.device), num_pairs=len(dataset), total_steps=trainer.total_steps,
-                num_batches=trainer.num_batches, num_parameters=sum(p.numel() for p in trainer.model.parameters()),
-                src_vocab=trainer.src_vocab.to_dict(), tgt_vocab=trainer.tgt_vocab.to_dict(),
-                config=trainer.config.to_dict(), probe=probe))
-            for event in trainer:
-                if writer is not None:
-                    writer.on_event(event)  # on disk first: a follower never sees less than the studio did
-                send(event)
-                if tuner is not None and event.kind == "step":  # between steps: the trainer waits for us
-                    tuner.on_step(event.elapsed_s, event.tokens)
-            if writer is not None:
-                writer, closing = None, writer
-                closing.close()  # the last checkpoint is on disk before the final weights are sent
-        except (BrokenPipeError, ConnectionResetError):
-            raise
-        except Exception as exc:
-            send(_error_event(exc, trainer.step if trainer is not None else 0))
-        if trainer is not None:  # the weights however the run ended (finished, stopped, NaN, OOM, failure)
-            try:
-                final = trainer.model_state_event("final")
-            except Exception as exc:
-                send(_error_event(exc, trainer.step))
-            else:
-                send(final)
-        send(_END)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the parent has gone: nobody is listening
-    finally:
-        if writer is not None:
-            with contextlib.suppress(Exception):  # already failing: keep what is on disk
-                writer.close()
-        sender.close()  # everything handed over is written (or the parent has gone) before the pipe closes
-        events.close()
