@@ -337,15 +337,12 @@ def test_loss_range_moves_in_steps_only_while_the_run_grows(panel) -> None:
     state = panel.studio_state
     assert state.run_state == "idle" and not view.steady
     for run_state, steady in (("running", True), ("paused", True), ("following", True), ("finished", False)):
-        state.run_state = run_state
-        state.run_state_changed.emit(run_state)
+        state._set_run_state(run_state)
         assert view.steady is steady, run_state
-    state.run_state = "following"
-    state.run_state_changed.emit("following")
+    state._set_run_state("following")
     assert view.steady
     state.run_feed.finished = object()  # a followed run's end has arrived with its last losses
     state.run_feed.loss_changed.emit()
     assert not view.steady
     state.run_feed.finished = None
-    state.run_state = "idle"
-    state.run_state_changed.emit("idle")
+    state._set_run_state("idle")

@@ -1,6 +1,6 @@
 """The studio's widget tree (book §11.7): run controls fixed at the top left, the data box and the settings
 form scrolling under them; training (loss over live attention), detail and translate tabs on the right. Builds
-the views on the state they show; the panel connects them to it."""
+the views on the state they show; the panel connects them to it (the loss plot follows whether its curve grows)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -54,6 +54,7 @@ class StudioBody(QSplitter):
         left.setMinimumWidth(300)  # presenter mode scales it: 1.5x must still fit beside the tabs on 1024 px
 
         self.loss_view = LossView(state.loss)
+        state.loss_growing_changed.connect(self.loss_view.plot.set_growing)  # its range moves in steps meanwhile
         self.loss_stack = HintStack(self.loss_view, "")
         self.live = LiveAttention(state)
         live = QSplitter(Qt.Orientation.Vertical)

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from explorer.ui.widgets.attention_detail_widget import AttentionDetail
 
 EDITABLE_STATES = ("idle", "finished")
-#: The loss curve may still grow: its range moves in steps (LossPlotWidget.set_growing).
-GROWING_STATES = ("starting", "running", "paused", "stopping", "following")
 
 
 class StudioPanel(BasePanel):
@@ -268,21 +266,14 @@ class StudioPanel(BasePanel):
 
     @Slot()
     def _on_run_feed_loss_changed(self) -> None:
-        self.loss_plot.set_growing(self._loss_grows())  # a followed run's end arrives with its last losses
         if self.studio_state.loss.steps.size or self.is_training():
             self.loss_stack.show_content()
         else:
             self.loss_stack.show_hint()
 
-    def _loss_grows(self) -> bool:
-        """True while the run's loss curve may still grow: it trains, or a run followed has not finished."""
-        state = self.studio_state
-        return state.run_state in GROWING_STATES and state.run_feed.finished is None
-
     @Slot(str)
     def _on_state_run_state_changed(self, run_state: str) -> None:
         editable = run_state in EDITABLE_STATES
-        self.loss_plot.set_growing(self._loss_grows())
         self.live_settings.set_active(self.is_training() and run_state in ("starting", "running", "paused"))
         if run_state == "idle":
             self.live_settings.clear_rate()

@@ -33,6 +33,7 @@ from explorer.ui.panels.studio.run_messages import (following_text, opened_text,
 from explorer.ui.panels.studio.run_progress import Progress
 
 RUN_STATES = ("idle", "starting", "running", "paused", "stopping", "finished", "following")
+GROWING_STATES = ("starting", "running", "paused", "stopping", "following")  # the loss may grow: loss_may_grow
 
 
 class StudioState(QObject):
@@ -49,9 +50,11 @@ class StudioState(QObject):
     replay_changed(object): the speed of the run being replayed (a float), or None when no run is replayed.
     settings_opened(object, object): the ``TrainingConfig`` of a run or model opened here (followed, replayed, read
         from a file) and its probe pair ``(source, target)`` (None: not known): the settings form shows them.
+    loss_growing_changed(bool): :meth:`loss_may_grow` changed (the loss plot's range moves in steps while it does).
     """
 
     run_state_changed = Signal(str)
+    loss_growing_changed = Signal(bool)
     message_posted = Signal(object, str)
     replay_changed = Signal(object)
     settings_opened = Signal(object, object)
@@ -66,6 +69,8 @@ class StudioState(QObject):
         self.run_feed = RunFeed(self.attention, self._progress_now, self)
         self.run_feed.message_posted.connect(self.message_posted)
         self.loss = self.run_feed.loss  # the run's losses (LossRecord), and other runs' overlaid
+        self._loss_growing = False
+        self.run_feed.loss_changed.connect(self._check_loss_growing)  # a followed run's end comes with its last losses
         self.models = ModelState(self)
         self.models.message_posted.connect(self.message_posted)
         self.models.model_opened.connect(self._on_models_model_opened)
@@ -111,6 +116,10 @@ class StudioState(QObject):
         replay paces itself and never is."""
         followed = self.followed
         return followed is not None and followed.clock is None and followed is not self._caught_up_with
+
+    def loss_may_grow(self) -> bool:
+        """True while the run's loss curve may still grow: it trains, or a run followed has not finished."""
+        return self.run_state in GROWING_STATES and self.run_feed.finished is None
 
     def is_following(self) -> bool:
         """True while a run directory is followed (or replayed)."""
@@ -306,6 +315,13 @@ class StudioState(QObject):
     def _set_run_state(self, state: str) -> None:
         self.run_state = state
         self.run_state_changed.emit(state)
+        self._check_loss_growing()
+
+    @Slot()
+    def _check_loss_growing(self) -> None:
+        if self.loss_may_grow() != self._loss_growing:
+            self._loss_growing = not self._loss_growing
+            self.loss_growing_changed.emit(self._loss_growing)
 
     def _forget_run(self) -> None:
         self.attention.clear()
