@@ -158,6 +158,13 @@ def start(argv: list[str] | None = None) -> Startup | int:
     Returns an exit code instead when the app cannot start (no display, a missing system library, a
     bad option). Test drivers use this to run the same start-up as ``main``.
     """
+    from explorer.ui.process_settings import making_lasting_objects
+
+    with making_lasting_objects():  # the modules, classes and window it makes live as long as the app
+        return _start(argv)
+
+
+def _start(argv: list[str] | None) -> Startup | int:
     lesson, argv = split_lesson(sys.argv[1:] if argv is None else list(argv))
     model_path, argv = split_model_path(argv) if lesson is None else (None, argv)
     args, qt_args = build_parser().parse_known_args(argv)

@@ -56,11 +56,13 @@ def reserve_worker_threads(minimum: int = MIN_POOL_THREADS) -> None:
 
 @contextmanager
 def cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a worker builds millions of small objects.
+    """Pause Python's cyclic garbage collector while the app makes many objects that are not garbage.
 
     Its full collections hold the GIL for 80–150 ms each (measured: five of them while reading a 235k-line
-    file on a worker thread), so the GUI thread stalled although the work ran elsewhere. Nested and
-    concurrent uses nest; the collector is enabled again when the last one ends, however it ends.
+    file on a worker thread), so the GUI thread stalled although the work ran elsewhere. Start-up and each panel's
+    build (imports, torch's among them, and widgets) run paused too: collections walked those objects for ~85 ms
+    of a ~1.8 s start (measured with ``gc.callbacks``). Nested and concurrent uses nest; the collector is enabled
+    again when the last one ends, however it ends.
     """
     with _GC_LOCK:
         _GC_HOLDERS[0] += 1
@@ -75,16 +77,19 @@ def cyclic_gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def freeze_long_lived_objects(collect_young: bool = False) -> None:
-    """Put every object alive now beyond the cyclic collector's reach (``gc.freeze``); with ``collect_young``, the
-    young generations are collected first (a few ms), so recent garbage (a model just replaced) is not frozen too.
+@contextmanager
+def making_lasting_objects() -> Iterator[None]:
+    """Around a block that makes objects the app keeps for good: start-up, a panel's build, a model's import.
 
-    Importing transformers doubles the objects the collector walks (~210k → ~440k), and a full collection then
-    holds the GIL for ~350 ms (measured), a GUI stall at some random later moment (a thumbnail click). Frozen
-    modules and classes are never walked again. Call it right after such an import, inside the
-    :func:`cyclic_gc_paused` block that made it (resumed first, the collector would walk them all at once: a
-    ~290 ms stall measured); no collection runs first, so garbage cycles alive at that moment stay (a few kB).
+    The young generations are collected first (a few ms), so garbage made before the block is freed rather than
+    frozen; the collector is paused while the block runs (:func:`cyclic_gc_paused`); and what it made is put
+    beyond the collector's reach (``gc.freeze``) before the collector resumes. Resumed first, the collector
+    would walk it all at once (a ~290 ms stall measured after importing transformers, 63 ms after torch's import),
+    and every full collection later would walk it again: importing transformers doubles the objects walked
+    (~210k → ~440k, a ~350 ms stall at some later click, measured). No collection runs at the end, so garbage
+    cycles the block itself left stay (a few kB).
     """
-    if collect_young:
-        gc.collect(1)
-    gc.freeze()
+    gc.collect(1)
+    with cyclic_gc_paused():
+        yield
+        gc.freeze()

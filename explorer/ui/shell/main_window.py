@@ -26,7 +26,6 @@ from explorer.ui.shell.panel_registry import PANELS, PanelSpec, panel_section, p
 from explorer.ui.shell.panel_stack import PanelStack, ask_panel
 from explorer.ui.shell.panel_status import PanelStatus
 from explorer.ui.settings import AppSettings
-from explorer.ui.process_settings import freeze_long_lived_objects
 from explorer.ui.shell.shell_menus import ShellMenus
 from explorer.ui.shell.shortcut_guard import ShortcutGuard
 from explorer.ui.shell.window_geometry import clamp_to_screen, open_fitted
@@ -180,9 +179,6 @@ class MainWindow(QMainWindow):
         ask_panel(panel.restore_settings, self.settings.qsettings)  # bad stored values keep defaults
         self.appearance.panel_built(panel)  # its explanation box as the others, the theme, palette and scale
         self.classroom.panel_built(key, panel)
-        # A panel lives as long as the window: out of the collector's walks, so a full collection later (on any
-        # thread) does not hold the GIL for the whole app's ~265k objects (~155 ms measured with every panel built)
-        freeze_long_lived_objects(collect_young=True)
 
     def _select(self, key: str) -> None:
         row = self.keys().index(key)

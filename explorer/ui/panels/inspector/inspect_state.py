@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from explorer.core.inspect.inspection import FULL_MAPS_BUDGET
-from explorer.ui.process_settings import cyclic_gc_paused, freeze_long_lived_objects
+from explorer.ui.process_settings import making_lasting_objects
 from explorer.ui.i18n.words import Words
 from explorer.ui.worker import LatestOnlyRunner
 
@@ -34,9 +34,8 @@ class HeadMap:
 def _open_job(path: str) -> tuple[Any, Any]:
     from explorer.core.inspect.opening import open_model
 
-    with cyclic_gc_paused():  # importing transformers makes ~230k objects: no full collection meanwhile
+    with making_lasting_objects():  # importing transformers makes ~230k objects: walked neither now nor later
         model = open_model(path)
-        freeze_long_lived_objects()  # nor later (frozen before the collector resumes, or it would walk them now)
     return model, model.describe()
 
 
