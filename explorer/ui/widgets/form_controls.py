@@ -171,13 +171,21 @@ def save_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWi
         settings.setValue(panel.settings_key(name), control_value(widget))
 
 
-def restore_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWidget]) -> None:
+def restore_controls(panel: BasePanel, settings: QSettings, controls: dict[str, QWidget]) -> bool:
     """Restore what `save_controls` stored; missing keys keep the current value. Emits nothing. A value the
-    control cannot show as it is goes into ``panel.setting_problems`` (``"name: why"``) and is clamped or left."""
+    control cannot show as it is goes into ``panel.setting_problems`` (``"name: why"``) and is clamped or left.
+
+    Returns whether any control shows another value now: a panel computed its first view when it was made, and
+    computes it again only then (stored values are most often the ones it was made with).
+    """
+    changed = False
     for name, widget in controls.items():
         stored = settings.value(panel.settings_key(name))
         if stored is not None:
             problem = value_problem(widget, stored)
             if problem is not None:
                 panel.setting_problems.append(f"{name}: {problem}")
+            before = control_value(widget)
             set_control_value(widget, stored)
+            changed = changed or control_value(widget) != before
+    return changed

@@ -210,8 +210,8 @@ class ArchitecturePanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
-        restore_controls(self, settings, self.controls)
-        self.recompute()
+        if restore_controls(self, settings, self.controls):  # else the comparison made with the panel stands
+            self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
         def curves_csv() -> tuple[list[str], np.ndarray]:

@@ -260,14 +260,17 @@ class AttentionCuesPanel(BasePanel):
         settings.setValue(self.settings_key("temperature"), self.temperature_slider.value())
 
     def restore_settings(self, settings: QSettings) -> None:
-        restore_controls(self, settings, self.controls)
+        changed = restore_controls(self, settings, self.controls)
         stored = settings.value(self.settings_key("temperature"))
         if stored is not None:
             problem = number_problem(stored, *TEMPERATURE_RANGE)
             if problem is not None:
                 self.setting_problems.append(f"temperature: {problem}")
+            before = self.temperature_slider.value()
             self.temperature_slider.set_value(coerce(stored, 1.0))
-        self._new_layout()
+            changed = changed or self.temperature_slider.value() != before
+        if changed:  # else the layout made with the panel stands
+            self._new_layout()
 
     def export_targets(self) -> list[ExportTarget]:
         def keys_csv() -> tuple[list[str], np.ndarray]:

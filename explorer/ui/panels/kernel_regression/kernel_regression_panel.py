@@ -371,6 +371,8 @@ class KernelRegressionPanel(BasePanel):
             except (TypeError, ValueError):
                 return DEFAULTS[name]
 
+        before = (self.controls.values(), self.query_index)
         self.controls.set_values(read)
         self.query_index = read("query", int)
-        self._regenerate()
+        if (self.controls.values(), self.query_index) != before:  # else the fit made with the panel stands
+            self._regenerate()

@@ -208,9 +208,10 @@ class MultiHeadPanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
-        restore_controls(self, settings, self.controls)
+        changed = restore_controls(self, settings, self.controls)
         self._sync_controls()
-        self.recompute()
+        if changed:  # else the heads computed when the panel was made stand
+            self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("heads", self.grid, self._heads_csv, label=self.tr("Heads"))]

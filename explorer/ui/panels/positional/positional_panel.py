@@ -246,12 +246,16 @@ class PositionalPanel(BasePanel):
     # --- slots --------------------------------------------------------------------------------
     @Slot(int)
     def _on_control_changed(self, _value: int) -> None:
+        self._narrow_ranges()
+        self.recompute()
+
+    def _narrow_ranges(self) -> None:
+        """Fit the column and offset controls' ranges to the encoding's size (clamping their values silently)."""
         d = self.dim_spin.value()
         for widget in (self.first_col_spin, self.last_col_spin):
             with QSignalBlocker(widget):
-                widget.setMaximum(d - 1)  # clamps the value; we recompute once below
+                widget.setMaximum(d - 1)  # clamps the value; the caller recomputes
         self._bound_offsets()
-        self.recompute()
 
     @Slot(int)
     def _on_slider_value_changed(self, _value: int) -> None:
@@ -273,16 +277,18 @@ class PositionalPanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
-        # widest ranges first (they depend on encoding_dim, num_steps and each other); _on_control_changed
-        # narrows them again
+        # widest ranges first (they depend on encoding_dim, num_steps and each other); _narrow_ranges narrows
+        # them again
         top = self.steps_spin.maximum() - 1
         for widget, lo, hi in ((self.first_col_spin, 0, self.dim_spin.maximum() - 1),
                                (self.last_col_spin, 0, self.dim_spin.maximum() - 1),
                                (self.row_slider, 0, top), (self.delta_slider, -top, top)):
             with QSignalBlocker(widget):
                 widget.setRange(lo, hi)
-        restore_controls(self, settings, self.controls)
-        self._on_control_changed(0)
+        changed = restore_controls(self, settings, self.controls)
+        self._narrow_ranges()
+        if changed:  # else the encoding drawn when the panel was made stands
+            self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
         def curves_csv() -> tuple[list[str], np.ndarray]:

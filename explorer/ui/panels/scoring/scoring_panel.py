@@ -299,11 +299,12 @@ class ScoringPanel(BasePanel):
                           *((s, self.keys_spin.maximum()) for s in self.length_spins)):
             with QSignalBlocker(spin):
                 spin.setMaximum(top)
-        restore_controls(self, settings, self.controls)
+        changed = restore_controls(self, settings, self.controls)
         self._filled = (self.queries_spin.value(), self.keys_spin.value())  # the restored lengths match them
         self._sync_controls()
-        self.recompute()
-        self.scaling.request()
+        if changed:  # else what was computed when the panel was made stands
+            self.recompute()
+            self.scaling.request()
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("weights", self.grid, self._weights_csv, label=self.tr("Weights")),

@@ -232,9 +232,10 @@ class AnatomyPanel(BasePanel):
 
     def restore_settings(self, settings: QSettings) -> None:
         self.layer_spin.setMaximum(64)  # the model's depth narrows it again
-        restore_controls(self, settings, self.controls)
+        changed = restore_controls(self, settings, self.controls)
         self.model_source.sync_controls()
-        self.recompute()
+        if changed:  # else the views computed when the panel was made stand
+            self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:
         for index in sorted(self._stale):  # every view is exported, shown or not
