@@ -115,3 +115,45 @@ def test_quicker_feature_scan_reads_less() -> None:
         "print(before > 0, len(calls) == before)\n")
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True", "True"]
+
+
+def test_plain_imports_set_pysides_hook_aside_only_inside_the_block() -> None:
+    """In a child process started as the entry point starts (the plain import remembered before PySide6): inside
+    the block imports run without PySide's hook, after it the hook is back and star imports of PySide's lazily
+    loaded modules see every name again."""
+    out = _run(
+        "import builtins\n"
+        "from explorer.ui.qt_compat import plain_imports, remember_plain_import\n"
+        "plain = builtins.__import__\n"
+        "with plain_imports():\n"
+        "    untouched = builtins.__import__ is plain\n"
+        "remember_plain_import()\n"
+        "import PySide6.QtCore\n"
+        "hook = builtins.__import__\n"
+        "with plain_imports():\n"
+        "    inside = builtins.__import__ is plain\n"
+        "    import email.parser\n"
+        "names = {}\n"
+        "exec('from PySide6.QtCore import *', names)\n"
+        "try:\n"
+        "    with plain_imports():\n"
+        "        raise KeyError\n"
+        "except KeyError:\n"
+        "    pass\n"
+        "print(untouched, hook is not plain, inside, builtins.__import__ is hook, 'QEventLoop' in names)\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True", "True", "True", "True"]
+
+
+def test_plain_imports_do_nothing_when_the_plain_import_was_not_kept_first() -> None:
+    """Started another way (PySide6 imported before the entry point could keep Python's own import), the hook stays."""
+    out = _run(
+        "import builtins\n"
+        "import PySide6.QtCore\n"
+        "from explorer.ui.qt_compat import plain_imports, remember_plain_import\n"
+        "remember_plain_import()\n"
+        "hook = builtins.__import__\n"
+        "with plain_imports():\n"
+        "    print(builtins.__import__ is hook)\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True"]

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayou
 
 from explorer.ui.i18n.words import Words, again
 from explorer.ui.process_settings import making_lasting_objects
+from explorer.ui.qt_compat import plain_imports
 from explorer.ui.shell.panel_registry import PanelLoadError, PanelSpec, load_panel_class, panel_title
 from explorer.ui.panels.base_panel import BasePanel
 
@@ -160,7 +161,9 @@ class PanelStack(QStackedWidget):
             holder = QWidget()
             holder.setFont(font)
         try:
-            panel = load_panel_class(spec.target)(parent=holder)
+            with plain_imports():  # a panel's modules (torch's for the first that needs it) star-import no Qt
+                panel_class = load_panel_class(spec.target)
+            panel = panel_class(parent=holder)
             if not isinstance(panel, BasePanel):
                 raise PanelLoadError(self.tr("{target} is not a BasePanel.").format(target=spec.target))
         except Exception as exc:  # a broken panel must never take the window down
