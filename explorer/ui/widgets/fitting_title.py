@@ -3,6 +3,7 @@ and pushing its neighbours (a heatmap's colour bar) out of view on a small proje
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 import pyqtgraph as pg
@@ -15,7 +16,8 @@ MIN_TITLE_PT = 7.0
 class FittingTitle(pg.LabelItem):
     """A `LabelItem` for `PlotItem.titleLabel` whose minimum width is 0.
 
-    ``text`` keeps the full title; ``elided`` says whether even the smallest font was too wide.
+    ``text`` keeps the full title; ``shown_pt`` is the font size it is shown at; ``elided`` says whether even the
+    smallest font was too wide.
     """
 
     def __init__(self, parent: pg.GraphicsItem | None = None, size_pt: float = 11.0) -> None:
@@ -23,6 +25,8 @@ class FittingTitle(pg.LabelItem):
         self.elided = False
         self._wanted_pt = size_pt
         self._fitted_width = -1.0
+        self.shown_pt = size_pt
+        self._natural_width = 0.0  # the title's width at the wanted size, as last rendered
         super().__init__("", size=f"{size_pt:g}pt", parent=parent)
 
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)
@@ -33,17 +37,28 @@ class FittingTitle(pg.LabelItem):
         self._render(args)
 
     def _render(self, args: dict[str, Any] | None = None) -> None:
-        """Largest font ≤ the wanted one (≥ `MIN_TITLE_PT`) at which the title fits the width; else elide."""
-        args = dict(args or {})
+        """Largest font ≤ the wanted one, in 1 pt steps down to `MIN_TITLE_PT`, at which the title fits the width;
+        else elide. After the wanted size, the first size tried is the one the widths' ratio points to (a title's
+        width grows with its font size), then the next ones up or down: about two layouts of the text instead of up
+        to five."""
         width = self.width()
         self._fitted_width = width
-        pt = self._wanted_pt
-        while True:
-            super().setText(self.full_text, size=f"{pt:g}pt", **args)
-            args = {}  # colour and friends persist in self.opts
-            if width <= 1 or self.item.boundingRect().width() <= width or pt <= MIN_TITLE_PT:
-                break
-            pt = max(MIN_TITLE_PT, pt - 1)
+        wanted = self._wanted_pt
+        fits = self._set_size(wanted, dict(args or {}), width)
+        self._natural_width = self.item.boundingRect().width()
+        pt = wanted
+        if not fits and wanted > MIN_TITLE_PT:
+            steps = math.ceil(wanted * (1 - width / self._natural_width))  # down to about width/natural of wanted
+            pt = max(MIN_TITLE_PT, wanted - max(1, steps))
+            fits = self._set_size(pt, {}, width)
+            while fits and pt + 1 < wanted and self._set_size(pt + 1, {}, width):
+                pt += 1  # a larger size fits too
+            if fits and self.shown_pt != pt:
+                self._set_size(pt, {}, width)
+            while not fits and pt > MIN_TITLE_PT:
+                pt = max(MIN_TITLE_PT, pt - 1)
+                fits = self._set_size(pt, {}, width)
+        self.shown_pt = pt
         self.elided = width > 1 and self.item.boundingRect().width() > width
         if self.elided:
             doc = QTextDocument()
@@ -54,6 +69,13 @@ class FittingTitle(pg.LabelItem):
             super().setText(html.escape(plain), size=f"{pt:g}pt")
         self.text = self.full_text  # re-colouring with ``setText(label.text, color=…)`` keeps the whole title
 
+    def _set_size(self, pt: float, args: dict[str, Any], width: float) -> bool:
+        """Show the title at ``pt`` (``args``: colour and friends, kept in ``opts`` for later calls); whether it
+        fits ``width`` (no width yet: it does)."""
+        super().setText(self.full_text, size=f"{pt:g}pt", **args)
+        self.shown_pt = pt
+        return width <= 1 or self.item.boundingRect().width() <= width
+
     def updateMin(self) -> None:  # noqa: N802 (pyqtgraph override)
         super().updateMin()
         height = self._sizeHint[Qt.SizeHint.MinimumSize][1]
@@ -62,8 +84,12 @@ class FittingTitle(pg.LabelItem):
 
     def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(ev)
-        if ev is not None and abs(self.width() - self._fitted_width) > 0.5 and self.full_text:
-            self._render()
+        if ev is None or abs(self.width() - self._fitted_width) <= 0.5 or not self.full_text:
+            return
+        if self.shown_pt == self._wanted_pt and not self.elided and self._natural_width <= self.width():
+            self._fitted_width = self.width()  # whole, at the wanted size, and it still fits
+            return
+        self._render()
 
 
 def install_fitting_title(plot: pg.PlotItem) -> FittingTitle:

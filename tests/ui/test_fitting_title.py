@@ -1,0 +1,47 @@
+"""A plot title shrinks to the largest font, in 1 pt steps from the wanted size, at which it fits its width, and is
+elided only where even the smallest is too wide: the same size a scan down from the wanted size finds."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+import pytest
+
+from explorer.ui.widgets.fitting_title import MIN_TITLE_PT, FittingTitle
+
+TITLE = "attention weights of head 3 in layer 2 (masked softmax)"
+
+
+def width_at(pt: float) -> float:
+    """The title's width at ``pt`` in a plain label (the reference measure)."""
+    label = pg.LabelItem(TITLE, size=f"{pt:g}pt")
+    return label.item.boundingRect().width()
+
+
+def scanned_size(width: float, wanted: float) -> float:
+    """The size a scan down from ``wanted`` settles on (the smallest when nothing fits)."""
+    pt = wanted
+    while width_at(pt) > width and pt > MIN_TITLE_PT:
+        pt = max(MIN_TITLE_PT, pt - 1)
+    return pt
+
+
+@pytest.mark.parametrize("wanted", [11.0, 14.0])
+def test_the_title_takes_the_size_a_scan_from_the_top_finds(qtbot, wanted: float) -> None:
+    natural = width_at(wanted)
+    for share in (1.2, 0.97, 0.85, 0.7, 0.62, 0.5, 0.3):
+        title = FittingTitle(size_pt=wanted)
+        title.resize(natural * share, 30)
+        title.setText(TITLE)
+        expected = scanned_size(natural * share, wanted)
+        assert title.shown_pt == expected, share
+        assert title.elided == (width_at(MIN_TITLE_PT) > natural * share)
+        assert title.full_text == TITLE
+
+
+def test_a_title_that_fits_again_after_a_resize_grows_back(qtbot) -> None:
+    natural = width_at(11.0)
+    title = FittingTitle(size_pt=11.0)
+    title.resize(natural * 0.6, 30)
+    title.setText(TITLE)
+    assert title.shown_pt < 11.0
+    title.resize(natural * 1.5, 30)
+    assert title.shown_pt == 11.0 and not title.elided
