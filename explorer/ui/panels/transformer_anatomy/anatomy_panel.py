@@ -233,8 +233,7 @@ class AnatomyPanel(BasePanel):
     def restore_settings(self, settings: QSettings) -> None:
         self.layer_spin.setMaximum(64)  # the model's depth narrows it again
         changed = restore_controls(self, settings, self.controls)
-        self.model_source.sync_controls()
-        if changed:  # else the views computed when the panel was made stand
+        if self.model_source.sync_controls() or changed:  # else the views computed when the panel was made stand
             self.recompute()
 
     def export_targets(self) -> list[ExportTarget]:

@@ -144,10 +144,11 @@ class ModelSource(QGroupBox):
     def set_origin(self, text: str) -> None:
         self.origin_label.setText(text)
 
-    def sync_controls(self) -> None:
-        """Enable the rows of the source chosen and take the studio's model (after values were set silently)."""
+    def sync_controls(self) -> bool:
+        """Enable the rows of the source chosen and take the studio's model (after values were set silently);
+        True if the studio's model is the source and differs from the one used so far (see :meth:`refresh_studio`)."""
         self._sync()
-        self.refresh_studio()
+        return self.refresh_studio()
 
     # --- internals --------------------------------------------------------------------------
     def _sync(self) -> None:
