@@ -21,6 +21,7 @@ and the worst stall of the first two seconds are reported. Ends with one JSON li
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -168,11 +169,12 @@ def shown_studio(app, size: str):
     """The studio panel, shown offscreen at 1400x900 with its data loaded, set to the book's model (``size`` "book")
     or the large one, for 100,000 epochs; and the temporary folder its runs are recorded in (keep it alive)."""
     from explorer.ui.panels.studio.studio_panel import StudioPanel
-    from explorer.ui.process_settings import freeze_long_lived_objects
+    from explorer.ui.process_settings import making_lasting_objects
     from explorer.ui.theme import configure_pyqtgraph
 
     configure_pyqtgraph(dark=False)  # as the main window does before it builds a panel (its pyqtgraph patches too)
-    panel = StudioPanel()
+    with making_lasting_objects():  # built as the main window builds a panel
+        panel = StudioPanel()
     runs = tempfile.TemporaryDirectory()
     panel.studio_state.runs_root = Path(runs.name)  # recorded as the app records, but not among the user's runs
     panel.resize(1400, 900)
@@ -184,9 +186,10 @@ def shown_studio(app, size: str):
                                "num_steps": 20})
     while panel.is_loading():
         app.processEvents()
-    # as the main window does once it has built a panel: what lives now is out of the collector's walks, so a full
-    # collection while training does not stall the GUI for the whole heap (~0.5 s measured without)
-    freeze_long_lived_objects(collect_young=True)
+    # the data loaded lives as long as the panel: out of the collector's walks too, so a full collection while
+    # training does not stall the GUI for the whole heap (~0.5 s measured without)
+    gc.collect(1)
+    gc.freeze()
     return panel, runs
 
 
