@@ -187,7 +187,8 @@ def shown_studio(app, size: str):
     while panel.is_loading():
         app.processEvents()
     # the data loaded lives as long as the panel: out of the collector's walks too, so a full collection while
-    # training does not stall the GUI for the whole heap (~0.5 s measured without)
+    # training does not stall the GUI for the whole heap (~0.5 s measured without). The app does not freeze it (its
+    # load runs on a worker, the collector only paused): its stalls may exceed this bench's by such a collection
     gc.collect(1)
     gc.freeze()
     return panel, runs

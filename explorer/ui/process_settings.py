@@ -81,16 +81,19 @@ def cyclic_gc_paused() -> Iterator[None]:
 def making_lasting_objects() -> Iterator[None]:
     """Around a block that makes objects the app keeps for good: start-up, a panel's build, a model's import.
 
-    The young generations are collected first (a few ms), so garbage made before the block is freed rather than
-    frozen; the collector is paused while the block runs (:func:`cyclic_gc_paused`); and what it made is put
-    beyond the collector's reach (``gc.freeze``) before the collector resumes. Resumed first, the collector
-    would walk it all at once (a ~290 ms stall measured after importing transformers, 63 ms after torch's import),
-    and every full collection later would walk it again: importing transformers doubles the objects walked
+    On the GUI thread the young generations are collected first (a few ms), so recent garbage made before the
+    block is freed rather than frozen; older garbage, and all of it on a worker thread, is frozen with the rest (a
+    collection on a worker may free Qt objects caught in a cycle, which deadlocked or crashed in the tests). The
+    collector is paused while the block runs (:func:`cyclic_gc_paused`), and everything alive when it ends is put
+    beyond the collector's reach (``gc.freeze``) before the collector resumes. Resumed first, the collector would
+    walk it all at once (a ~290 ms stall measured after importing transformers, 63 ms after torch's import), and
+    every full collection later would walk it again: importing transformers doubles the objects walked
     (~210k → ~440k, a ~350 ms stall at some later click, measured). No collection runs at the end, so garbage
     cycles the block itself left stay, frozen: ~0.9 MB in all at start-up, most of it from torch's import (6.6k
     objects, measured), against the ~60 ms a collection walking all that the block made would take.
     """
-    gc.collect(1)
+    if threading.current_thread() is threading.main_thread():
+        gc.collect(1)
     with cyclic_gc_paused():
         yield
         gc.freeze()

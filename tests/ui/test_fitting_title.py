@@ -24,16 +24,15 @@ def scanned_size(width: float, wanted: float) -> float:
     return pt
 
 
-@pytest.mark.parametrize("wanted", [11.0, 14.0])
+@pytest.mark.parametrize("wanted", [11.0, 14.0, 13.75, 16.5])  # presenter mode scales to fractions
 def test_the_title_takes_the_size_a_scan_from_the_top_finds(qtbot, wanted: float) -> None:
-    natural = width_at(wanted)
-    for share in (1.2, 0.97, 0.85, 0.7, 0.62, 0.5, 0.3):
+    smallest, natural = width_at(MIN_TITLE_PT), width_at(wanted)
+    for width in range(int(smallest) - 6, int(natural) + 6):  # from elided to whole, every pixel
         title = FittingTitle(size_pt=wanted)
-        title.resize(natural * share, 30)
+        title.resize(width, 30)
         title.setText(TITLE)
-        expected = scanned_size(natural * share, wanted)
-        assert title.shown_pt == expected, share
-        assert title.elided == (width_at(MIN_TITLE_PT) > natural * share)
+        assert title.shown_pt == scanned_size(width, wanted), width
+        assert title.elided == (smallest > width)
         assert title.full_text == TITLE
 
 

@@ -1,6 +1,7 @@
 """Qt binding work-arounds: the PySide6 refcount guard detects the leak as an independent count does, is a
 no-op without one, and once applied keeps a process alive through far more leaking calls than None had; the
-quicker feature scan answers as PySide's own does and makes later imports cheaper."""
+quicker feature scan answers as PySide's own does and makes later imports cheaper; plain imports set PySide's
+import hook aside only inside their block, never for star imports, and every panel loads under them."""
 from __future__ import annotations
 
 import os
@@ -119,8 +120,8 @@ def test_quicker_feature_scan_reads_less() -> None:
 
 def test_plain_imports_set_pysides_hook_aside_only_inside_the_block() -> None:
     """In a child process started as the entry point starts (the plain import remembered before PySide6): inside
-    the block imports run without PySide's hook, after it the hook is back and star imports of PySide's lazily
-    loaded modules see every name again."""
+    the block a plain import skips PySide's hook, a star import still takes it (qtpy, first imported there, sees
+    every name of PySide's lazily loaded modules), and after the block the hook is back, also after an error."""
     out = _run(
         "import builtins\n"
         "from explorer.ui.qt_compat import plain_imports, remember_plain_import\n"
@@ -130,9 +131,20 @@ def test_plain_imports_set_pysides_hook_aside_only_inside_the_block() -> None:
         "remember_plain_import()\n"
         "import PySide6.QtCore\n"
         "hook = builtins.__import__\n"
+        "seen = []\n"
+        "def spy(*args, **kwargs):\n"
+        "    seen.append(args[0])\n"
+        "    return hook(*args, **kwargs)\n"
+        "builtins.__import__ = spy\n"
+        "from explorer.ui import qt_compat\n"
         "with plain_imports():\n"
-        "    inside = builtins.__import__ is plain\n"
-        "    import email.parser\n"
+        "    pass\n"
+        "print('spied-on', builtins.__import__ is spy)\n"  # not PySide's hook: left alone
+        "builtins.__import__ = hook\n"
+        "with plain_imports():\n"
+        "    inside = builtins.__import__ is not hook\n"
+        "    builtins.__import__('email.parser')\n"
+        "    import qtpy.QtCore, qtpy.QtWidgets\n"
         "names = {}\n"
         "exec('from PySide6.QtCore import *', names)\n"
         "try:\n"
@@ -140,9 +152,27 @@ def test_plain_imports_set_pysides_hook_aside_only_inside_the_block() -> None:
         "        raise KeyError\n"
         "except KeyError:\n"
         "    pass\n"
-        "print(untouched, hook is not plain, inside, builtins.__import__ is hook, 'QEventLoop' in names)\n")
+        "print(untouched, hook is not plain, inside, builtins.__import__ is hook, 'QEventLoop' in names,\n"
+        "      qtpy.QtCore.QEventLoop is PySide6.QtCore.QEventLoop)\n")
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["True", "True", "True", "True", "True"]
+    assert out.stdout.split() == ["spied-on", "True", "True", "True", "True", "True", "True", "True"]
+
+
+def test_every_panel_loads_with_plain_imports_as_the_app_loads_it() -> None:
+    """Started as the entry point starts, every panel's module (torch, pyqtgraph's and superqt's parts among
+    their imports) loads inside the block and its class is a panel."""
+    out = _run(
+        "from explorer.ui.qt_compat import plain_imports, remember_plain_import\n"
+        "remember_plain_import()\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from explorer.ui.panels.base_panel import BasePanel\n"
+        "from explorer.ui.shell.panel_registry import PANELS, load_panel_class\n"
+        "with plain_imports():\n"
+        "    classes = [load_panel_class(spec.target) for spec in PANELS]\n"
+        "print(len(classes) == len(PANELS) > 5, all(issubclass(c, BasePanel) for c in classes))\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True"]
 
 
 def test_plain_imports_do_nothing_when_the_plain_import_was_not_kept_first() -> None:

@@ -8,9 +8,18 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
+from explorer.ui.panels.architecture_comparison.architecture_panel import ArchitecturePanel
+from explorer.ui.panels.attention_cues.attention_cues_panel import AttentionCuesPanel
+from explorer.ui.panels.kernel_regression.kernel_regression_panel import KernelRegressionPanel
 from explorer.ui.panels.multihead.multihead_panel import MultiHeadPanel
+from explorer.ui.panels.positional.positional_panel import PositionalPanel
 from explorer.ui.panels.scoring.scoring_panel import ScoringPanel
 from explorer.ui.panels.transformer_anatomy.anatomy_panel import AnatomyPanel
+from explorer.ui.shell.lessons.store import apply_panel, capture_panel
+
+#: The method each panel that computes on the GUI thread recomputes its view with.
+SYNC_RECOMPUTE = {PositionalPanel: "recompute", ArchitecturePanel: "recompute", AttentionCuesPanel: "_new_layout",
+                  KernelRegressionPanel: "_regenerate"}
 
 
 def stored(panel, tmp_path: Path, name: str) -> QSettings:
@@ -59,4 +68,47 @@ def test_a_stored_value_that_differs_computes_once(qtbot, tmp_path: Path, monkey
     qtbot.waitUntil(lambda: not panel.runner.is_busy(), timeout=10_000)
     assert panel.seed_spin.value() == made.seed_spin.value()
     made.shutdown(2000)
+    panel.shutdown(2000)
+
+
+@pytest.mark.parametrize("panel_class", list(SYNC_RECOMPUTE))
+def test_panels_that_compute_on_the_gui_thread_do_not_again_either(qtbot, tmp_path: Path, monkeypatch,
+                                                                  panel_class) -> None:
+    made = panel_class()
+    qtbot.addWidget(made)
+    same = stored(made, tmp_path, "same")
+    panel = panel_class()
+    qtbot.addWidget(panel)
+    name = SYNC_RECOMPUTE[panel_class]
+    calls: list = []
+    real = getattr(panel, name)
+    monkeypatch.setattr(panel, name, lambda *a, **k: (calls.append(a), real(*a, **k))[1])
+    panel.restore_settings(same)
+    assert calls == []
+    made.shutdown(2000)
+    panel.shutdown(2000)
+
+
+def test_the_anatomy_block_range_stays_the_models_after_a_restore_of_the_same_values(qtbot, tmp_path: Path) -> None:
+    panel = AnatomyPanel()
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: panel.views is not None, timeout=20_000)
+    depth = panel.views.model.config.num_layers
+    assert panel.layer_spin.maximum() == depth
+    apply_panel(panel, capture_panel(panel)[0])  # a lesson holding the values on show
+    assert panel.layer_spin.maximum() == depth
+    panel.shutdown(2000)
+
+
+def test_a_lesson_with_the_same_values_still_brings_back_the_seeds_data(qtbot) -> None:
+    """Dragged training points are not the seed's data: a lesson shows the data its values make."""
+    panel = KernelRegressionPanel()
+    qtbot.addWidget(panel)
+    values = capture_panel(panel)[0]
+    seeds = panel.y_train.copy()
+    panel._on_points_item_point_dragged(0, float(panel.x_train[0]), 5.0)  # what a drag of the first point does
+    panel._on_points_item_drag_finished()
+    assert not (panel.y_train == seeds).all()
+    apply_panel(panel, values)
+    assert (panel.y_train == seeds).all()
     panel.shutdown(2000)

@@ -148,24 +148,17 @@ class PanelStack(QStackedWidget):
         """
         if self.is_settled(key):
             return self._panels.get(key)
-        # What a build makes (its modules, torch's for the first panel that needs it, and its widgets) lives as
-        # long as the window: a full collection later (on any thread) does not walk it again (~155 ms for every
-        # panel's ~265k objects, measured), nor does the collector while it is made
-        with making_lasting_objects():
-            return self._build_now(key, font)
-
-    def _build_now(self, key: str, font: QFont | None) -> BasePanel | None:
         spec = next(s for s in self.specs if s.key == key)
         holder = None
         if font is not None:
             holder = QWidget()
             holder.setFont(font)
         try:
-            with plain_imports():  # a panel's modules (torch's for the first that needs it) star-import no Qt
-                panel_class = load_panel_class(spec.target)
-            panel = panel_class(parent=holder)
-            if not isinstance(panel, BasePanel):
-                raise PanelLoadError(self.tr("{target} is not a BasePanel.").format(target=spec.target))
+            # What a build makes (its modules, torch's for the first panel that needs it, and its widgets) lives as
+            # long as the window: a full collection later (on any thread) does not walk it again (~155 ms for every
+            # panel's ~265k objects, measured), nor does the collector while it is made
+            with making_lasting_objects():
+                panel = self._make(spec, holder)
         except Exception as exc:  # a broken panel must never take the window down
             message = str(exc) if isinstance(exc, PanelLoadError) else f"{type(exc).__name__}: {exc}"
             log.warning("panel %s could not be built: %s", key, message)
@@ -178,7 +171,16 @@ class PanelStack(QStackedWidget):
                 holder.deleteLater()
         self._panels[key] = panel
         self._install(key, panel)
-        self.panel_built.emit(key)
+        self.panel_built.emit(key)  # out of the collector's pause: a listener may open a dialog (a lesson's report)
+        return panel
+
+    def _make(self, spec: PanelSpec, holder: QWidget | None) -> BasePanel:
+        """Import and construct ``spec``'s panel (``PanelLoadError`` if the class is not a panel)."""
+        with plain_imports():  # a panel's modules (torch's for the first that needs it): Python's own import
+            panel_class = load_panel_class(spec.target)
+        panel = panel_class(parent=holder)
+        if not isinstance(panel, BasePanel):
+            raise PanelLoadError(self.tr("{target} is not a BasePanel.").format(target=spec.target))
         return panel
 
     def _install(self, key: str, widget: QWidget) -> None:

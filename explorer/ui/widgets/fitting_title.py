@@ -3,7 +3,6 @@ and pushing its neighbours (a heatmap's colour bar) out of view on a small proje
 from __future__ import annotations
 
 import html
-import math
 from typing import Any
 
 import pyqtgraph as pg
@@ -11,6 +10,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QTextDocument
 
 MIN_TITLE_PT = 7.0
+
+
+def title_sizes(wanted: float) -> list[float]:
+    """The font sizes a title may take, largest first: ``wanted``, then 1 pt less each time while above
+    `MIN_TITLE_PT`, then `MIN_TITLE_PT` (only ``wanted`` when it is no larger)."""
+    sizes = [wanted]
+    while sizes[-1] > MIN_TITLE_PT:
+        sizes.append(max(MIN_TITLE_PT, sizes[-1] - 1))
+    return sizes
 
 
 class FittingTitle(pg.LabelItem):
@@ -27,6 +35,7 @@ class FittingTitle(pg.LabelItem):
         self._fitted_width = -1.0
         self.shown_pt = size_pt
         self._natural_width = 0.0  # the title's width at the wanted size, as last rendered
+        self._natural_font = ""  # the key of the font it was measured in (the presenter may change it alone)
         super().__init__("", size=f"{size_pt:g}pt", parent=parent)
 
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)
@@ -43,22 +52,23 @@ class FittingTitle(pg.LabelItem):
         to five."""
         width = self.width()
         self._fitted_width = width
-        wanted = self._wanted_pt
-        fits = self._set_size(wanted, dict(args or {}), width)
+        sizes = title_sizes(self._wanted_pt)
+        fits = self._set_size(sizes[0], dict(args or {}), width)
         self._natural_width = self.item.boundingRect().width()
-        pt = wanted
-        if not fits and wanted > MIN_TITLE_PT:
-            steps = math.ceil(wanted * (1 - width / self._natural_width))  # down to about width/natural of wanted
-            pt = max(MIN_TITLE_PT, wanted - max(1, steps))
-            fits = self._set_size(pt, {}, width)
-            while fits and pt + 1 < wanted and self._set_size(pt + 1, {}, width):
-                pt += 1  # a larger size fits too
-            if fits and self.shown_pt != pt:
-                self._set_size(pt, {}, width)
-            while not fits and pt > MIN_TITLE_PT:
-                pt = max(MIN_TITLE_PT, pt - 1)
-                fits = self._set_size(pt, {}, width)
-        self.shown_pt = pt
+        self._natural_font = self.item.font().key()
+        index = 0
+        if not fits and len(sizes) > 1:
+            guess = sizes[0] * width / self._natural_width  # where the width would fit, were it proportional
+            index = max(1, next((i for i, pt in enumerate(sizes) if pt <= guess), len(sizes) - 1))
+            fits = self._set_size(sizes[index], {}, width)
+            while fits and index > 1 and self._set_size(sizes[index - 1], {}, width):
+                index -= 1  # a larger size fits too
+            if fits and self.shown_pt != sizes[index]:
+                self._set_size(sizes[index], {}, width)
+            while not fits and index < len(sizes) - 1:
+                index += 1
+                fits = self._set_size(sizes[index], {}, width)
+        pt = self.shown_pt = sizes[index]
         self.elided = width > 1 and self.item.boundingRect().width() > width
         if self.elided:
             doc = QTextDocument()
@@ -86,7 +96,8 @@ class FittingTitle(pg.LabelItem):
         super().resizeEvent(ev)
         if ev is None or abs(self.width() - self._fitted_width) <= 0.5 or not self.full_text:
             return
-        if self.shown_pt == self._wanted_pt and not self.elided and self._natural_width <= self.width():
+        if (self.shown_pt == self._wanted_pt and not self.elided and self._natural_width <= self.width()
+                and self.item.font().key() == self._natural_font):
             self._fitted_width = self.width()  # whole, at the wanted size, and it still fits
             return
         self._render()

@@ -48,6 +48,7 @@ class KernelRegressionPanel(BasePanel):
         self.losses: list[float] = []
         self.w_history: list[float] = []
         self.query_index = DEFAULTS["query"]
+        self._points_moved = False  # a training point was dragged since the data was made
         self._buffer = np.zeros((0, 0), np.float32)
         self._block_rows = self._block_cols = 1
         self._reduce_buffers: dict = {}
@@ -147,6 +148,7 @@ class KernelRegressionPanel(BasePanel):
             return
         self.x_train, self.y_train = data.x_train.copy(), data.y_train.copy()
         self.x_test, self.y_truth = data.x_test, data.y_truth
+        self._points_moved = False
         self.truth_item.setData(self.x_test, self.y_truth)
         self._draw_points()
         self._refit()
@@ -268,6 +270,7 @@ class KernelRegressionPanel(BasePanel):
         lo, hi = kr.X_RANGE
         self.x_train[index] = min(max(x, lo), hi)
         self.y_train[index] = y
+        self._points_moved = True  # the data no longer is the seed's: a restore (a lesson) makes it again
         self._draw_points()
         self._refit()
 
@@ -374,5 +377,5 @@ class KernelRegressionPanel(BasePanel):
         before = (self.controls.values(), self.query_index)
         self.controls.set_values(read)
         self.query_index = read("query", int)
-        if (self.controls.values(), self.query_index) != before:  # else the fit made with the panel stands
-            self._regenerate()
+        if (self.controls.values(), self.query_index) != before or self._points_moved:
+            self._regenerate()  # else the data and fit made with the panel stand

@@ -231,10 +231,14 @@ class AnatomyPanel(BasePanel):
         save_controls(self, settings, self.controls)
 
     def restore_settings(self, settings: QSettings) -> None:
+        depth = self.layer_spin.maximum()
         self.layer_spin.setMaximum(64)  # the model's depth narrows it again
         changed = restore_controls(self, settings, self.controls)
-        if self.model_source.sync_controls() or changed:  # else the views computed when the panel was made stand
+        if self.model_source.sync_controls() or changed:
             self.recompute()
+        else:  # the views computed when the panel was made stand, and so does the block's range they set
+            with QSignalBlocker(self.layer_spin):
+                self.layer_spin.setMaximum(depth)
 
     def export_targets(self) -> list[ExportTarget]:
         for index in sorted(self._stale):  # every view is exported, shown or not
