@@ -15,8 +15,6 @@ from layout_checks import settled_problems, window_around
 def panel(qtbot):
     p = ScoringPanel()
     qtbot.addWidget(p)
-    with qtbot.waitSignal(p.scaling.drawn, timeout=10000):
-        pass  # the first scaling result arrives from the worker thread
     settle(qtbot, p)
     yield p
     p.shutdown(2000)
@@ -112,7 +110,20 @@ def test_click_highlights_row_and_reports(panel, qtbot):
     assert msg.args[0].startswith("q2:")
 
 
+@pytest.mark.qt_log_ignore("propagateSizeHints")
+def test_the_scaling_demo_waits_for_its_tab(panel, qtbot):
+    """A hidden tab's demo is not computed with the panel; shown, it is, from the worker thread."""
+    assert panel.scaling.result is None and not panel.scaling.runner.is_busy()
+    panel.show()
+    with qtbot.waitSignal(panel.scaling.drawn, timeout=10000):
+        panel.tabs.setCurrentWidget(panel.scaling)
+    assert panel.scaling.result.dim == panel.scaling.d_slider.value()
+    assert panel.scaling.sweep is not None
+    assert panel.scaling.plots.raw_hist.xData is not None
+
+
 def test_scaling_slider_redraws_histograms(panel, qtbot):
+    panel.scaling.ensure_computed()
     x_before = panel.scaling.plots.raw_hist.xData.copy()
     with qtbot.waitSignal(panel.scaling.drawn, timeout=10000):
         panel.scaling.d_slider.setValue(256)
@@ -129,6 +140,7 @@ def test_scaling_slider_redraws_histograms(panel, qtbot):
     assert list(x) == [256, 256] and y[0] < y[1]  # raw entropy below scaled
 
 
+@pytest.mark.qt_log_ignore("propagateSizeHints")
 def test_settings_round_trip(panel, qtbot, tmp_path):
     panel.queries_spin.setValue(5)
     panel.seed_spin.setValue(42)
@@ -157,7 +169,9 @@ def test_settings_round_trip(panel, qtbot, tmp_path):
     assert (other.batch_size_spin.value(), other.batch_index_spin.value()) == (4, 3)
     assert other.length_spins[2].value() == 17
     assert other.scaling.d_slider.value() == 32
-    # construction and restore both asked for the scaling demo; the entropy sweep must survive that
+    assert other.scaling.result is None  # its tab was not shown: computed with the restored values when it is
+    other.show()
+    other.tabs.setCurrentWidget(other.scaling)
     qtbot.waitUntil(lambda: other.scaling.result is not None and other.scaling.result.dim == 32, timeout=10000)
     assert other.scaling.plots.raw_sweep.getOriginalDataset()[0] is not None
     assert len(other.scaling.plots.raw_sweep.getOriginalDataset()[0]) == 10

@@ -5,13 +5,14 @@ argument predicts; the softmax entropy against d, raw and scaled. Numbers come f
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from superqt.utils import qthrottled
 
+from explorer.core.chapter.attention_demos import DemoError
 from explorer.core.chapter.scaling import EntropySweep, ScalingResult, entropy_sweep, scaling_demo
 from explorer.ui.worker import LatestOnlyRunner
 from explorer.ui.panels.base_panel import ExportTarget
@@ -21,14 +22,19 @@ from explorer.ui.widgets.lazy_page import LazyPage
 from explorer.ui.widgets.plot_texts import set_legend_names
 from explorer.ui.widgets.side_column_widget import SideColumn
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QShowEvent
+
+
 def compute_scaling(dim: int, num_keys: int, with_sweep: bool) -> tuple[ScalingResult, EntropySweep | None]:
     """Worker-thread job: the demo for ``dim`` and, when asked, the entropy sweep over d."""
     return scaling_demo(dim, num_keys=num_keys), (entropy_sweep(num_keys=num_keys) if with_sweep else None)
 
 
 class ScalingSection(QWidget):
-    """Controls and plots of the scaling demo; heavy work runs on a `LatestOnlyRunner`. The demo is computed at once;
-    the plots (``lazy_page`` makes their page: the panel's, so the shell restyles them) when first shown."""
+    """Controls and plots of the scaling demo; heavy work runs on a `LatestOnlyRunner`. The demo is computed when the
+    section is first shown (it is the panel's second tab) or its numbers are asked for (an export); the plots
+    (``lazy_page`` makes their page: the panel's, so the shell restyles them) when first shown."""
 
     drawn = Signal()
     failed = Signal(str)
@@ -111,6 +117,30 @@ class ScalingSection(QWidget):
         super().changeEvent(event)
 
     # --- compute ----------------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        if self.result is None and not self.runner.is_busy():
+            self.request()  # first shown: the demo for the values on show
+        super().showEvent(event)
+
+    def refresh(self) -> None:
+        """The controls were set silently (a restore): compute again if the demo was computed or asked for (else it
+        is computed with these values when first shown)."""
+        if self.result is not None or self.runner.is_busy() or self.isVisible():
+            self.request()
+
+    def ensure_computed(self) -> None:
+        """Compute the demo now, on this thread, if it never was (an export asks for its numbers before the tab was
+        shown; ~30 ms)."""
+        if self.result is not None:
+            return
+        self.runner.cancel()  # a result on its way is the same one
+        try:
+            payload = compute_scaling(self.d_slider.value(), self.keys_spin.value(), True)
+        except DemoError as err:
+            self.failed.emit(str(err))
+            return
+        self._on_runner_result_ready(payload)
+
     def request(self) -> None:
         """Recompute for the current controls on the worker thread (only the newest request runs)."""
         keys = self.keys_spin.value()
@@ -165,6 +195,7 @@ class ScalingSection(QWidget):
 
     # --- panel hooks ------------------------------------------------------------------------
     def export_targets(self) -> list[ExportTarget]:
+        self.ensure_computed()  # its plots and tables show the demo's numbers
         def hist_csv(which: str):
             def table() -> tuple[list[str], np.ndarray]:
                 if self.result is None:

@@ -116,8 +116,7 @@ class ScoringPanel(BasePanel):
         self._filled = (self.queries_spin.value(), self.keys_spin.value())
         self._sync_controls()
         self.retranslate()
-        self.recompute()
-        self.scaling.request()
+        self.recompute()  # the scaling demo is computed when its tab is first shown
 
     def retranslate(self) -> None:
         super().retranslate()
@@ -304,7 +303,7 @@ class ScoringPanel(BasePanel):
         self._sync_controls()
         if changed:  # else what was computed when the panel was made stands
             self.recompute()
-            self.scaling.request()
+            self.scaling.refresh()
 
     def export_targets(self) -> list[ExportTarget]:
         return [ExportTarget("weights", self.grid, self._weights_csv, label=self.tr("Weights")),
