@@ -75,9 +75,11 @@ def plain_imports() -> Iterator[None]:
     a scan of each new module): ~50 ms of the scoring panel's load, torch's import inside it, measured (0.714 →
     0.662 s, medians of six interleaved starts). The hook serves ``from __feature__ import …`` and star imports
     (``from PySide6.QtCore import *`` misses the names of PySide's lazily loaded modules without it: qtpy's, first
-    imported in the block, failed), so inside the block those two still go to it and the rest to Python's own.
-    The switch is process-wide: other threads' imports meanwhile take the same way, served alike. Does nothing
-    unless :func:`remember_plain_import` ran before PySide6's import and PySide's hook is the one in place.
+    imported in the block, failed), so inside the block star imports still go to it and the rest to Python's own.
+    A module that selects PySide features (``from __feature__ import snake_case``) must not be imported in the
+    block: PySide would not see it ask (neither the app nor the libraries it uses write one). The switch is
+    process-wide: other threads' imports meanwhile take the same way, served alike. Does nothing unless
+    :func:`remember_plain_import` ran before PySide6's import and PySide's hook is the one in place.
     """
     hook = builtins.__import__
     if not _PLAIN_IMPORT or getattr(hook, "__name__", "") != _HOOK_NAME:
@@ -86,7 +88,8 @@ def plain_imports() -> Iterator[None]:
     plain = _PLAIN_IMPORT[0]
 
     def import_module(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        if name == "__feature__" or (fromlist and "*" in fromlist):
+        fromlist = tuple(fromlist) if fromlist else ()
+        if "*" in fromlist:
             return hook(name, globals, locals, fromlist, level)
         return plain(name, globals, locals, fromlist, level)
 

@@ -112,3 +112,19 @@ def test_a_lesson_with_the_same_values_still_brings_back_the_seeds_data(qtbot) -
     apply_panel(panel, values)
     assert (panel.y_train == seeds).all()
     panel.shutdown(2000)
+
+
+def test_a_scaling_value_restored_recomputes_the_scaling_demo_only(qtbot, tmp_path: Path, monkeypatch) -> None:
+    made = ScoringPanel()
+    qtbot.addWidget(made)
+    made.scaling.d_slider.setValue(128)
+    changed = stored(made, tmp_path, "scaling")
+    panel = ScoringPanel()
+    qtbot.addWidget(panel)
+    panel.scaling.ensure_computed()  # as after its tab was shown
+    asked = count_jobs(panel, monkeypatch)
+    panel.restore_settings(changed)
+    assert [fn.__name__ for fn in asked] == ["compute_scaling"]
+    qtbot.waitUntil(lambda: panel.scaling.result.dim == 128, timeout=10_000)
+    made.shutdown(2000)
+    panel.shutdown(2000)

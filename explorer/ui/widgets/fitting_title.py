@@ -3,6 +3,7 @@ and pushing its neighbours (a heatmap's colour bar) out of view on a small proje
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 import pyqtgraph as pg
@@ -15,10 +16,9 @@ MIN_TITLE_PT = 7.0
 def title_sizes(wanted: float) -> list[float]:
     """The font sizes a title may take, largest first: ``wanted``, then 1 pt less each time while above
     `MIN_TITLE_PT`, then `MIN_TITLE_PT` (only ``wanted`` when it is no larger)."""
-    sizes = [wanted]
-    while sizes[-1] > MIN_TITLE_PT:
-        sizes.append(max(MIN_TITLE_PT, sizes[-1] - 1))
-    return sizes
+    if not math.isfinite(wanted) or wanted <= MIN_TITLE_PT:
+        return [wanted if math.isfinite(wanted) else MIN_TITLE_PT]
+    return [wanted - k for k in range(math.ceil(wanted - MIN_TITLE_PT))] + [MIN_TITLE_PT]
 
 
 class FittingTitle(pg.LabelItem):
@@ -35,7 +35,7 @@ class FittingTitle(pg.LabelItem):
         self._fitted_width = -1.0
         self.shown_pt = size_pt
         self._natural_width = 0.0  # the title's width at the wanted size, as last rendered
-        self._natural_font = ""  # the key of the font it was measured in (the presenter may change it alone)
+        self._natural_font = ""  # the key of the font it was measured in: in another, the next resize fits it again
         super().__init__("", size=f"{size_pt:g}pt", parent=parent)
 
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)

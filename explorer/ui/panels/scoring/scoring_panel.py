@@ -23,6 +23,8 @@ MASK_MODES = (QT_TRANSLATE_NOOP("ScoringPanel", "no mask"),
               QT_TRANSLATE_NOOP("ScoringPanel", "valid lengths per query (2-D)"))  # keys, and English texts
 SHOW_MODES = (QT_TRANSLATE_NOOP("ScoringPanel", "attention weights"), QT_TRANSLATE_NOOP("ScoringPanel", "raw scores"))
 DEFAULT_LENGTHS = (2, 6, 10, 10)
+#: The settings of the scaling tab's demo, restored apart: a change there recomputes that demo only.
+SCALING_CONTROLS = ("scaling_d", "scaling_keys")
 
 
 class ScoringPanel(BasePanel):
@@ -298,11 +300,14 @@ class ScoringPanel(BasePanel):
                           *((s, self.keys_spin.maximum()) for s in self.length_spins)):
             with QSignalBlocker(spin):
                 spin.setMaximum(top)
-        changed = restore_controls(self, settings, self.controls)
+        scaling = {name: self.controls[name] for name in SCALING_CONTROLS}
+        scorers = restore_controls(self, settings, {n: w for n, w in self.controls.items() if n not in scaling})
+        scaling_changed = restore_controls(self, settings, scaling)
         self._filled = (self.queries_spin.value(), self.keys_spin.value())  # the restored lengths match them
         self._sync_controls()
-        if changed:  # else what was computed when the panel was made stands
+        if scorers:  # else what was computed when the panel was made stands
             self.recompute()
+        if scaling_changed:
             self.scaling.refresh()
 
     def export_targets(self) -> list[ExportTarget]:
