@@ -31,6 +31,16 @@ def stored(panel, tmp_path: Path, name: str) -> QSettings:
     return QSettings(str(path), QSettings.Format.IniFormat)
 
 
+def twins(panel_class, qtbot, tmp_path: Path) -> tuple:
+    """A panel, the settings it stores as made, and a second panel made the same way (not restored yet)."""
+    made = panel_class()
+    qtbot.addWidget(made)
+    same = stored(made, tmp_path, "same")
+    panel = panel_class()
+    qtbot.addWidget(panel)
+    return made, same, panel
+
+
 def count_jobs(panel, monkeypatch) -> list:
     """The jobs ``panel``'s runners are asked for from now on."""
     asked: list = []
@@ -43,11 +53,7 @@ def count_jobs(panel, monkeypatch) -> list:
 @pytest.mark.parametrize("panel_class", [MultiHeadPanel, ScoringPanel, AnatomyPanel])
 def test_restoring_the_values_it_was_made_with_computes_nothing_again(qtbot, tmp_path: Path, monkeypatch,
                                                                       panel_class) -> None:
-    made = panel_class()
-    qtbot.addWidget(made)
-    same = stored(made, tmp_path, "same")
-    panel = panel_class()
-    qtbot.addWidget(panel)
+    made, same, panel = twins(panel_class, qtbot, tmp_path)
     asked = count_jobs(panel, monkeypatch)
     panel.restore_settings(same)
     assert asked == []
@@ -74,11 +80,7 @@ def test_a_stored_value_that_differs_computes_once(qtbot, tmp_path: Path, monkey
 @pytest.mark.parametrize("panel_class", list(SYNC_RECOMPUTE))
 def test_panels_that_compute_on_the_gui_thread_do_not_again_either(qtbot, tmp_path: Path, monkeypatch,
                                                                   panel_class) -> None:
-    made = panel_class()
-    qtbot.addWidget(made)
-    same = stored(made, tmp_path, "same")
-    panel = panel_class()
-    qtbot.addWidget(panel)
+    made, same, panel = twins(panel_class, qtbot, tmp_path)
     name = SYNC_RECOMPUTE[panel_class]
     calls: list = []
     real = getattr(panel, name)
