@@ -60,9 +60,9 @@ def cyclic_gc_paused() -> Iterator[None]:
 
     Its full collections hold the GIL for 80–150 ms each (measured: five of them while reading a 235k-line
     file on a worker thread), so the GUI thread stalled although the work ran elsewhere. Start-up and each panel's
-    build (imports, torch's among them, and widgets) run paused too: collections walked those objects for ~85 ms
-    of a ~1.8 s start (measured with ``gc.callbacks``). Nested and concurrent uses nest; the collector is enabled
-    again when the last one ends, however it ends.
+    build run paused too, through :func:`making_lasting_objects` (~85 ms of collections in a ~1.8 s start, measured
+    with ``gc.callbacks``). Nested and concurrent uses nest; the collector is enabled again when the last one ends,
+    however it ends.
     """
     with _GC_LOCK:
         _GC_HOLDERS[0] += 1
