@@ -153,6 +153,19 @@ def test_navigation_list_and_shortcut_actions_switch_panels(qtbot, make_window) 
     assert "test-device" in window.device_label.text()
 
 
+def test_torch_library_loads_ahead_once_the_first_panel_has_settled(qtbot, make_window) -> None:
+    from explorer.ui.shell.torch_warmup import TorchWarmup
+
+    window = make_window()
+    loads: list[str | None] = []
+    # One that records when it would load, whether or not this test process has imported torch yet
+    window.torch_warmup = TorchWarmup(lambda: window.stack.panel(window.current_key()), window,
+                                      load=lambda: loads.append(window.current_key()) or True, needed=lambda: True)
+    window.show()
+    qtbot.waitUntil(window.torch_warmup.done.is_set, timeout=3000)
+    assert loads == ["alpha"] and window.panel("alpha") is not None
+
+
 def test_panel_menu_is_shown_only_with_its_panel(make_window) -> None:
     window = make_window()
     window.show_panel("alpha")

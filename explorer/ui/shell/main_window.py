@@ -28,6 +28,7 @@ from explorer.ui.shell.panel_status import PanelStatus
 from explorer.ui.settings import AppSettings
 from explorer.ui.shell.shell_menus import ShellMenus
 from explorer.ui.shell.shortcut_guard import ShortcutGuard
+from explorer.ui.shell.torch_warmup import TorchWarmup
 from explorer.ui.shell.window_geometry import clamp_to_screen, open_fitted
 from explorer.ui.shell.window_language import WindowLanguage
 
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self._probe_after_module = probe_after_module
         self.device_label = DeviceStatus(device_probe, probe_after_module, self)
+        self.torch_warmup = TorchWarmup(lambda: self.stack.panel(self.current_key()), self)
         self.statusBar().addPermanentWidget(self.device_label)
         self.menu_actions = build_menus(self.menuBar(), self.specs, self.settings.theme,
                                         self.settings.get("view/explanation_visible"), self, self.settings.palette,
@@ -259,6 +261,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_first_paint_done(self) -> None:
         self.build_current_panel()
+        self.torch_warmup.start()  # torch's library loads on another core once this panel has settled
         if self._probe_after_module is None:
             self.device_label.maybe_start(force=True)
 

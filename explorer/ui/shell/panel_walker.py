@@ -9,13 +9,28 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
 SETTLE_POLL_MS = 50
 
 
+def panel_busy(panel: QObject | None) -> bool:
+    """Whether ``panel`` is still settling: it says so (``BasePanel.is_settling``: the studio reading a run it follows),
+    one of its ``LatestOnlyRunner`` children is busy, or a single-shot ``QTimer`` child (a pending debounce, not a
+    pacing rest) is running. None (not built) is not busy."""
+    from explorer.ui.worker import PACING_TIMER, LatestOnlyRunner
+
+    if panel is None:
+        return False
+    settling = getattr(panel, "is_settling", None)  # BasePanel's; a bare widget has none
+    return bool(
+        (settling is not None and settling())
+        or any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
+        or any(t.isActive() and t.isSingleShot() and t.objectName() != PACING_TIMER  # debounces, not rests
+               for t in panel.findChildren(QTimer))
+    )
+
+
 class PanelWalker(QObject):
     """Visits panels one per event-loop turn, waits for each to settle, then calls ``on_settled(key)``.
 
-    A panel has settled when it does not say it is settling (``BasePanel.is_settling``: the studio reading a run
-    it follows), none of its ``LatestOnlyRunner`` children is busy, no single-shot
-    ``QTimer`` child (a pending debounce) is running and at least ``min_wait_ms`` have passed (so
-    throttled redraws land), or after ``max_wait_ms``. ``panels`` (the main window, or the ``PanelAccess`` it
+    A panel has settled when it is not :func:`panel_busy` and at least ``min_wait_ms`` have passed (so throttled
+    redraws land), or after ``max_wait_ms``. ``panels`` (the main window, or the ``PanelAccess`` it
     hands out) is the walker's parent and answers ``show_panel(key)`` and ``panel(key)``. ``poll_ms`` is how
     often it looks: a panel is seen settled up to that long after it did.
     """
@@ -71,17 +86,8 @@ class PanelWalker(QObject):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
-        from explorer.ui.worker import PACING_TIMER, LatestOnlyRunner
-
         key = self._keys[0]
-        panel = self._panels.panel(key)
-        settling = getattr(panel, "is_settling", None)  # BasePanel's; a bare widget has none
-        busy = panel is not None and (
-            (settling is not None and settling())
-            or any(r.is_busy() for r in panel.findChildren(LatestOnlyRunner))
-            or any(t.isActive() and t.isSingleShot() and t.objectName() != PACING_TIMER  # debounces, not rests
-                   for t in panel.findChildren(QTimer))
-        )
+        busy = panel_busy(self._panels.panel(key))
         elapsed = self._clock.elapsed()
         if elapsed < self._max_wait_ms and (busy or elapsed < self._min_wait_ms):
             return
