@@ -208,12 +208,12 @@ class Presenter(QObject):
         import pyqtgraph as pg
 
         items = view.scene().items()
-        for item in items:
-            if isinstance(item, QGraphicsTextItem):
-                self._follow_app_font(item)
-        for item in items:
+        refonted = [self._follow_app_font(item) for item in items if isinstance(item, QGraphicsTextItem)]
+        # Texts are measured again in the font they follow only when one changed: a plot built in the font in force
+        # (every panel built outside presenter mode) is not laid out twice
+        for item in items if any(refonted) else ():
             if isinstance(item, pg.AxisItem) and item.label is not None:
-                item.label.setHtml(item.labelString())  # measured again in the font it follows
+                item.label.setHtml(item.labelString())
                 item.resizeEvent()
             elif isinstance(item, pg.LabelItem) and not item.opts.get("size") and item.text:
                 item.setText(item.text)
@@ -227,14 +227,15 @@ class Presenter(QObject):
             if isinstance(item, pg.LegendItem):
                 _fit_legend(item)
 
-    def _follow_app_font(self, item: QGraphicsTextItem) -> None:
+    def _follow_app_font(self, item: QGraphicsTextItem) -> bool:
         """A plot's text item (an axis caption, a label's text) takes the application font when it is made and
-        keeps it; one made with the normal or the scaled application font gets the one in force now."""
+        keeps it; one made with the normal or the scaled application font gets the one in force now. Returns whether
+        it changed the item's font."""
         app = QApplication.instance()
         normal = self._app_font if self._app_font is not None else app.font() if isinstance(app, QApplication) else None
         font = item.font()
         if normal is None or normal.pointSizeF() <= 0 or font.pointSizeF() <= 0:
-            return
+            return False
         follows = item.data(_FOLLOWS_APP)
         if follows is None:
             sizes = (normal.pointSizeF(), normal.pointSizeF() * self.scale)
@@ -244,6 +245,8 @@ class Presenter(QObject):
         if follows and abs(font.pointSizeF() - wanted) > 0.01:
             font.setPointSizeF(wanted)
             item.setFont(font)
+            return True
+        return False
 
     def _scale_label(self, item: Any) -> None:
         size = str(item.opts.get("size") or "")
