@@ -25,6 +25,7 @@ from explorer.ui.widgets.map_kinds import (KIND_TITLES, GridLayout, axis_labels,
                                            uniform_layout)
 from explorer.ui.widgets.thumbnail_item import MASKED_RGBA, Thumbnail
 from explorer.ui.pyqtgraph_compat import view_closed
+from explorer.ui.worker import PACING_TIMER
 
 # What callers import from here: the grid, and the words about the maps it shows (map_kinds, thumbnail_item).
 __all__ = ["ALIGNMENT_TIP", "KIND_TITLES", "MASKED_RGBA", "MIN_THUMBNAIL_PX", "AttentionGrid", "GridLayout",
@@ -37,6 +38,9 @@ ALIGNMENT_TIP = QT_TRANSLATE_NOOP("AttentionGrid",
 #: Below this many pixels a thumbnail is unreadable: the grid scrolls instead of shrinking further.
 MIN_THUMBNAIL_PX = 44
 HEADS_PER_STAGE = 6  # thumbnails built per event-loop turn (a staged build)
+#: A build ahead of need (``ahead=True``) starts this long after it is asked for: the view the user opened is drawn
+#: first, and the panel walker does not wait for it (its timer paces; it is not a pending change).
+AHEAD_START_MS = 300
 
 
 class AttentionGrid(pg.GraphicsLayoutWidget):
@@ -57,7 +61,6 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         self._last: tuple[Any, np.ndarray | None] | None = None
         self._stage_timer = QTimer(self)  # a child: it dies with the grid, so no stage runs after that
         self._stage_timer.setSingleShot(True)
-        self._stage_timer.setInterval(0)
         self._stage_timer.timeout.connect(self._on_stage_timer)
         self.kv_heads: dict[str, int] = {}  # key/value heads per kind where query heads share them
         self.windows: dict[str, tuple[int, ...]] | None = None  # masks drawn: per kind, each layer's window
@@ -123,11 +126,18 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         window = windows[layer] if layer < len(windows) else 0
         return masked_bins(window, *size(kind), *shape[-2:])
 
-    def prepare_layout(self, layout: GridLayout, staged: bool = False) -> None:
+    def prepare_layout(self, layout: GridLayout, staged: bool = False, ahead: bool = False) -> None:
         """Build the thumbnails for ``layout`` unless they exist: now, or (``staged``) one layer of one kind
         per event-loop turn, so that no single turn holds the GUI thread for the whole build (~100 ms for the
-        book's model in pyqtgraph, ~180 ms for 6 × 8 × 3). A snapshot drawn meanwhile finishes the build first."""
+        book's model in pyqtgraph, ~180 ms for 6 × 8 × 3). A snapshot drawn meanwhile finishes the build first.
+        ``ahead``: staged, for thumbnails not needed yet (hidden until a run starts), beginning after
+        :data:`AHEAD_START_MS`; a later call for the same layout without ``ahead`` makes it a build for now."""
         layout = tuple(layout)
+        staged = staged or ahead
+        if self._staged_layout == layout and staged and not ahead and self._stage_timer.objectName() == PACING_TIMER:
+            self._stage_timer.setObjectName("")  # needed now: go on with the stages at once
+            self._stage_timer.start(0)
+            return
         if self._layout == layout or self._staged_layout == layout and staged:
             return
         self.clear_grid(hint=False)
@@ -139,7 +149,8 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
             self._stages.append(partial(self._build_extra, len(layout), extra_kinds))
         self._stages.append(partial(self._finish_build, layout))
         if staged:
-            self._stage_timer.start()
+            self._stage_timer.setObjectName(PACING_TIMER if ahead else "")
+            self._stage_timer.start(AHEAD_START_MS if ahead else 0)
         else:
             self._run_stages()
 
@@ -156,7 +167,7 @@ class AttentionGrid(pg.GraphicsLayoutWidget):
         if self._stages:
             self._stages.pop(0)()
             if self._stages:
-                self._stage_timer.start()
+                self._stage_timer.start(0)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
         self._stage_timer.stop()  # a staged build must not outlive the grid's items

@@ -84,12 +84,13 @@ class LiveAttention(QWidget):
             self.scrubber.show_index(attention.shown_index, self.tr("snapshot {number}/{count} · {when}").format(
                 number=attention.shown_index + 1, count=count, when=snapshot_caption(snap)))
 
-    def prebuild(self, layers: int, heads: int) -> None:
-        """Build the thumbnails for a model of this shape while nothing runs (one block per event-loop turn,
-        behind the hint), so that Start and the first snapshot find them ready."""
+    def prebuild(self, layers: int, heads: int, ahead: bool = False) -> None:
+        """Build the thumbnails for a model of this shape (one block per event-loop turn, behind the hint), so
+        that Start and the first snapshot find them ready. ``ahead``: while nothing runs, after the panel's own
+        view has been drawn (``AttentionGrid.prepare_layout``)."""
         layout = uniform_layout(layers, heads)
         self.grid.fit_minimum(layout)
-        self.grid.prepare_layout(layout, staged=True)
+        self.grid.prepare_layout(layout, staged=True, ahead=ahead)
 
     @Slot(str)
     def _on_state_run_state_changed(self, run_state: str) -> None:

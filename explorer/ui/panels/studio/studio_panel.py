@@ -352,7 +352,7 @@ class StudioPanel(BasePanel):
     def _prebuild_grid(self) -> None:
         v = self.form.values()
         if self.state in EDITABLE_STATES and v["num_layers"] * v["num_heads"] <= 64:
-            self.live.prebuild(v["num_layers"], v["num_heads"])
+            self.live.prebuild(v["num_layers"], v["num_heads"], ahead=True)
 
     @Slot()
     def _on_form_settings_changed(self) -> None:
