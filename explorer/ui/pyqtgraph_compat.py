@@ -1,7 +1,7 @@
 """Work-arounds for costs and traps of pyqtgraph, each leaving what it draws unchanged.
 
-``apply_work_arounds`` (``quicken_axis_labels``, ``defer_view_box_menus``, ``guard_legend_anchors``) is meant to be
-called before the first plot is built;
+``apply_work_arounds`` (``quicken_axis_labels``, ``defer_view_box_menus``, ``defer_plot_option_groups``,
+``guard_legend_anchors``) is meant to be called before the first plot is built;
 ``view_closed`` guards a view's own event handlers.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ def apply_work_arounds() -> None:
     """Every patch below, each once (the app's plots and the tests' are made with all of them in force)."""
     quicken_axis_labels()  # axes stop re-laying out labels that did not change
     defer_view_box_menus()  # view boxes build their context menu on the first right click
+    defer_plot_option_groups()  # plots gather their options' widgets for saveState when it is first called
     guard_legend_anchors()  # a legend laid out while its plot is destroyed does not read the deleted view box
 
 
@@ -85,6 +86,56 @@ def defer_view_box_menus() -> bool:
     module.ViewBoxMenu = no_menu_yet  # what ViewBox.__init__ and setMenuEnabled(True) call
     view_box.getMenu = get_menu
     view_box.getContextMenus = get_context_menus
+    return True
+
+
+class _DeferredWidgetGroup:
+    """Stands in for the ``WidgetGroup`` a ``PlotItem`` makes of its options menu: ``autoAdd`` only notes what to
+    add; the real group is made, and given it, when anything else is asked of it."""
+
+    deferred = True
+    real: Any = None  # pyqtgraph's WidgetGroup, set by defer_plot_option_groups
+
+    def __init__(self) -> None:
+        self._pending: list[Any] = []
+        self._group: Any = None
+
+    def autoAdd(self, obj: Any) -> None:  # noqa: N802 (pyqtgraph's name)
+        if self._group is None:
+            self._pending.append(obj)
+        else:
+            self._group.autoAdd(obj)
+
+    def group(self) -> Any:
+        """The real ``WidgetGroup``, made now if it was not yet, with every widget noted so far."""
+        if self._group is None:
+            self._group = type(self).real()
+            for obj in self._pending:
+                self._group.autoAdd(obj)
+            self._pending.clear()
+        return self._group
+
+    def __getattr__(self, name: str) -> Any:  # state, setState, sigChanged, widgetList…
+        return getattr(self.group(), name)
+
+
+def defer_plot_option_groups() -> bool:
+    """Let pyqtgraph's plots gather their options menu's widgets into a ``WidgetGroup`` when the group is first
+    used, not when they are made; returns whether it patched.
+
+    ``PlotItem.__init__`` hands the ~40 widgets of its "Plot options" menu to a ``WidgetGroup``, which walks them,
+    reads each one's value and connects its change signal: ~0.8 ms for each of the ~36 plots and colour bars made at
+    start-up. The group serves only ``saveState`` and ``restoreState`` (nothing listens to its ``sigChanged``).
+    Patched, the plot's ``stateGroup`` notes the widgets and builds the real group on first use; its state is read
+    from the widgets then, so it is the same as a group built at once would hold.
+    """
+    import importlib
+
+    module = importlib.import_module("pyqtgraph.graphicsItems.PlotItem.PlotItem")  # the module, not the class
+    if getattr(module.WidgetGroup, "deferred", False):
+        return False
+    _DeferredWidgetGroup.real = module.WidgetGroup
+    module.WidgetGroup = _DeferredWidgetGroup  # what PlotItem.__init__ makes its stateGroup from
     return True
 
 

@@ -105,6 +105,34 @@ def test_view_box_menus_are_built_on_the_first_right_click_as_before(qapp) -> No
         menus.ViewBoxMenu.__init__ = original_init
 
 
+def test_plot_option_groups_are_gathered_when_first_used_and_hold_the_same_state(qapp) -> None:
+    import importlib
+
+    import pyqtgraph as pg
+
+    from explorer.ui.pyqtgraph_compat import defer_plot_option_groups
+
+    defer_plot_option_groups()
+    assert defer_plot_option_groups() is False  # once
+    module = importlib.import_module("pyqtgraph.graphicsItems.PlotItem.PlotItem")
+    real = module.WidgetGroup.real
+    plot, other = pg.PlotItem(), pg.PlotItem()
+    assert plot.stateGroup._group is None  # nothing walked yet
+    plot.setLogMode(y=True)  # through the menu's own widgets, as a user's click would
+    plot.showGrid(x=True, alpha=0.4)
+    state = plot.saveState()
+    assert isinstance(plot.stateGroup.group(), real)
+    reference = real()  # what a group built in __init__ would hold
+    for box in (plot.ctrl.transformGroup, plot.ctrl.decimateGroup, plot.ctrl.averageGroup, plot.ctrl.alphaGroup,
+                plot.ctrl.gridGroup, plot.ctrl.pointsGroup):
+        reference.autoAdd(box)
+    assert state == {**reference.state(), "view": state["view"], "paramList": {}}
+    assert state["logYCheck"] is True and state["xGridCheck"] is True and state["yGridCheck"] is False
+    other.restoreState(state)  # the other plot's group is made by setState
+    assert other.ctrl.logYCheck.isChecked() and other.ctrl.xGridCheck.isChecked()
+    assert other.getAxis("left").logMode is True
+
+
 def test_a_plot_destroyed_after_its_legend_was_renamed_raises_nothing(qtbot) -> None:
     # The legend is laid out once more while Qt destroys the plot, after its view box: unguarded, pyqtgraph's anchor
     # read the deleted box in a slot ("Internal C++ object (ViewBox) already deleted"), which fails this test.
