@@ -5,12 +5,21 @@ imported at the top of that script, every Start paid for importing PySide6 again
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 def main() -> int:
     """Start the desktop app (see :func:`explorer.ui.app.main`)."""
-    from explorer.ui.qt_compat import remember_plain_import
+    return load_app()()
 
-    remember_plain_import()  # before PySide6 replaces it: panels are imported with it (qt_compat.plain_imports)
-    from explorer.ui.app import main as run_app
 
-    return run_app()
+def load_app() -> Callable[[], int]:
+    """Import the GUI, its modules with Python's own import (``qt_compat.plain_imports``), and return its ``main``."""
+    from explorer.ui.qt_compat import plain_imports, remember_plain_import
+
+    remember_plain_import()  # before PySide6 replaces it
+    import PySide6.QtCore  # noqa: F401 - puts PySide's import hook in place, so the app's modules can pass it by
+
+    with plain_imports():
+        from explorer.ui.app import main as run_app
+    return run_app

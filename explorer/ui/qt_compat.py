@@ -56,6 +56,7 @@ def guard_pyside_refcounts() -> bool:
 #: Python's own ``builtins.__import__``, kept by :func:`remember_plain_import` before PySide6 replaced it.
 _PLAIN_IMPORT: list[Callable[..., Any]] = []
 _HOOK_NAME = "__feature_import__"  # PySide's replacement of ``builtins.__import__``
+_HOOKED_PACKAGES = ("PySide6", "shiboken6")  # star imports from these still take PySide's hook
 
 
 def remember_plain_import() -> None:
@@ -75,7 +76,8 @@ def plain_imports() -> Iterator[None]:
     a scan of each new module): ~50 ms of the scoring panel's load, torch's import inside it, measured (0.714 →
     0.662 s, medians of six interleaved starts). The hook serves ``from __feature__ import …`` and star imports
     (``from PySide6.QtCore import *`` misses the names of PySide's lazily loaded modules without it: qtpy's, first
-    imported in the block, failed), so inside the block star imports still go to it and the rest to Python's own.
+    imported in the block, failed), so inside the block star imports from PySide6 still go to it and the rest
+    (numpy's own star imports among them) to Python's own.
     A module that selects PySide features (``from __feature__ import snake_case``) must not be imported in the
     block: PySide would not see it ask (neither the app nor the libraries it uses write one). The switch is
     process-wide: other threads' imports meanwhile take the same way, served alike. Does nothing unless
@@ -89,7 +91,7 @@ def plain_imports() -> Iterator[None]:
 
     def import_module(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
         fromlist = tuple(fromlist) if fromlist else ()
-        if "*" in fromlist:
+        if "*" in fromlist and level == 0 and name.partition(".")[0] in _HOOKED_PACKAGES:
             return hook(name, globals, locals, fromlist, level)
         return plain(name, globals, locals, fromlist, level)
 

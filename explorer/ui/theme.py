@@ -90,12 +90,16 @@ def repolish_style_sheets(root: QWidget) -> None:
 
 
 def configure_pyqtgraph(dark: bool) -> None:
-    """Set pyqtgraph's default colours for plots created from now on (imports pyqtgraph)."""
-    import pyqtgraph as pg
+    """Set pyqtgraph's default colours for plots created from now on (imports pyqtgraph, and numpy with it, with
+    Python's own import: ``qt_compat.plain_imports``)."""
+    from explorer.ui.qt_compat import plain_imports
 
-    from explorer.ui.pyqtgraph_compat import apply_work_arounds
+    with plain_imports():
+        import pyqtgraph as pg
 
-    apply_work_arounds()  # before the first plot
+        from explorer.ui.pyqtgraph_compat import apply_work_arounds
+
+        apply_work_arounds()  # before the first plot
 
     background, foreground = PLOT_COLOURS[dark]
     pg.setConfigOptions(background=background, foreground=foreground)

@@ -175,6 +175,30 @@ def test_every_panel_loads_with_plain_imports_as_the_app_loads_it() -> None:
     assert out.stdout.split() == ["True", "True"]
 
 
+def test_the_entry_point_loads_the_app_past_pysides_hook() -> None:
+    """``launch.load_app`` imports the GUI's modules (and superqt's, qtpy's star imports served by the hook) without
+    PySide's scan of each new module, and pyqtgraph's import for the first panel passes it by too."""
+    out = _run(
+        "from explorer.ui.qt_compat import remember_plain_import\n"
+        "remember_plain_import()  # as load_app does first\n"
+        "import PySide6.QtCore\n"
+        "from shibokensupport import feature\n"
+        "scanned = []\n"
+        "original = feature._mod_uses_pyside\n"
+        "feature._mod_uses_pyside = lambda module: (scanned.append(module.__name__), original(module))[1]\n"
+        "from explorer.launch import load_app\n"
+        "del scanned[:]  # the test's own imports\n"
+        "run_app = load_app()\n"
+        "from explorer.ui import theme\n"
+        "theme.configure_pyqtgraph(False)\n"
+        "ours = [name for name in scanned if name.startswith(('explorer', 'pyqtgraph', 'numpy'))\n"
+        "        and name not in ('explorer.ui', 'explorer.ui.qt_compat')]  # imported by this script\n"
+        "import qtpy.QtCore\n"
+        "print(callable(run_app), ours == [], qtpy.QtCore.QEventLoop is PySide6.QtCore.QEventLoop)\n")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True", "True"]
+
+
 def test_plain_imports_do_nothing_when_the_plain_import_was_not_kept_first() -> None:
     """Started another way (PySide6 imported before the entry point could keep Python's own import), the hook stays."""
     out = _run(
