@@ -95,3 +95,37 @@ def test_a_runtime_error_in_a_generator_is_reported_and_finishes(qtbot) -> None:
     with qtbot.waitSignal(worker.finished, timeout=5000):
         worker.start()
     assert sink.items == [1] and sink.errors == ["the CUDA device went away"]
+
+
+def test_a_job_started_inside_the_event_loop_runs_at_once(qtbot) -> None:
+    """superqt would start it on the loop's next timer turn, after what is queued (a panel's paint); ours starts it
+    while the code that started it still runs, and its result still arrives afterwards, on the GUI thread."""
+    from PySide6.QtCore import QTimer
+
+    from explorer.ui.worker import LatestOnlyRunner
+
+    ran = threading.Event()
+    seen: dict[str, object] = {}
+    runner = LatestOnlyRunner()
+
+    def in_the_loop() -> None:  # a slot, like a panel's build
+        runner.submit(lambda: ran.set() or "done")
+        seen["ran_meanwhile"] = ran.wait(2.0)  # the GUI thread still in this turn
+        seen["result_yet"] = "result" in seen
+
+    runner.result_ready.connect(lambda result: seen.setdefault("result", result))
+    with qtbot.waitSignal(runner.result_ready, timeout=5000):
+        QTimer.singleShot(0, in_the_loop)
+    assert seen == {"ran_meanwhile": True, "result_yet": False, "result": "done"}
+    release = threading.Event()
+    worker = function_worker(release.wait, 5)
+    worker.start()
+    try:
+        worker.start()  # started twice is refused, as superqt refuses it
+    except RuntimeError as exc:
+        assert "already started" in str(exc)
+    else:
+        raise AssertionError("a second start was accepted")
+    finally:
+        with qtbot.waitSignal(worker.finished, timeout=5000):
+            release.set()

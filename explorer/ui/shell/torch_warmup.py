@@ -18,11 +18,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
 
 from explorer.ui.shell.panel_walker import panel_busy
+from explorer.ui.worker import function_worker
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +72,12 @@ def load_torch_cpu_library() -> bool:
 
 
 class TorchWarmup(QObject):
-    """Loads torch's CPU library (``load``) on a daemon thread once ``current_panel()`` has settled.
+    """Loads torch's CPU library (``load``) on a worker (``ui.worker.function_worker``) once ``current_panel()`` has
+    settled.
 
     :meth:`start` is called after the first paint, when the first panel has been built. Nothing happens once
-    ``needed()`` is False: torch is imported already (the first panel needed it). ``done`` is set when the load has
-    ended, ``loaded`` says whether it loaded, ``seconds`` how long it took. The thread is not one of Qt's pool: a
-    panel's job keeps the pool's idle thread, since a thread started while the loader runs waits for it.
+    ``needed()`` is False: torch is imported already (the first panel needed it). ``done`` (a ``threading.Event``)
+    is set when the load has ended, ``loaded`` says whether it loaded, ``seconds`` how long it took.
     """
 
     def __init__(self, current_panel: Callable[[], QObject | None], parent: QObject | None = None,
@@ -90,14 +91,14 @@ class TorchWarmup(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
-        self._thread: threading.Thread | None = None
+        self._job: Any = None
         self.done = threading.Event()
         self.loaded: bool | None = None
         self.seconds: float | None = None
 
     def start(self) -> None:
         """Wait for the current panel to settle, then load (once; never when torch is imported already)."""
-        if self._thread is not None or self._timer.isActive() or not self._needed():
+        if self._job is not None or self._timer.isActive() or not self._needed():
             return
         self._clock.start()
         self._timer.start()
@@ -113,11 +114,11 @@ class TorchWarmup(QObject):
         self._timer.stop()
         if not self._needed():  # torch was imported while it waited
             return
-        self._thread = threading.Thread(target=self._run, name="torch-library-warmup", daemon=True)
-        self._thread.start()
+        self._job = function_worker(self._run)
+        self._job.start()
 
     def _run(self) -> None:
-        """On the side thread: touches no Qt object."""
+        """On the worker: touches no Qt object."""
         started = time.perf_counter()
         try:
             self.loaded = bool(self._load())
