@@ -14,7 +14,7 @@ import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
-from superqt.utils import FunctionWorker, GeneratorWorker, create_worker
+from superqt.utils import FunctionWorker, GeneratorWorker, WorkerBase, create_worker
 
 from explorer.ui.process_settings import reserve_worker_threads
 
@@ -56,6 +56,9 @@ def _start_at_once(worker: FunctionWorker | GeneratorWorker) -> None:
     job at start-up. Every caller here connects first, and the worker's signals reach the GUI thread queued, after
     the code that started it has returned.
     """
+    if not all(hasattr(worker, name) for name in ("_worker_set", "_finished", "_set_discard")):
+        WorkerBase.start(worker)  # a superqt that keeps its workers otherwise: its own start
+        return
     if worker in worker._worker_set:
         raise RuntimeError("This worker is already started!")
     worker._worker_set.add(worker)  # kept alive until it has finished, as superqt keeps it
