@@ -62,12 +62,17 @@ def _warmup(panel: QWidget, load, needed=lambda: True) -> TorchWarmup:
     return TorchWarmup(lambda: panel, panel, load=load, needed=needed)
 
 
-def test_waits_until_the_panel_has_settled(qtbot) -> None:
+def _busy_panel(qtbot) -> tuple[QWidget, threading.Event]:
+    """A panel whose background job runs until the event returned is set."""
     panel = QWidget()
     qtbot.addWidget(panel)
-    runner = LatestOnlyRunner(panel)
     release = threading.Event()
-    runner.submit(release.wait, 10)
+    LatestOnlyRunner(panel).submit(release.wait, 10)
+    return panel, release
+
+
+def test_waits_until_the_panel_has_settled(qtbot) -> None:
+    panel, release = _busy_panel(qtbot)
     calls: list[bool] = []  # whether the load ran on the GUI thread
     warmup = _warmup(panel, lambda: calls.append(threading.current_thread() is threading.main_thread()) or True)
     warmup.start()
@@ -95,11 +100,7 @@ def test_nothing_happens_once_torch_is_imported(qtbot) -> None:
 
 
 def test_torch_imported_while_it_waited_cancels_the_load(qtbot) -> None:
-    panel = QWidget()
-    qtbot.addWidget(panel)
-    runner = LatestOnlyRunner(panel)
-    release = threading.Event()
-    runner.submit(release.wait, 10)
+    panel, release = _busy_panel(qtbot)
     needed = [True]
     calls: list[int] = []
     warmup = _warmup(panel, lambda: calls.append(1) or True, needed=lambda: needed[0])
