@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget
 
 from explorer.ui.shell.presenter import Presenter
 
@@ -62,3 +62,24 @@ def test_entering_and_leaving_measures_the_captions_in_their_new_font(qtbot, plo
     qtbot.wait(20)
     assert left.label.font().pointSizeF() == pytest.approx(before_pt)
     assert left.width() < presenting_width and left.width() == pytest.approx(before_width, abs=2)
+
+
+def test_a_root_never_scaled_is_not_walked_at_the_normal_size_but_its_tabs_stay_whole(qtbot, plot_window,
+                                                                                     monkeypatch) -> None:
+    window, _ = plot_window
+    presenter = Presenter(window, 1.5)
+    panel = QTabWidget()
+    panel.addTab(pg.PlotWidget(), "plot")
+    qtbot.addWidget(panel)
+    walked: list[object] = []
+    original = presenter._scale_plot_items
+    monkeypatch.setattr(presenter, "_scale_plot_items", lambda view: (walked.append(view), original(view))[1])
+    presenter.apply_to(panel)  # built outside presenter mode: as built
+    assert walked == []
+    assert not panel.tabBar().usesScrollButtons()  # every tab in sight, presenting or not
+    presenter.enter()
+    presenter.apply_to(panel)  # built while presenting: scaled, and from now on walked at every size
+    presenter.leave()
+    walked.clear()
+    presenter.apply_to(panel)
+    assert len(walked) == 1

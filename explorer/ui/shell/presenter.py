@@ -25,6 +25,7 @@ _BASE_PT = "explorer_presenter_base_pt"  # dynamic property: a widget's own poin
 _BASE_MIN_W = "explorer_presenter_base_min_width"  # its minimum width before scaling, and as last scaled
 _APPLIED_MIN_W = "explorer_presenter_applied_min_width"
 _BASE_MIN_PLOT = "explorer_presenter_base_min_plot"  # a plot's minimum size (w, h) before presenter mode
+_SCALED = "explorer_presenter_scaled"  # dynamic property: apply_to has scaled this root at a factor other than 1
 MIN_PLOT = QSize(300, 200)  # the smallest plot still readable on a projector
 FOLD_BELOW_PX = 720  # the formula boxes fold while the window, measured in unscaled pixels, is lower than this
 NARROW_BELOW_PX = 1000  # the navigation list shows only numbers while the window, so measured, is narrower
@@ -108,15 +109,23 @@ class Presenter(QObject):
         return QFont(self._app_font) if self.active and self._app_font is not None else None
 
     def apply_to(self, root: QWidget) -> None:
-        """Scale the own fonts of ``root``'s widgets and its plots' labels and pens to :attr:`factor`."""
+        """Scale the own fonts of ``root``'s widgets and its plots' labels and pens to :attr:`factor`.
+
+        A root never scaled (a panel built and kept outside presenter mode, as every panel at start-up) is already at
+        the normal size: at factor 1 only its tab bars are set. Once scaled, it is walked at every factor.
+        """
+        for bar in root.findChildren(QTabBar):
+            if bar.usesScrollButtons():
+                # every tab stays in sight, whole: a bar too narrow for them widens its page (which scrolls)
+                # instead of hiding the last tabs behind scroll arrows
+                bar.setUsesScrollButtons(False)
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+        if self.factor == 1.0 and not root.property(_SCALED):
+            return
+        root.setProperty(_SCALED, True)
         for widget in [root, *root.findChildren(QWidget)]:
             self._scale_widget_font(widget)
             self._scale_minimum_width(widget)
-            if isinstance(widget, QTabBar) and widget.usesScrollButtons():
-                # every tab stays in sight, whole: a bar too narrow for them widens its page (which scrolls)
-                # instead of hiding the last tabs behind scroll arrows
-                widget.setUsesScrollButtons(False)
-                widget.setElideMode(Qt.TextElideMode.ElideNone)
         for view in root.findChildren(QGraphicsView):
             self._scale_plot_items(view)
             self._plot_minimum(view)

@@ -36,12 +36,16 @@ class FittingTitle(pg.LabelItem):
         self.shown_pt = size_pt
         self._natural_width = 0.0  # the title's width at the wanted size, as last rendered
         self._natural_font = ""  # the key of the font it was measured in: in another, the next resize fits it again
+        self._fitted: tuple[str, float, str] | None = None  # (text, wanted size, font key) the last fit was for
         super().__init__("", size=f"{size_pt:g}pt", parent=parent)
 
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)
         size = args.pop("size", None)
-        if size is not None:
-            self._wanted_pt = float(str(size).removesuffix("pt"))
+        wanted = self._wanted_pt if size is None else float(str(size).removesuffix("pt"))
+        if (self._fitted == (text, wanted, self.item.font().key()) and abs(self.width() - self._fitted_width) <= 0.5
+                and all(self.opts.get(name) == value for name, value in args.items())):
+            return  # the same title, style, font and room as shown: nothing would change
+        self._wanted_pt = wanted
         self.full_text = text
         self._render(args)
 
@@ -49,9 +53,14 @@ class FittingTitle(pg.LabelItem):
         """Largest font ≤ the wanted one, in 1 pt steps down to `MIN_TITLE_PT`, at which the title fits the width;
         else elide. After the wanted size, the first size tried is the one the widths' ratio points to (a title's
         width grows with its font size), then the next ones up or down: about two layouts of the text instead of up
-        to five."""
+        to five. A title fitted to the same room in the same font keeps its size: only its style (a colour) is set."""
         width = self.width()
-        self._fitted_width = width
+        fitted = (self.full_text, self._wanted_pt, self.item.font().key())
+        if fitted == self._fitted and abs(width - self._fitted_width) <= 0.5:
+            self._set_size(self.shown_pt, dict(args or {}), width)
+            self._show_elided(width)
+            return
+        self._fitted, self._fitted_width = fitted, width
         sizes = title_sizes(self._wanted_pt)
         fits = self._set_size(sizes[0], dict(args or {}), width)
         self._natural_width = self.item.boundingRect().width()
@@ -68,7 +77,12 @@ class FittingTitle(pg.LabelItem):
             while not fits and index < len(sizes) - 1:
                 index += 1
                 fits = self._set_size(sizes[index], {}, width)
-        pt = self.shown_pt = sizes[index]
+        self.shown_pt = sizes[index]
+        self._show_elided(width)
+
+    def _show_elided(self, width: float) -> None:
+        """Elide the title shown at ``shown_pt`` where it is still wider than ``width``."""
+        pt = self.shown_pt
         self.elided = width > 1 and self.item.boundingRect().width() > width
         if self.elided:
             doc = QTextDocument()
