@@ -116,6 +116,8 @@ class _DeferredWidgetGroup:
         return self._group
 
     def __getattr__(self, name: str) -> Any:  # state, setState, sigChanged, widgetList…
+        if "_group" not in self.__dict__:  # not set up yet (a copy made without __init__): no such attribute
+            raise AttributeError(name)
         return getattr(self.group(), name)
 
 
@@ -124,7 +126,7 @@ def defer_plot_option_groups() -> bool:
     used, not when they are made; returns whether it patched.
 
     ``PlotItem.__init__`` hands the ~40 widgets of its "Plot options" menu to a ``WidgetGroup``, which walks them,
-    reads each one's value and connects its change signal: ~0.8 ms for each of the ~36 plots and colour bars made at
+    reads each one's value and connects its change signal: ~0.3-0.8 ms for each of the ~36 plots and colour bars made at
     start-up. The group serves only ``saveState`` and ``restoreState`` (nothing listens to its ``sigChanged``).
     Patched, the plot's ``stateGroup`` notes the widgets and builds the real group on first use; its state is read
     from the widgets then, so it is the same as a group built at once would hold.

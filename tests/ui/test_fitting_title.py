@@ -63,3 +63,16 @@ def test_a_new_colour_keeps_the_fitted_size_and_the_same_title_is_not_laid_out_a
     assert title.item.document().revision() == revision  # nothing changed: not set again
     title.setText(TITLE, color="#dddddd", size="12pt")
     assert title.item.document().revision() != revision  # a new size is fitted again
+
+
+def test_a_style_that_changes_the_width_is_fitted_again(qtbot) -> None:
+    width = width_at(11.0) * 1.01  # the plain title fits whole; in bold it does not
+    title, fresh = FittingTitle(size_pt=11.0), FittingTitle(size_pt=11.0)
+    for label in (title, fresh):
+        label.setMaximumWidth(width)
+        label.resize(width, 30)
+    title.setText(TITLE)
+    title.setText(TITLE, bold=True)
+    fresh.setText(TITLE, bold=True)
+    assert (title.shown_pt, title.elided) == (fresh.shown_pt, fresh.elided)
+    assert title.shown_pt < 11.0 and not title.elided

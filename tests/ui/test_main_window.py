@@ -157,13 +157,14 @@ def test_torch_library_loads_ahead_once_the_first_panel_has_settled(qtbot, make_
     from explorer.ui.shell.torch_warmup import TorchWarmup
 
     window = make_window()
-    loads: list[str | None] = []
-    # One that records when it would load, whether or not this test process has imported torch yet
+    loads: list[bool] = []
+    # One that records that it would load (on the worker: no Qt object touched), whether or not this test process has
+    # imported torch yet
     window.torch_warmup = TorchWarmup(lambda: window.stack.panel(window.current_key()), window,
-                                      load=lambda: loads.append(window.current_key()) or True, needed=lambda: True)
+                                      load=lambda: loads.append(True) or True, needed=lambda: True)
     window.show()
     qtbot.waitUntil(window.torch_warmup.done.is_set, timeout=3000)
-    assert loads == ["alpha"] and window.panel("alpha") is not None
+    assert loads == [True] and window.current_key() == "alpha" and window.panel("alpha") is not None
 
 
 def test_panel_menu_is_shown_only_with_its_panel(make_window) -> None:

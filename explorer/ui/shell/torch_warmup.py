@@ -27,8 +27,9 @@ from explorer.ui.worker import function_worker
 
 log = logging.getLogger(__name__)
 
-#: The library's file name in ``torch/lib`` per platform (none on Windows, where torch sets up DLL folders first).
-LIBRARY_NAMES = {"linux": "libtorch_cpu.so", "darwin": "libtorch_cpu.dylib"}
+#: The library's file name in ``torch/lib`` per platform where loading it ahead was measured: Linux (glibc). Not on
+#: Windows (torch sets up its DLL folders first) nor macOS (unmeasured: its library also starts the MPS backend).
+LIBRARY_NAMES = {"linux": "libtorch_cpu.so"}
 POLL_MS = 10
 #: Load anyway once the first panel has been busy this long (a studio following a run stays busy).
 PATIENCE_MS = 3000

@@ -42,8 +42,7 @@ class FittingTitle(pg.LabelItem):
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)
         size = args.pop("size", None)
         wanted = self._wanted_pt if size is None else float(str(size).removesuffix("pt"))
-        if (self._fitted == (text, wanted, self.item.font().key()) and abs(self.width() - self._fitted_width) <= 0.5
-                and all(self.opts.get(name) == value for name, value in args.items())):
+        if self._fit_holds(text, wanted, args) and all(self.opts.get(name) == value for name, value in args.items()):
             return  # the same title, style, font and room as shown: nothing would change
         self._wanted_pt = wanted
         self.full_text = text
@@ -55,12 +54,11 @@ class FittingTitle(pg.LabelItem):
         width grows with its font size), then the next ones up or down: about two layouts of the text instead of up
         to five. A title fitted to the same room in the same font keeps its size: only its style (a colour) is set."""
         width = self.width()
-        fitted = (self.full_text, self._wanted_pt, self.item.font().key())
-        if fitted == self._fitted and abs(width - self._fitted_width) <= 0.5:
+        if self._fit_holds(self.full_text, self._wanted_pt, args or {}):
             self._set_size(self.shown_pt, dict(args or {}), width)
             self._show_elided(width)
             return
-        self._fitted, self._fitted_width = fitted, width
+        self._fitted, self._fitted_width = (self.full_text, self._wanted_pt, self.item.font().key()), width
         sizes = title_sizes(self._wanted_pt)
         fits = self._set_size(sizes[0], dict(args or {}), width)
         self._natural_width = self.item.boundingRect().width()
@@ -79,6 +77,12 @@ class FittingTitle(pg.LabelItem):
                 fits = self._set_size(sizes[index], {}, width)
         self.shown_pt = sizes[index]
         self._show_elided(width)
+
+    def _fit_holds(self, text: str, wanted: float, args: dict[str, Any]) -> bool:
+        """Whether the size last fitted still fits ``text`` at ``wanted`` pt with ``args``: the same title, font and
+        room, and nothing asked for that changes the title's width (only a colour may change)."""
+        return (set(args) <= {"color"} and self._fitted == (text, wanted, self.item.font().key())
+                and abs(self.width() - self._fitted_width) <= 0.5)
 
     def _show_elided(self, width: float) -> None:
         """Elide the title shown at ``shown_pt`` where it is still wider than ``width``."""
