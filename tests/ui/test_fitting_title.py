@@ -46,25 +46,6 @@ def test_a_title_that_fits_again_after_a_resize_grows_back(qtbot) -> None:
     assert title.shown_pt == 11.0 and not title.elided
 
 
-@pytest.mark.parametrize("room", [0.6, 1.5, 0.2])  # shrunk, whole, elided
-def test_a_new_colour_keeps_the_fitted_size_and_the_same_title_is_not_laid_out_again(qtbot, room: float) -> None:
-    width = width_at(11.0) * room
-    title, fresh = FittingTitle(size_pt=11.0), FittingTitle(size_pt=11.0)
-    for label in (title, fresh):
-        label.setMaximumWidth(width)  # held to its room, as a plot's layout holds it
-        label.resize(width, 30)
-    title.setText(TITLE, color="#222222")
-    fresh.setText(TITLE, color="#dddddd")
-    title.setText(TITLE, color="#dddddd")  # what a theme change does
-    assert (title.shown_pt, title.elided) == (fresh.shown_pt, fresh.elided)
-    assert title.item.toHtml() == fresh.item.toHtml()  # same size, colour and (elided) text
-    revision = title.item.document().revision()
-    title.setText(TITLE, color="#dddddd")
-    assert title.item.document().revision() == revision  # nothing changed: not set again
-    title.setText(TITLE, color="#dddddd", size="12pt")
-    assert title.item.document().revision() != revision  # a new size is fitted again
-
-
 def test_a_style_that_changes_the_width_is_fitted_again(qtbot) -> None:
     width = width_at(11.0) * 1.01  # the plain title fits whole; in bold it does not
     title, fresh = FittingTitle(size_pt=11.0), FittingTitle(size_pt=11.0)

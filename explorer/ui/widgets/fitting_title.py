@@ -36,15 +36,12 @@ class FittingTitle(pg.LabelItem):
         self.shown_pt = size_pt
         self._natural_width = 0.0  # the title's width at the wanted size, as last rendered
         self._natural_font = ""  # the key of the font it was measured in: in another, the next resize fits it again
-        self._fitted: tuple[str, float, str] | None = None  # (text, wanted size, font key) the last fit was for
         super().__init__("", size=f"{size_pt:g}pt", parent=parent)
 
     def setText(self, text: str, **args: Any) -> None:  # noqa: N802 (pyqtgraph override)
         size = args.pop("size", None)
-        wanted = self._wanted_pt if size is None else float(str(size).removesuffix("pt"))
-        if self._fit_holds(text, wanted, args) and all(self.opts.get(name) == value for name, value in args.items()):
-            return  # the same title, style, font and room as shown: nothing would change
-        self._wanted_pt = wanted
+        if size is not None:
+            self._wanted_pt = float(str(size).removesuffix("pt"))
         self.full_text = text
         self._render(args)
 
@@ -52,13 +49,9 @@ class FittingTitle(pg.LabelItem):
         """Largest font ≤ the wanted one, in 1 pt steps down to `MIN_TITLE_PT`, at which the title fits the width;
         else elide. After the wanted size, the first size tried is the one the widths' ratio points to (a title's
         width grows with its font size), then the next ones up or down: about two layouts of the text instead of up
-        to five. A title fitted to the same room in the same font keeps its size: only its style (a colour) is set."""
+        to five."""
         width = self.width()
-        if self._fit_holds(self.full_text, self._wanted_pt, args or {}):
-            self._set_size(self.shown_pt, dict(args or {}), width)
-            self._show_elided(width)
-            return
-        self._fitted, self._fitted_width = (self.full_text, self._wanted_pt, self.item.font().key()), width
+        self._fitted_width = width
         sizes = title_sizes(self._wanted_pt)
         fits = self._set_size(sizes[0], dict(args or {}), width)
         self._natural_width = self.item.boundingRect().width()
@@ -75,18 +68,7 @@ class FittingTitle(pg.LabelItem):
             while not fits and index < len(sizes) - 1:
                 index += 1
                 fits = self._set_size(sizes[index], {}, width)
-        self.shown_pt = sizes[index]
-        self._show_elided(width)
-
-    def _fit_holds(self, text: str, wanted: float, args: dict[str, Any]) -> bool:
-        """Whether the size last fitted still fits ``text`` at ``wanted`` pt with ``args``: the same title, font and
-        room, and nothing asked for that changes the title's width (only a colour may change)."""
-        return (set(args) <= {"color"} and self._fitted == (text, wanted, self.item.font().key())
-                and abs(self.width() - self._fitted_width) <= 0.5)
-
-    def _show_elided(self, width: float) -> None:
-        """Elide the title shown at ``shown_pt`` where it is still wider than ``width``."""
-        pt = self.shown_pt
+        pt = self.shown_pt = sizes[index]
         self.elided = width > 1 and self.item.boundingRect().width() > width
         if self.elided:
             doc = QTextDocument()
